@@ -1,0 +1,130 @@
+/// The date text XML plists use: `2024-05-01T12:30:00Z`, always UTC.
+///
+/// Written with whole seconds, as Apple's writer does (its readers, and `plistlib`,
+/// reject a fraction). Read leniently: trailing parts may be left off (`2024-05` is the
+/// first of May), a fraction of a second is kept, and the `Z` is required.
+enum ISO8601Date {
+    /// Seconds from 1970 to 2001, the reference date of plist times.
+    static let referenceDateOffset: Double = 978_307_200
+
+    /// Formats seconds since 2001, rounding down to the whole second.
+    static func format(_ secondsSinceReferenceDate: Double, into output: inout [UInt8]) {
+        let unix = Int64((secondsSinceReferenceDate + referenceDateOffset).rounded(.down))
+        let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
+        let secondOfDay = unix - days * 86_400
+        let (year, month, day) = civilDate(daysSince1970: days)
+        appendPadded(year, width: 4, into: &output)
+        output.append(UInt8(ascii: "-"))
+        appendPadded(month, width: 2, into: &output)
+        output.append(UInt8(ascii: "-"))
+        appendPadded(day, width: 2, into: &output)
+        output.append(UInt8(ascii: "T"))
+        appendPadded(secondOfDay / 3600, width: 2, into: &output)
+        output.append(UInt8(ascii: ":"))
+        appendPadded(secondOfDay / 60 % 60, width: 2, into: &output)
+        output.append(UInt8(ascii: ":"))
+        appendPadded(secondOfDay % 60, width: 2, into: &output)
+        output.append(UInt8(ascii: "Z"))
+    }
+
+    /// Parses the text between `<date>` and `</date>`; `nil` when malformed or when a
+    /// field is out of range.
+    static func parse(_ text: UnsafeBufferPointer<UInt8>) -> Double? {
+        var position = 0
+        func number(digits: Int) -> Int64? {
+            guard position + digits <= text.count else { return nil }
+            var value: Int64 = 0
+            for _ in 0..<digits {
+                let digit = text[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { return nil }
+                value = value * 10 + Int64(digit)
+                position += 1
+            }
+            return value
+        }
+        func accept(_ character: Character) -> Bool {
+            guard position < text.count, text[position] == character.asciiValue! else { return false }
+            position += 1
+            return true
+        }
+        var negativeYear = false
+        if accept("-") { negativeYear = true }
+        guard var year = number(digits: 4) else { return nil }
+        if negativeYear { year = -year }
+        var month: Int64 = 1, day: Int64 = 1, hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0
+        var fraction = 0.0
+        if accept("-") {
+            guard let value = number(digits: 2) else { return nil }
+            month = value
+            if accept("-") {
+                guard let value = number(digits: 2) else { return nil }
+                day = value
+                if accept("T") {
+                    guard let h = number(digits: 2), accept(":"), let m = number(digits: 2) else { return nil }
+                    hour = h
+                    minute = m
+                    if accept(":") {
+                        guard let s = number(digits: 2) else { return nil }
+                        second = s
+                        if accept(".") {
+                            var scale = 0.1
+                            let start = position
+                            while position < text.count, text[position] &- UInt8(ascii: "0") < 10 {
+                                fraction += Double(text[position] - UInt8(ascii: "0")) * scale
+                                scale /= 10
+                                position += 1
+                            }
+                            guard position > start else { return nil }
+                        }
+                    }
+                }
+            }
+        }
+        guard accept("Z"), position == text.count else { return nil }
+        guard (1...12).contains(month), (1...daysIn(month: month, year: year)).contains(day),
+            hour < 24, minute < 60, second < 60
+        else { return nil }
+        let days = daysSince1970(year: year, month: month, day: day)
+        let unix = Double(days * 86_400 + hour * 3600 + minute * 60 + second) + fraction
+        return unix - referenceDateOffset
+    }
+
+    private static func daysIn(month: Int64, year: Int64) -> Int64 {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
+    }
+
+    // Proleptic Gregorian conversions (H. Hinnant's days-from-civil algorithm).
+    private static func daysSince1970(year: Int64, month: Int64, day: Int64) -> Int64 {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yearOfEra = y - era * 400
+        let dayOfYear = (153 * (month > 2 ? month - 3 : month + 9) + 2) / 5 + day - 1
+        let dayOfEra = yearOfEra * 365 + yearOfEra / 4 - yearOfEra / 100 + dayOfYear
+        return era * 146_097 + dayOfEra - 719_468
+    }
+
+    private static func civilDate(daysSince1970 days: Int64) -> (year: Int64, month: Int64, day: Int64) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let dayOfEra = z - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let shiftedMonth = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
+        let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+
+    private static func appendPadded(_ value: Int64, width: Int, into output: inout [UInt8]) {
+        if value < 0 { output.append(UInt8(ascii: "-")) }
+        let digits = Array(String(value.magnitude).utf8)
+        if digits.count < width {
+            output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count))
+        }
+        output.append(contentsOf: digits)
+    }
+}

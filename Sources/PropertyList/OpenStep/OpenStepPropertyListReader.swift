@@ -1,0 +1,5 @@
+enum OpenStepPropertyListReader {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError) -> PropertyListValue {
+        throw PropertyListError(.unknownFormat, "not yet implemented")
+    }
+}

@@ -1,0 +1,117 @@
+/// A property-list dictionary: string keys, insertion order kept.
+///
+/// Order makes output deterministic (a file read and written again keeps its key order);
+/// equality ignores it, as `NSDictionary` and every plist reader do. Small dictionaries,
+/// the common case for model records, are searched linearly and never hash their keys;
+/// larger ones keep a hash index.
+public struct PropertyListDictionary: Sendable {
+    public typealias Element = (key: String, value: PropertyListValue)
+
+    private var entries: [Element]
+    /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
+    private var index: [String: Int]?
+
+    private static let linearSearchLimit = 12
+
+    public init() {
+        entries = []
+    }
+
+    public init(minimumCapacity: Int) {
+        entries = []
+        entries.reserveCapacity(minimumCapacity)
+    }
+
+    /// Builds a dictionary from pairs; a later duplicate key replaces the earlier value
+    /// but keeps the earlier position.
+    public init(_ pairs: some Sequence<(String, PropertyListValue)>) {
+        self.init()
+        for (key, value) in pairs { self[key] = value }
+    }
+
+    public var count: Int { entries.count }
+    public var isEmpty: Bool { entries.isEmpty }
+    public var keys: [String] { entries.map(\.key) }
+    public var values: [PropertyListValue] { entries.map(\.value) }
+
+    /// The value under `key`; assigning `nil` removes the key.
+    public subscript(key: String) -> PropertyListValue? {
+        get { position(of: key).map { entries[$0].value } }
+        set {
+            if let newValue {
+                updateValue(newValue, forKey: key)
+            } else {
+                removeValue(forKey: key)
+            }
+        }
+    }
+
+    /// Sets `value` under `key`, keeping the key's position if present.
+    /// - Returns: the value replaced, if any.
+    @discardableResult
+    public mutating func updateValue(_ value: PropertyListValue, forKey key: String) -> PropertyListValue? {
+        if let position = position(of: key) {
+            let old = entries[position].value
+            entries[position].value = value
+            return old
+        }
+        entries.append((key, value))
+        if index != nil {
+            index![key] = entries.count - 1
+        } else if entries.count > Self.linearSearchLimit {
+            rebuildIndex()
+        }
+        return nil
+    }
+
+    @discardableResult
+    public mutating func removeValue(forKey key: String) -> PropertyListValue? {
+        guard let position = position(of: key) else { return nil }
+        let old = entries.remove(at: position).value
+        if index != nil { rebuildIndex() }
+        return old
+    }
+
+    private func position(of key: String) -> Int? {
+        if let index { return index[key] }
+        return entries.firstIndex { $0.key == key }
+    }
+
+    private mutating func rebuildIndex() {
+        var index = [String: Int](minimumCapacity: entries.count)
+        for (position, entry) in entries.enumerated() { index[entry.key] = position }
+        self.index = index
+    }
+}
+
+extension PropertyListDictionary: RandomAccessCollection {
+    public var startIndex: Int { 0 }
+    public var endIndex: Int { entries.count }
+    public subscript(position: Int) -> Element { entries[position] }
+}
+
+extension PropertyListDictionary: Hashable {
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.count == rhs.count else { return false }
+        return lhs.entries.allSatisfy { rhs[$0.key] == $0.value }
+    }
+
+    /// Order-independent: the entries' hashes are summed.
+    public func hash(into hasher: inout Hasher) {
+        var sum = 0
+        for entry in entries {
+            var entryHasher = Hasher()
+            entryHasher.combine(entry.key)
+            entryHasher.combine(entry.value)
+            sum &+= entryHasher.finalize()
+        }
+        hasher.combine(count)
+        hasher.combine(sum)
+    }
+}
+
+extension PropertyListDictionary: ExpressibleByDictionaryLiteral {
+    public init(dictionaryLiteral elements: (String, PropertyListValue)...) {
+        self.init(elements)
+    }
+}

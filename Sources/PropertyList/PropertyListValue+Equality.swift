@@ -1,0 +1,58 @@
+extension PropertyListValue: Hashable {
+    /// Numeric, order-insensitive equality; see ``PropertyListValue`` for the rules.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        switch (lhs, rhs) {
+        case let (.string(a), .string(b)): return a == b
+        case let (.bool(a), .bool(b)): return a == b
+        case let (.date(a), .date(b)):
+            return sameReal(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
+        case let (.data(a), .data(b)): return a == b
+        case let (.array(a), .array(b)): return a == b
+        case let (.dictionary(a), .dictionary(b)): return a == b
+        case let (.uid(a), .uid(b)): return a == b
+        default:
+            if let a = lhs.integerBits, let b = rhs.integerBits { return a == b }
+            if let a = lhs.realValue, let b = rhs.realValue { return sameReal(a, b) }
+            return false
+        }
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        switch self {
+        case .string(let s): hasher.combine(0); hasher.combine(s)
+        case .integer, .unsignedInteger:
+            let bits = integerBits!
+            hasher.combine(1); hasher.combine(bits.negative); hasher.combine(bits.magnitude)
+        case .real, .float:
+            let value = realValue!
+            hasher.combine(2); hasher.combine(value.isNaN ? .nan : value)
+        case .bool(let b): hasher.combine(3); hasher.combine(b)
+        case .date(let d): hasher.combine(4); hasher.combine(d.timeIntervalSinceReferenceDate)
+        case .data(let d): hasher.combine(5); hasher.combine(d)
+        case .array(let a): hasher.combine(6); hasher.combine(a)
+        case .dictionary(let d): hasher.combine(7); hasher.combine(d)
+        case .uid(let u): hasher.combine(8); hasher.combine(u)
+        }
+    }
+
+    /// Integers as sign and magnitude, so signed and unsigned cases compare numerically.
+    private var integerBits: (negative: Bool, magnitude: UInt64)? {
+        switch self {
+        case .integer(let i): (i < 0, i.magnitude)
+        case .unsignedInteger(let u): (false, u)
+        default: nil
+        }
+    }
+
+    private var realValue: Double? {
+        switch self {
+        case .real(let d): d
+        case .float(let f): Double(f)
+        default: nil
+        }
+    }
+
+    private static func sameReal(_ a: Double, _ b: Double) -> Bool {
+        a == b || (a.isNaN && b.isNaN)
+    }
+}

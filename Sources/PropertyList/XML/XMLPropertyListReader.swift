@@ -1,0 +1,5 @@
+enum XMLPropertyListReader {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError) -> PropertyListValue {
+        throw PropertyListError(.unknownFormat, "not yet implemented")
+    }
+}
