@@ -1,8 +1,78 @@
+/// A validated `bplist00` document with random access to its objects.
+///
+/// Opening checks the header, the trailer and every entry of the offset table, so
+/// later accesses only need to check what an object itself declares. Objects can be
+/// read one at a time by number (``object(at:)``), which is what a keyed unarchiver
+/// needs to decode `$objects` on demand, or all at once (``topValue()``).
+///
+/// Corresponds to the binary branch of `PropertyListSerialization.propertyList(from:options:format:)`.
+///
+/// ```swift
+/// let plist = try BinaryPropertyList(bytes: bytes)
+/// if case .array(let references) = try plist.object(at: plist.topObjectIndex) {
+///     print(references.count, "elements")
+/// }
+/// ```
 public struct BinaryPropertyList: Sendable {
-    public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
-        throw PropertyListError(.unknownFormat, "not yet implemented")
+    /// One object as stored: scalars decoded, containers as object numbers.
+    public enum Object: Sendable, Equatable {
+        case scalar(PropertyListValue)
+        case array([Int])
+        case dictionary(keys: [Int], values: [Int])
     }
+
+    let bytes: [UInt8]
+    let limits: PropertyListLimits
+    let trailer: BinaryPropertyListTrailer
+
+    /// How many objects the offset table lists.
+    public var objectCount: Int { trailer.objectCount }
+    /// The number of the root object.
+    public var topObjectIndex: Int { trailer.topObject }
+
+    /// Validates the document's layout; reads no object yet.
+    /// - Throws: ``PropertyListError`` (`.invalidHeader`, `.invalidTrailer`, `.offsetOutOfRange`, `.truncated`).
+    public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
+        self.bytes = bytes
+        self.limits = limits
+        self.trailer = try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+            try BinaryPropertyListTrailer(validating: raw)
+        }
+    }
+
+    /// Reads one object without following its references.
+    /// - Throws: ``PropertyListError``; `.referenceOutOfRange` for a bad `index`.
+    public func object(at index: Int) throws(PropertyListError) -> Object {
+        try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+            let offset = try reader.offset(ofObject: index)
+            let header = try reader.header(at: offset, objectIndex: index)
+            switch header.kind {
+            case .array:
+                return .array(try reader.references(at: header.payload, count: header.count, objectIndex: index))
+            case .dictionary:
+                let all = try reader.references(at: header.payload, count: header.count * 2, objectIndex: index)
+                return .dictionary(keys: Array(all[..<header.count]), values: Array(all[header.count...]))
+            default:
+                return .scalar(try reader.scalar(header, objectIndex: index))
+            }
+        }
+    }
+
+    /// The whole tree below object `index` (the root when omitted), within ``limits``.
+    /// Shared objects are decoded once and shared; a container that contains itself
+    /// throws `.cyclicReference`.
+    /// - Throws: ``PropertyListError``.
+    public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
+        try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+            var materializer = BinaryTreeMaterializer(
+                reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits)
+            return try materializer.value(ofObject: index ?? trailer.topObject, depth: 0)
+        }
+    }
+
+    /// The root object's whole tree; see ``value(at:)``.
     public func topValue() throws(PropertyListError) -> PropertyListValue {
-        throw PropertyListError(.unknownFormat, "not yet implemented")
+        try value(at: nil)
     }
 }

@@ -1,0 +1,101 @@
+/// The first pass of the binary writer: numbers every object, merging equal scalars.
+struct BinaryObjectTable {
+    enum Object {
+        case scalar(PropertyListValue)
+        /// The container's references sit in `references[start ..< start + count]`
+        /// (twice `count` for a dictionary: its keys, then its values).
+        case array(start: Int, count: Int)
+        case dictionary(start: Int, count: Int)
+    }
+
+    private(set) var objects: [Object] = []
+    private(set) var references: [Int] = []
+
+    // One table per scalar kind: cheaper hashing than a general key, and kinds that
+    // compare equal as numbers (1 and 1.0, a float and a double) stay distinct objects.
+    private var strings: [String: Int] = [:]
+    private var integers: [Int64: Int] = [:]
+    private var unsignedIntegers: [UInt64: Int] = [:]
+    private var doubles: [UInt64: Int] = [:]
+    private var floats: [UInt32: Int] = [:]
+    private var dates: [UInt64: Int] = [:]
+    private var datas: [Data: Int] = [:]
+    private var uids: [UInt64: Int] = [:]
+    private var booleans: [Bool: Int] = [:]
+    private var payloadBytes = 0
+
+    /// Adds `value` and everything below it; returns its object number.
+    @discardableResult
+    mutating func add(_ value: PropertyListValue) -> Int {
+        switch value {
+        case .array(let elements):
+            let index = append(.array(start: references.count, count: elements.count))
+            let start = reserveReferences(elements.count)
+            for (position, element) in elements.enumerated() {
+                references[start + position] = add(element)
+            }
+            return index
+        case .dictionary(let dictionary):
+            let index = append(.dictionary(start: references.count, count: dictionary.count))
+            let start = reserveReferences(dictionary.count * 2)
+            for (position, entry) in dictionary.enumerated() {
+                references[start + position] = add(.string(entry.key))
+            }
+            for (position, entry) in dictionary.enumerated() {
+                references[start + dictionary.count + position] = add(entry.value)
+            }
+            return index
+        case .string(let string):
+            return unique(Self.claim(string, in: &strings, next: objects.count), value)
+        case .integer(let integer):
+            return unique(Self.claim(integer, in: &integers, next: objects.count), value)
+        case .unsignedInteger(let integer):
+            return unique(Self.claim(integer, in: &unsignedIntegers, next: objects.count), value)
+        case .real(let real):
+            return unique(Self.claim(real.bitPattern, in: &doubles, next: objects.count), value)
+        case .float(let float):
+            return unique(Self.claim(float.bitPattern, in: &floats, next: objects.count), value)
+        case .date(let date):
+            return unique(Self.claim(date.timeIntervalSinceReferenceDate.bitPattern, in: &dates, next: objects.count), value)
+        case .data(let data):
+            return unique(Self.claim(data, in: &datas, next: objects.count), value)
+        case .uid(let uid):
+            return unique(Self.claim(uid.value, in: &uids, next: objects.count), value)
+        case .bool(let bool):
+            return unique(Self.claim(bool, in: &booleans, next: objects.count), value)
+        }
+    }
+
+    /// A generous upper bound of the output size, to allocate once.
+    func estimatedSize(referenceSize: Int) -> Int {
+        8 + objects.count * 18 + references.count * referenceSize + payloadBytes + 32
+    }
+
+    /// The object number `key` already has, or `next`, which it is given.
+    private static func claim<Key: Hashable>(_ key: Key, in table: inout [Key: Int], next: Int) -> (index: Int, isNew: Bool) {
+        if let index = table[key] { return (index, false) }
+        table[key] = next
+        return (next, true)
+    }
+
+    private mutating func unique(_ claim: (index: Int, isNew: Bool), _ value: PropertyListValue) -> Int {
+        guard claim.isNew else { return claim.index }
+        switch value {
+        case .string(let string): payloadBytes += string.utf8.count * 2
+        case .data(let data): payloadBytes += data.count
+        default: break
+        }
+        return append(.scalar(value))
+    }
+
+    private mutating func append(_ object: Object) -> Int {
+        objects.append(object)
+        return objects.count - 1
+    }
+
+    private mutating func reserveReferences(_ count: Int) -> Int {
+        let start = references.count
+        references.append(contentsOf: repeatElement(0, count: count))
+        return start
+    }
+}

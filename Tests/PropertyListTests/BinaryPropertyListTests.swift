@@ -1,0 +1,81 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+struct BinaryPropertyListTests {
+    static let validFiles = Corpus.files(under: "plist/valid").filter { (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
+        + Corpus.files(under: "archives").filter { !$0.contains("malformed") && (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
+    static let invalidFiles = Corpus.files(under: "plist/invalid").filter { (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
+
+    @Test func corpusHasBinaryFiles() {
+        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
+        #expect(Self.validFiles.count > 50)
+        #expect(Self.invalidFiles.count > 20)
+    }
+
+    @Test(arguments: validFiles)
+    func validFileRoundTrips(_ path: String) throws {
+        let original = try PropertyListReader().read(try Corpus.bytes(path), as: .binary)
+        let written = try PropertyListWriter.binary.write(original)
+        #expect(try PropertyListReader().read(written, as: .binary) == original, "binary round trip of \(path)")
+    }
+
+    @Test(arguments: invalidFiles)
+    func invalidFileIsRejected(_ path: String) throws {
+        #expect(throws: PropertyListError.self, "\(path) must be rejected") {
+            try PropertyListReader().read(try Corpus.bytes(path), as: .binary)
+        }
+    }
+
+    @Test func everyScalarKindRoundTrips() throws {
+        let value: PropertyListValue = [
+            "string": "ascii", "unicode": "naïve ☃ 😀", "empty": "",
+            "small": 7, "byte": 255, "short": 65_535, "word": 4_294_967_295, "big": .integer(Int64.max),
+            "negative": -1, "min": .integer(Int64.min), "huge": .unsignedInteger(UInt64.max),
+            "double": 3.25, "float": .float(1.5), "nan": .real(.nan),
+            "true": true, "false": false,
+            "date": .date(Date(timeIntervalSinceReferenceDate: 123_456.789_012)),
+            "data": .data(Data([0, 1, 2, 255])), "longData": .data(Data(repeating: 7, count: 300)),
+            "uid": .uid(PropertyListUID(70_000)),
+            "nested": [[], [:], ["a", ["b": [1, 2, 3]]]],
+        ]
+        let written = try PropertyListWriter.binary.write(value)
+        let back = try PropertyListReader().read(written)
+        #expect(back == value)
+        #expect(back["float"] == .float(1.5), "a 32-bit real must stay 32-bit")
+        #expect(back["huge"] == .unsignedInteger(UInt64.max))
+        #expect(back.dictionaryValue?.keys == value.dictionaryValue?.keys, "key order must be kept")
+    }
+
+    @Test func equalScalarsAreWrittenOnce() throws {
+        let record: PropertyListValue = ["name": "Spork", "valueInDollars": 5]
+        let one = try PropertyListWriter.binary.write(.array([record]))
+        let many = try PropertyListWriter.binary.write(.array(Array(repeating: record, count: 10)))
+        // Ten records share their keys and values; only the dictionaries and refs grow.
+        let plist = try BinaryPropertyList(bytes: many)
+        #expect(plist.objectCount == 1 + 10 + 4)
+        #expect(many.count < one.count + 9 * 16)
+    }
+
+    @Test func randomAccessReadsOneObjectWithoutTheTree() throws {
+        let bytes = try PropertyListWriter.binary.write(["$objects": ["$null", ["name": "x"]], "$top": ["root": .uid(PropertyListUID(1))]])
+        let plist = try BinaryPropertyList(bytes: bytes)
+        guard case .dictionary(let keys, let values) = try plist.object(at: plist.topObjectIndex) else {
+            Issue.record("top object is not a dictionary")
+            return
+        }
+        #expect(try keys.map { try plist.object(at: $0) } == [.scalar("$objects"), .scalar("$top")])
+        guard case .array(let objects) = try plist.object(at: values[0]) else {
+            Issue.record("$objects is not an array")
+            return
+        }
+        #expect(try plist.value(at: objects[1]) == ["name": "x"])
+        let error = #expect(throws: PropertyListError.self) { try plist.object(at: plist.objectCount) }
+        #expect(error?.code == .referenceOutOfRange)
+    }
+
+    @Test func outputIsDeterministic() throws {
+        let value: PropertyListValue = ["b": [1, 2], "a": ["x": "y"], "c": .date(Date(timeIntervalSinceReferenceDate: 0))]
+        #expect(try PropertyListWriter.binary.write(value) == PropertyListWriter.binary.write(value))
+    }
+}
