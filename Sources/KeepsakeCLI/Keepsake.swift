@@ -1,0 +1,12 @@
+import ArgumentParser
+
+/// `keepsake`: inspect and convert property lists (shaped like macOS `plutil`).
+/// Usage errors exit with 64 (EX_USAGE), as ArgumentParser's validation failures do.
+@main
+struct Keepsake: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keepsake",
+        abstract: "Read, check and convert property lists and keyed archives.",
+        subcommands: [PrintCommand.self, LintCommand.self, ConvertCommand.self]
+    )
+}

@@ -1,0 +1,57 @@
+extension PropertyListValue: CustomStringConvertible {
+    /// A readable, indented rendering in the style of `plutil -p`:
+    /// `"name" => "Spork"`, arrays numbered, data as length and bytes, dates in UTC.
+    public var description: String {
+        var output = ""
+        render(into: &output, indent: 0)
+        return output
+    }
+
+    private func render(into output: inout String, indent: Int) {
+        let padding = String(repeating: "  ", count: indent + 1)
+        switch self {
+        case .string(let string):
+            output += "\"" + string.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
+        case .integer(let integer): output += String(integer)
+        case .unsignedInteger(let integer): output += String(integer)
+        case .real(let real): output += String(real)
+        case .float(let float): output += String(float)
+        case .bool(let bool): output += bool ? "true" : "false"
+        case .date(let date):
+            let seconds = date.timeIntervalSinceReferenceDate
+            guard seconds.isFinite, abs(seconds) < 1e15 else {
+                output += "date(\(seconds) seconds since 2001)"
+                return
+            }
+            var text: [UInt8] = []
+            ISO8601Date.format(seconds, into: &text)
+            output += String(decoding: text.dropLast(), as: UTF8.self).replacing("T", with: " ") + " +0000"
+        case .data(let data):
+            let shown = data.count <= 32 ? Array(data) : Array(data.prefix(24))
+            let hex = shown.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
+            output += "{length = \(data.count), bytes = 0x\(hex)\(data.count > 32 ? " ... " : "")}"
+        case .uid(let uid):
+            output += "<UID \(uid.value)>"
+        case .array(let elements):
+            guard !elements.isEmpty else { output += "[\n\(padding.dropLast(2))]"; return }
+            output += "[\n"
+            for (index, element) in elements.enumerated() {
+                output += padding + "\(index) => "
+                element.render(into: &output, indent: indent + 1)
+                output += "\n"
+            }
+            output += padding.dropLast(2) + "]"
+        case .dictionary(let dictionary):
+            guard !dictionary.isEmpty else { output += "{\n\(padding.dropLast(2))}"; return }
+            output += "{\n"
+            for (key, value) in dictionary {
+                output += padding
+                PropertyListValue.string(key).render(into: &output, indent: indent + 1)
+                output += " => "
+                value.render(into: &output, indent: indent + 1)
+                output += "\n"
+            }
+            output += padding.dropLast(2) + "}"
+        }
+    }
+}

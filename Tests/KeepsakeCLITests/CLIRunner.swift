@@ -1,0 +1,54 @@
+import Foundation
+
+/// Runs the built `keepsake` binary and captures what it prints.
+struct CLIRunner {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+        var stdoutBytes: Data
+    }
+
+    /// The products folder holds the test bundle and the `keepsake` executable side by side.
+    static let executable: URL? = {
+        let candidates = [
+            Bundle.main.bundleURL,
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
+        ]
+        for folder in candidates {
+            var url = folder
+            for _ in 0..<3 {
+                let binary = url.appendingPathComponent("keepsake")
+                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
+                url.deleteLastPathComponent()
+            }
+        }
+        return nil
+    }()
+
+    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+        guard let executable else { throw CocoaError(.fileNoSuchFile) }
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Drain stderr concurrently so a chatty child never blocks on a full pipe.
+        nonisolated(unsafe) var errorData = Data()
+        let errorReader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        errorReader.start()
+        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorReader.isFinished { usleep(1_000) }
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: errorData, as: UTF8.self),
+            stdoutBytes: outputData)
+    }
+}

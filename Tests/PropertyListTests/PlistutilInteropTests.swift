@@ -1,0 +1,43 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// libplist's `plistutil` reads our binary output: it converts each file to its own
+/// binary, which must read back to the value we wrote.
+struct PlistutilInteropTests {
+    static let plistutil = ["/usr/bin/plistutil", "/usr/local/bin/plistutil"].first {
+        FileManager.default.isExecutableFile(atPath: $0)
+    }
+
+    @Test func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
+        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
+        guard let plistutil = Self.plistutil else {
+            return print("skipped: plistutil is not installed (apt-get install libplist-utils)")
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistutil-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var checked = 0
+        for path in Corpus.files(under: "plist/valid") + Corpus.files(under: "archives/apple") {
+            guard let value = try? PropertyListReader().read(try Corpus.bytes(path)) else { continue }
+            let ours = directory.appendingPathComponent("ours.bplist")
+            let theirs = directory.appendingPathComponent("theirs.bplist")
+            try Data(try PropertyListWriter.binary.write(value)).write(to: ours)
+            try? FileManager.default.removeItem(at: theirs)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: plistutil)
+            process.arguments = ["-i", ours.path, "-o", theirs.path, "-f", "bin"]
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            process.waitUntilExit()
+            guard process.terminationStatus == 0 else {
+                Issue.record("plistutil rejects our output for \(path)")
+                continue
+            }
+            let roundTripped = try PropertyListReader().read([UInt8](Data(contentsOf: theirs)))
+            #expect(roundTripped == value, "plistutil reads our output of \(path) differently")
+            checked += 1
+        }
+        #expect(checked > 100)
+    }
+}
