@@ -1,0 +1,34 @@
+// swift-tools-version: 6.1
+// Benchmarks live in their own package so the library never depends on the harness.
+// Run from this folder: swift package --allow-writing-to-package-directory benchmark
+import Foundation
+import PackageDescription
+
+// A path dependency is named after its folder, which differs between checkouts.
+let keepsake = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "KeepsakeBenchmarks",
+    platforms: [.macOS(.v13)],
+    dependencies: [
+        .package(path: ".."),
+        // Only the malloc interposer: the runtime interposer is not available here.
+        .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
+    ],
+    targets: [
+        .target(
+            name: "BenchmarkData",
+            dependencies: [.product(name: "PropertyList", package: keepsake)]
+        ),
+        .executableTarget(
+            name: "PropertyListBenchmarks",
+            dependencies: [
+                "BenchmarkData",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "PropertyList", package: keepsake),
+            ],
+            path: "Benchmarks/PropertyListBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+    ]
+)

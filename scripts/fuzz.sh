@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Builds one libFuzzer target per property-list reader (-sanitize=fuzzer,address) and
+# runs each for RUNS executions (default 1,000,000), seeded with the corpus files.
+# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-1000000}
+shift || true
+targets=${*:-binary xml openstep json}
+out=.build-fuzz
+mkdir -p "$out"
+seeds="$out/seeds"
+rm -rf "$seeds" && mkdir -p "$seeds"
+if [ -d ../shared/corpus ]; then
+    find ../shared/corpus -type f ! -name '*.md' ! -name '*.csv' -exec cp {} "$seeds/" \; 2>/dev/null || true
+fi
+sources=$(find Sources/PropertyList -name '*.swift')
+for target in $targets; do
+    binary="$out/fuzz-$target"
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz \
+        $sources Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
+        | { grep -v "Cannot export local symbol" || true; }
+    work="$out/work-$target"
+    mkdir -p "$work" Fuzz/artifacts
+    echo "== $target: $runs runs"
+    "$binary" "$work" "$seeds" -runs="$runs" -max_len=8192 -timeout=5 -rss_limit_mb=2048 \
+        -artifact_prefix=Fuzz/artifacts/"$target"- -print_final_stats=1 2>&1 \
+        | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' || true
+done
