@@ -22,6 +22,30 @@ public struct PropertyListDictionary: Sendable {
         entries.reserveCapacity(minimumCapacity)
     }
 
+    /// Takes `entries` as they are when their keys are distinct, which readers check
+    /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
+    init(readEntries: [Element]) {
+        if readEntries.count <= Self.linearSearchLimit {
+            var distinct = true
+            outer: for i in readEntries.indices {
+                for j in readEntries.index(after: i)..<readEntries.endIndex where readEntries[i].key == readEntries[j].key {
+                    distinct = false
+                    break outer
+                }
+            }
+            if distinct {
+                self.init(uncheckedEntries: readEntries)
+                return
+            }
+        }
+        self.init(minimumCapacity: readEntries.count)
+        for entry in readEntries { updateValue(entry.value, forKey: entry.key) }
+    }
+
+    private init(uncheckedEntries: [Element]) {
+        entries = uncheckedEntries
+    }
+
     /// Builds a dictionary from pairs; a later duplicate key replaces the earlier value
     /// but keeps the earlier position.
     public init(_ pairs: some Sequence<(String, PropertyListValue)>) {
