@@ -5,10 +5,13 @@ extension JSONParser {
         position += 1
         let contentStart = position
         // Most strings have no escapes and are validated in place.
+        var highBits: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
+            highBits |= byte
             if byte == UInt8(ascii: "\"") {
-                let string = try makeString(UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), startingAt: start)
+                let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
+                let string = try makeString(content, isASCII: highBits < 0x80, startingAt: start)
                 position += 1
                 return string
             }
@@ -38,8 +41,10 @@ extension JSONParser {
         throw error(.truncated, "unterminated string", at: start)
     }
 
-    private mutating func makeString(_ utf8: UnsafeBufferPointer<UInt8>, startingAt start: Int) throws(PropertyListError) -> String {
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+    private mutating func makeString(
+        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int
+    ) throws(PropertyListError) -> String {
+        guard let string = UTF8Validation.string(utf8, isASCII: isASCII) else {
             throw error(.invalidString, "string is not valid UTF-8", at: start)
         }
         guard budget.spendBytes(utf8.count) else {
@@ -162,7 +167,9 @@ extension JSONParser {
             guard !overflow1, !overflow2 else { return nil }
             magnitude = sum
         }
-        guard negative else { return PropertyListValue(integer: magnitude) }
+        guard negative else {
+            return magnitude <= UInt64(Int64.max) ? .integer(Int64(magnitude)) : .unsignedInteger(magnitude)
+        }
         guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
         return .integer(Int64(truncatingIfNeeded: 0 &- magnitude))
     }

@@ -113,7 +113,7 @@ struct JSONPropertyListWriter {
     }
 
     private static func unsupported(_ value: PropertyListValue) -> PropertyListError {
-        PropertyListError(.unsupportedValue, "JSON cannot represent a \(value.kindName) with these writing options")
+        PropertyListError(.unsupportedValue, "JSON has no \(value.kindName) type and the writing options do not render one")
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

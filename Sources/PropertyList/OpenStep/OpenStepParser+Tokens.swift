@@ -47,7 +47,7 @@ extension OpenStepParser {
             isASCII = isASCII && byte < 0x80
             position += 1
         }
-        guard isASCII || String(validating: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self) != nil else {
+        guard isASCII || UTF8Validation.isValid(UnsafeBufferPointer(rebasing: bytes[start..<position])) else {
             throw error(.invalidString, "comment is not valid UTF-8", at: start)
         }
     }
@@ -66,7 +66,7 @@ extension OpenStepParser {
     mutating func parseUnquotedString() throws(PropertyListError) -> String {
         let start = position
         while position < bytes.count, Self.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<position]), startingAt: start)
+        return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<position]), isASCII: true, startingAt: start)
     }
 
     /// Reads a string quoted with `"` or `'`, leaving `position` after the closing quote.
@@ -76,10 +76,13 @@ extension OpenStepParser {
         position += 1
         let contentStart = position
         // Most strings have no escapes and are validated in place.
+        var highBits: UInt8 = 0
         while position < bytes.count {
             let byte = bytes[position]
+            highBits |= byte
             if byte == quote {
-                let string = try makeString(UnsafeBufferPointer(rebasing: bytes[contentStart..<position]), startingAt: start)
+                let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
+                let string = try makeString(content, isASCII: highBits < 0x80, startingAt: start)
                 position += 1
                 return string
             }
@@ -170,8 +173,10 @@ extension OpenStepParser {
         throw error(.truncated, "unterminated data", at: start)
     }
 
-    private mutating func makeString(_ utf8: UnsafeBufferPointer<UInt8>, startingAt start: Int) throws(PropertyListError) -> String {
-        guard let string = String(validating: utf8, as: UTF8.self) else {
+    private mutating func makeString(
+        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int
+    ) throws(PropertyListError) -> String {
+        guard let string = UTF8Validation.string(utf8, isASCII: isASCII) else {
             throw error(.invalidString, "string is not valid UTF-8", at: start)
         }
         guard budget.spendBytes(utf8.count) else {

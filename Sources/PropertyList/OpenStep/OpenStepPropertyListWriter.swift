@@ -75,7 +75,7 @@ enum OpenStepPropertyListWriter {
             newline(indent: indent, into: &output)
             output.append(UInt8(ascii: "}"))
         case .integer, .unsignedInteger, .real, .float, .bool, .date, .uid:
-            throw PropertyListError(.unsupportedValue, "an OpenStep property list cannot hold a \(value.kindName)")
+            throw PropertyListError(.unsupportedValue, "OpenStep property lists have no \(value.kindName) type")
         }
     }
 
