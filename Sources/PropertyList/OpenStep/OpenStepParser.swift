@@ -58,8 +58,8 @@ struct OpenStepParser {
         var pending = first
         nextValue: while true {
             var value: PropertyListValue
-            if let first = pending {
-                value = first
+            if let inHand = pending {
+                value = inHand
                 pending = nil
             } else if let parsed = try parseValueOrOpenContainer() {
                 value = parsed
@@ -94,7 +94,7 @@ struct OpenStepParser {
                 }
                 position += 1
                 if try !skipWhitespace() {
-                    guard frame.kind == .stringsFile else { throw error(.truncated, "input ends inside a dictionary: expected '}'") }
+                    guard frame.kind == .stringsFile else { throw error(.truncated, "input ends inside a dictionary") }
                     value = closeContainer()
                 } else if frame.kind == .dictionary, bytes[position] == UInt8(ascii: "}") {
                     position += 1
@@ -196,12 +196,12 @@ struct OpenStepParser {
     /// Skips white space and comments, then requires more input inside a container.
     private mutating func expectMore(in kind: Kind) throws(PropertyListError) {
         guard try skipWhitespace() else {
-            let what = switch kind {
-            case .array: "array: expected ')'"
-            case .dictionary: "dictionary: expected '}'"
-            case .stringsFile: "strings file entry: expected ';'"
+            let container = switch kind {
+            case .array: "an array"
+            case .dictionary: "a dictionary"
+            case .stringsFile: "a strings-file entry"
             }
-            throw error(.truncated, "input ends inside a \(what)")
+            throw error(.truncated, "input ends inside \(container)")
         }
     }
 
