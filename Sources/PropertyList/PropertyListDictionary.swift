@@ -26,11 +26,16 @@ public struct PropertyListDictionary: Sendable {
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
     init(readEntries: [Element]) {
         if readEntries.count <= Self.linearSearchLimit {
+            // Keys of different lengths differ; only equal lengths need a comparison.
             var distinct = true
-            outer: for i in readEntries.indices {
-                for j in readEntries.index(after: i)..<readEntries.endIndex where readEntries[i].key == readEntries[j].key {
-                    distinct = false
-                    break outer
+            readEntries.withUnsafeBufferPointer { entries in
+                outer: for i in entries.indices {
+                    let length = entries[i].key.utf8.count
+                    for j in i + 1..<entries.count
+                    where entries[j].key.utf8.count == length && entries[i].key == entries[j].key {
+                        distinct = false
+                        break outer
+                    }
                 }
             }
             if distinct {

@@ -63,15 +63,15 @@ public struct BinaryPropertyList: Sendable {
     /// Shared objects are decoded once and shared; a container that contains itself
     /// throws `.cyclicReference`.
     ///
-    /// Reading a container first scans the object table for shared references; to
-    /// visit many containers one by one, use ``object(at:)``.
+    /// Each call sets up bookkeeping sized to the object table; to visit many
+    /// containers one by one, use ``object(at:)``.
     /// - Throws: ``PropertyListError``.
     public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
         let root = index ?? trailer.topObject
         if case .scalar(let scalar) = try object(at: root) { return scalar }
         return try bytes.withTypedBytes { (raw) throws(PropertyListError) in
             var materializer = BinaryTreeMaterializer(
-                reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits, root: root)
+                reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits)
             return try materializer.value(ofObject: root, depth: 0)
         }
     }

@@ -1,84 +1,54 @@
 /// Builds the value tree below one object of a binary plist.
 ///
-/// Objects reached more than once (shared strings and keys, and any shared or cyclic
-/// container) are decoded once and then shared; a census of references taken before
-/// decoding finds them, so the common unshared object costs no bookkeeping. The limits
-/// count values and bytes each time they are reached, not once per object, so a small
-/// file whose references fan out into a huge tree is refused in time proportional to
-/// the file, not to the tree.
+/// An object reached a second time (a shared string or key, or a shared container) is
+/// decoded again once and then kept, so every later reach shares it and no object is
+/// decoded more than twice. The limits count values and bytes each time they are
+/// reached, so a small file whose references fan out into a huge tree is refused in
+/// time proportional to the file, not to the tree. A container reached while it is
+/// still being decoded is a cycle.
 struct BinaryTreeMaterializer {
-    private struct Decoded {
-        var value: PropertyListValue
-        /// What the subtree adds to the running totals each time it is reached.
-        var valueCount: Int
-        var byteCount: Int
-    }
+    private static let unreached: Int32 = 0
+    private static let inProgress: Int32 = -1
+    private static let reachedOnce: Int32 = -2
 
     let reader: BinaryObjectReader
     let limits: PropertyListLimits
-    /// For each object, its memo slot when it is reached more than once, else -1.
-    private var slots: [Int32] = []
-    private var memo: [Decoded?] = []
-    private var inProgress: [Bool] = []
+    /// Per object: one of the marks above, or its memo slot plus one.
+    private var marks: [Int32]
+    // Per memo slot: the value (or, for keys, the bare string) and what its subtree
+    // adds to the running totals each time it is reached.
+    private var memoValues: [PropertyListValue?] = []
+    private var memoKeys: [String?] = []
+    private var memoValueCounts: [Int] = []
+    private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
 
-    init(reader: BinaryObjectReader, limits: PropertyListLimits, root: Int) {
+    init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
         self.limits = limits
-        takeCensus(root: root)
-    }
-
-    /// Counts references to every object (saturating at two) and gives the shared ones
-    /// a slot. Every object of a reachable cycle is shared: the one where a walk enters
-    /// the cycle is referenced from outside it and from inside it.
-    private mutating func takeCensus(root: Int) {
-        let objectCount = reader.trailer.objectCount
-        var counts = [UInt8](repeating: 0, count: objectCount)
-        counts[root] = 1
-        for object in 0..<objectCount {
-            guard let offset = try? reader.offset(ofObject: object),
-                let header = try? reader.header(at: offset, objectIndex: object),
-                header.kind == .array || header.kind == .dictionary
-            else { continue }
-            let references = header.kind == .array ? header.count : header.count * 2
-            for position in 0..<references {
-                guard let child = try? reader.reference(at: header.payload, position: position, objectIndex: object) else { break }
-                if counts[child] < 2 { counts[child] += 1 }
-            }
-        }
-        slots = [Int32](repeating: -1, count: objectCount)
-        var sharedCount: Int32 = 0
-        for object in 0..<objectCount where counts[object] > 1 {
-            slots[object] = sharedCount
-            sharedCount += 1
-        }
-        memo = Array(repeating: nil, count: Int(sharedCount))
-        inProgress = Array(repeating: false, count: Int(sharedCount))
+        marks = [Int32](repeating: Self.unreached, count: reader.trailer.objectCount)
     }
 
     mutating func value(ofObject index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
-        let slot = Int(slots[index])
-        if slot >= 0 {
-            if let known = memo[slot] {
-                try account(values: known.valueCount, bytes: known.byteCount, objectIndex: index)
-                return known.value
-            }
-            guard !inProgress[slot] else {
-                throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
-            }
+        let mark = marks[index]
+        if mark > 0, let known = memoValues[Int(mark) - 1] {
+            try account(values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
+            return known
+        }
+        guard mark != Self.inProgress else {
+            throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
         }
         guard depth < limits.maxDepth else {
             throw PropertyListError(.limitExceeded, "nesting deeper than \(limits.maxDepth)", objectIndex: index)
         }
         let valuesBefore = valueCount
         let bytesBefore = byteCount
-        let offset = try reader.offset(ofObject: index)
-        let header = try reader.header(at: offset, objectIndex: index)
+        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
         let value: PropertyListValue
         switch header.kind {
         case .array:
-            if slot >= 0 { inProgress[slot] = true }
+            marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(header.count)
@@ -88,17 +58,13 @@ struct BinaryTreeMaterializer {
             }
             value = .array(elements)
         case .dictionary:
-            if slot >= 0 { inProgress[slot] = true }
+            marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
             var entries: [PropertyListDictionary.Element] = []
             entries.reserveCapacity(header.count)
             for position in 0..<header.count {
                 let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                guard case .string(let key) = try self.value(ofObject: keyObject, depth: depth + 1) else {
-                    throw PropertyListError(
-                        .invalidObject, "dictionary key (object \(keyObject)) is not a string",
-                        offset: header.offset, objectIndex: index)
-                }
+                let key = try self.key(ofObject: keyObject, dictionary: index)
                 let valueObject = try reader.reference(
                     at: header.payload, position: header.count + position, objectIndex: index)
                 entries.append((key, try self.value(ofObject: valueObject, depth: depth + 1)))
@@ -109,11 +75,46 @@ struct BinaryTreeMaterializer {
             try account(values: 1, bytes: bytes, objectIndex: index)
             value = try reader.scalar(header, objectIndex: index)
         }
-        if slot >= 0 {
-            inProgress[slot] = false
-            memo[slot] = Decoded(value: value, valueCount: valueCount - valuesBefore, byteCount: byteCount - bytesBefore)
+        let slot = remember(index, previousMark: mark)
+        if let slot {
+            memoValues[slot] = value
+            memoValueCounts[slot] = valueCount - valuesBefore
+            memoByteCounts[slot] = byteCount - bytesBefore
         }
         return value
+    }
+
+    /// A dictionary key: a string object, read without wrapping it in a value.
+    private mutating func key(ofObject index: Int, dictionary: Int) throws(PropertyListError) -> String {
+        let mark = marks[index]
+        if mark > 0, let known = memoKeys[Int(mark) - 1] {
+            try account(values: 1, bytes: known.utf8.count, objectIndex: index)
+            return known
+        }
+        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
+        guard header.kind == .asciiString || header.kind == .utf16String else {
+            throw PropertyListError(
+                .invalidObject, "dictionary key (object \(index)) is not a string", objectIndex: dictionary)
+        }
+        let key = try reader.string(header, objectIndex: index)
+        try account(values: 1, bytes: key.utf8.count, objectIndex: index)
+        if let slot = remember(index, previousMark: mark) { memoKeys[slot] = key }
+        return key
+    }
+
+    /// Marks `index` as reached; from the second reach on, returns its memo slot.
+    private mutating func remember(_ index: Int, previousMark: Int32) -> Int? {
+        if previousMark > 0 { return Int(previousMark) - 1 }
+        guard previousMark == Self.reachedOnce else {
+            marks[index] = Self.reachedOnce
+            return nil
+        }
+        memoValues.append(nil)
+        memoKeys.append(nil)
+        memoValueCounts.append(0)
+        memoByteCounts.append(0)
+        marks[index] = Int32(memoValues.count)
+        return memoValues.count - 1
     }
 
     private mutating func account(values: Int, bytes: Int, objectIndex: Int) throws(PropertyListError) {
