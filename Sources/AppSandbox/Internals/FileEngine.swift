@@ -110,10 +110,10 @@ struct FileEngine {
     /// for which `skipDescendants` returns true are listed but not entered; links are
     /// listed, never followed.
     func enumerate(
-        _ directory: DirectoryHandle, prefix: String = "",
+        _ directory: DirectoryHandle, prefix: String = "", includingInternal: Bool = false,
         skipDescendants: (DirectoryEntry) -> Bool, into entries: inout [DirectoryEntry]
     ) throws(SandboxError) {
-        for name in try names(in: directory) {
+        for name in try names(in: directory, includingInternal: includingInternal) {
             let child = Location(parent: directory.fd, name: name, path: directory.path + "/" + name)
             let info = try status(child)
             let entry = DirectoryEntry(relativePath: prefix + name, status: info)
@@ -121,7 +121,10 @@ struct FileEngine {
             guard info.kind == .directory, !skipDescendants(entry) else { continue }
             let handle = try openDirectory(child)
             defer { handle.close(system) }
-            try enumerate(handle, prefix: entry.relativePath + "/", skipDescendants: skipDescendants, into: &entries)
+            try enumerate(
+                handle, prefix: entry.relativePath + "/", includingInternal: includingInternal,
+                skipDescendants: skipDescendants, into: &entries
+            )
         }
     }
 
