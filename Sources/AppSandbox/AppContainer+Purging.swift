@@ -49,6 +49,28 @@ extension AppContainer {
         }
     }
 
+    /// Removes the temporary files a save interrupted by a crash leaves beside its
+    /// target (`.keepsake-*.tmp`, `.keepsake-*.old`, see `DurableWriter`) anywhere in
+    /// the container, when older than `age`: younger ones may belong to a save in
+    /// progress in another process. Walks the whole container; call it at launch
+    /// or from maintenance, not before every save.
+    @discardableResult
+    public func removeLeftoversOfInterruptedSaves(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date()) throws(SandboxError) -> PurgeReport {
+        var total = PurgeReport(removedFiles: 0, removedBytes: 0, remainingBytes: 0)
+        for kind in [Directory.documents, .library, .temporary] {
+            let report = try purge(kind, removingEmptyFoldersOlderThan: nil) { files in
+                files.filter { file in
+                    RelativePath.isInternal(file.name) && (file.name.hasSuffix(".tmp") || file.name.hasSuffix(".old"))
+                        && file.modificationDate < now.addingTimeInterval(-age)
+                }
+            }
+            total.removedFiles += report.removedFiles
+            total.removedBytes &+= report.removedBytes
+            total.remainingBytes &+= report.remainingBytes
+        }
+        return total
+    }
+
     /// Lists `kind` (this layer's stray temporary files included), removes the files
     /// `choose` picks, then optionally folders left empty that are older than a date.
     private func purge(

@@ -80,4 +80,25 @@ struct PurgeTests {
         #expect(container.directory(.documents).fileExists("precious"))
         #expect(container.directory(.preferences).fileExists("prefs.plist"))
     }
+
+    @Test("Leftovers of interrupted saves are removed from the whole container once old")
+    func interruptedSaveLeftovers() throws {
+        let container = try AppContainer.temporary()
+        defer { try? container.destroy() }
+        let documents = container.directory(.documents)
+        try documents.createDirectory("deep")
+        try Self.file(documents, "items.archive", bytes: 10, age: 9 * 86_400)
+        try Self.file(documents, ".keepsake-00000000000000aa.tmp", bytes: 20, age: 2 * 86_400)
+        try Self.file(documents, "deep/.keepsake-00000000000000bb.old", bytes: 30, age: 2 * 86_400)
+        try Self.file(documents, ".keepsake-00000000000000cc.tmp", bytes: 40, age: 10) // maybe a save in progress
+        let support = container.directory(.applicationSupport)
+        try Self.file(support, ".keepsake-00000000000000dd.tmp", bytes: 50, age: 3 * 86_400)
+        let report = try container.removeLeftoversOfInterruptedSaves(olderThan: 86_400, now: Self.now)
+        #expect(report.removedFiles == 3)
+        #expect(report.removedBytes == 20 + 30 + 50)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents.url.path).sorted()
+            == [".keepsake-00000000000000cc.tmp", "deep", "items.archive"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents.url.appendingPathComponent("deep").path).isEmpty)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: support.url.path).isEmpty)
+    }
 }

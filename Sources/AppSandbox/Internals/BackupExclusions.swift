@@ -16,6 +16,12 @@ import Foundation
 /// hold any other byte. A mark in the list stays with the path, not the item.
 /// An item is excluded when either place says so.
 struct BackupExclusions {
+    /// The `errno` for "no such attribute": `ENOATTR` on Apple systems.
+    #if canImport(Darwin)
+    static let noAttribute = ENOATTR
+    #else
+    static let noAttribute = ENODATA
+    #endif
     static let attributeName = "user.keepsake.excludedFromBackup"
     static let listName = RelativePath.internalPrefix + "backup-exclusions"
 
@@ -36,7 +42,7 @@ struct BackupExclusions {
             }
         } catch where error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
             needsList = true
-        } catch where !excluded && error.rawValue == ENODATA {
+        } catch where !excluded && error.rawValue == Self.noAttribute {
             // Not marked by attribute; the list may still hold it.
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "set extended attribute")
@@ -59,7 +65,7 @@ struct BackupExclusions {
         defer { try? system.close(fd) }
         do {
             return try system.getxattr(fd, Self.attributeName) == Array("1".utf8)
-        } catch where error.rawValue == ENODATA || error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
+        } catch where error.rawValue == Self.noAttribute || error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
             return false
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "read extended attribute")

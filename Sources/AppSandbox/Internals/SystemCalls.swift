@@ -254,10 +254,15 @@ private func sys_symlinkat(_ target: UnsafePointer<CChar>, _ directory: Int32, _
     symlinkat(target, directory, path)
 }
 private func sys_dup(_ fd: Int32) -> Int32 { dup(fd) }
-private func sys_fdopendir(_ fd: Int32) -> OpaquePointer? { fdopendir(fd) }
-private func sys_closedir(_ stream: OpaquePointer) -> Int32 { closedir(stream) }
-private func sys_rewinddir(_ stream: OpaquePointer) { rewinddir(stream) }
-private func sys_readdir(_ stream: OpaquePointer) -> UnsafeMutablePointer<dirent>? { readdir(stream) }
+#if canImport(Darwin)
+private typealias DirectoryStream = UnsafeMutablePointer<DIR>
+#else
+private typealias DirectoryStream = OpaquePointer
+#endif
+private func sys_fdopendir(_ fd: Int32) -> DirectoryStream? { fdopendir(fd) }
+private func sys_closedir(_ stream: DirectoryStream) -> Int32 { closedir(stream) }
+private func sys_rewinddir(_ stream: DirectoryStream) { rewinddir(stream) }
+private func sys_readdir(_ stream: DirectoryStream) -> UnsafeMutablePointer<dirent>? { readdir(stream) }
 private func sys_flock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
 private func sys_realpath(_ path: UnsafePointer<CChar>, _ resolved: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
     realpath(path, resolved)
