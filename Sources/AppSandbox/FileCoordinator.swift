@@ -28,7 +28,7 @@ import Darwin
 /// every item in one call instead.
 ///
 /// Readers never see a half-written file in any case when writers use
-/// ``FileSystem/write(_:to:)-(Data,_)``; coordination adds that a read-modify-write
+/// `FileSystem.write(_:to:)`; coordination adds that a read-modify-write
 /// is not interleaved with another.
 ///
 /// ```swift

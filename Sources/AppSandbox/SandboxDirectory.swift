@@ -14,7 +14,7 @@ import Darwin
 /// touching anything, what would land outside this directory: `..`, absolute paths,
 /// NUL bytes, names over 255 bytes, look-alikes of `/`, and symbolic links whose
 /// target leads out (links that stay inside are followed). Writes are durable and
-/// atomic, as ``FileSystem/write(_:to:)-(Data,_)`` describes; writing to a link that
+/// atomic, as `FileSystem.write(_:to:)` describes; writing to a link that
 /// stays inside replaces the file it points to.
 ///
 /// Corresponds to the `FileManager` and `Data.write(to:options:)` calls an iOS app
@@ -22,8 +22,8 @@ import Darwin
 ///
 /// ```swift
 /// let documents = container.directory(.documents)
-/// try documents.write(Data("hello".utf8), to: "notes/today.txt")   // needs notes/
 /// try documents.createDirectory("notes")
+/// try documents.write(Data("hello".utf8), to: "notes/today.txt")
 /// let text = try documents.string(contentsOf: "notes/today.txt")
 /// try documents.write(Data(), to: "../escape")   // throws .outsideContainer
 /// ```

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// One item named relative to an open directory: the unit every file operation in
 /// `FileEngine` works on. Working from a directory descriptor (`openat`, `renameat`,
 /// ...) rather than a path string means a component swapped for a symbolic link after
@@ -54,11 +62,3 @@ extension SystemCalls {
         }
     }
 }
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
