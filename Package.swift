@@ -11,14 +11,25 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
         // Deliberately free of dependencies so fuzz targets can compile it with plain swiftc.
         .target(name: "PropertyList"),
 
+        // Layer 0: the app container, durable files, backup rules, coordination, resources.
+        // Independent of the property-list layer.
+        .target(
+            name: "AppSandbox",
+            dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "AppSandbox"]),
+
+        // Child process for the sandbox's crash and cross-process coordination tests.
+        .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -30,6 +41,7 @@ let package = Package(
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
+        .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )
