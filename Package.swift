@@ -35,6 +35,7 @@ let package = Package(
             name: "KeepsakeCLI",
             dependencies: [
                 "PropertyList",
+                "AppSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

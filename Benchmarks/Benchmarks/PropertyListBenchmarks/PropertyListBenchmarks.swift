@@ -17,7 +17,7 @@ let benchmarks: @Sendable () -> Void = {
     let value = HomepwnerRecords.value(count: count)
     let object = HomepwnerRecords.foundationObject(count: count)
     let binary = try! PropertyListWriter.binary.write(value)
-    let xml = (try? PropertyListWriter.xml.write(value)) ?? []
+    let xml = try! PropertyListWriter.xml.write(value)
     let binaryData = Data(binary)
     let xmlData = Data(xml)
 
