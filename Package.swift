@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [

@@ -27,16 +27,15 @@ public struct PropertyListDictionary: Sendable {
     init(readEntries: [Element]) {
         if readEntries.count <= Self.linearSearchLimit {
             // Keys of different lengths differ; only equal lengths need a comparison.
-            var distinct = true
-            readEntries.withUnsafeBufferPointer { entries in
-                outer: for i in entries.indices {
-                    let length = entries[i].key.utf8.count
-                    for j in i + 1..<entries.count
-                    where entries[j].key.utf8.count == length && entries[i].key == entries[j].key {
-                        distinct = false
-                        break outer
+            let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
+                for (position, entry) in readEntries.enumerated() { lengths[position] = entry.key.utf8.count }
+                for i in 0..<readEntries.count {
+                    for j in i + 1..<readEntries.count
+                    where lengths[i] == lengths[j] && readEntries[i].key == readEntries[j].key {
+                        return false
                     }
                 }
+                return true
             }
             if distinct {
                 self.init(uncheckedEntries: readEntries)
