@@ -184,6 +184,39 @@ struct XMLMalformedInputTests {
         #expect(try XMLFixture.read("<?xml version=\"1.0\" encoding=\"utf-8\"?><plist><true/></plist>") == true)
     }
 
+    // MARK: - Hostile shapes
+
+    /// Inputs of a few megabytes shaped so that any rescanning would take hours.
+    enum Pathological: CaseIterable, Sendable {
+        case manyAttributes, unclosedDeclarationsInDoctype, unclosedQuotesInDoctype, manyAmpersands
+        case longCDATAOfBrackets, unclosedComments, manyElements, manyDistinctKeys, longData, manyOpenBrackets
+
+        var text: String {
+            switch self {
+            case .manyAttributes: "<plist" + String(repeating: " a=\"x\"", count: 300_000) + "><true/></plist>"
+            case .unclosedDeclarationsInDoctype: "<!DOCTYPE plist [" + String(repeating: "<", count: 1_000_000)
+            case .unclosedQuotesInDoctype: "<!DOCTYPE plist [" + String(repeating: "<!ENTITY a '>", count: 200_000)
+            case .manyAmpersands: "<plist><string>" + String(repeating: "&", count: 1_000_000)
+            case .longCDATAOfBrackets: "<plist><string><![CDATA[" + String(repeating: "]", count: 2_000_000)
+            case .unclosedComments: String(repeating: "<!--", count: 500_000)
+            case .manyElements: "<plist><array>" + String(repeating: "<true/>", count: 300_000) + "</array></plist>"
+            case .manyDistinctKeys:
+                "<plist><dict>" + (0..<100_000).map { "<key>k\($0)</key><true/>" }.joined() + "</dict></plist>"
+            case .longData: "<plist><data>" + String(repeating: "QUJD", count: 1_000_000) + "</data></plist>"
+            case .manyOpenBrackets: String(repeating: "<", count: 2_000_000)
+            }
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: Pathological.allCases)
+    func hostileShapesEndQuickly(_ input: Pathological) {
+        do {
+            _ = try XMLFixture.read(input.text)
+        } catch {
+            #expect(error.line != nil)
+        }
+    }
+
     // MARK: - Limits
 
     @Test func depthLimitCountsNestedContainers() throws {

@@ -155,7 +155,7 @@ struct XMLScanner {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = find(byte, from: position + 1) else { break }
+                guard let close = find(byte, from: position + 1) else { throw endOfInput("the DOCTYPE", startedAt: start) }
                 position = close + 1
                 continue
             case UInt8(ascii: "[") where !inSubset:
@@ -164,7 +164,9 @@ struct XMLScanner {
                 inSubset = false
             case UInt8(ascii: "<") where inSubset:
                 if try skipCommentOrInstruction() { continue }
-                guard let close = findDeclarationEnd(from: position + 1) else { break }
+                guard let close = findDeclarationEnd(from: position + 1) else {
+                    throw endOfInput("the DOCTYPE", startedAt: start)
+                }
                 position = close + 1
                 continue
             case UInt8(ascii: ">") where !inSubset:
@@ -275,11 +277,15 @@ struct XMLScanner {
         guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'") else {
             throw error(.syntaxError, "attribute value without quotes", at: position)
         }
-        guard let close = find(quote, from: position + 1) else { throw endOfInput("a tag", startedAt: tagStart) }
-        if let angle = find(UInt8(ascii: "<"), from: position + 1), angle < close {
-            throw error(.syntaxError, "'<' inside an attribute value", at: angle)
+        position += 1
+        while position < bytes.count, bytes[position] != quote {
+            guard bytes[position] != UInt8(ascii: "<") else {
+                throw error(.syntaxError, "'<' inside an attribute value", at: position)
+            }
+            position += 1
         }
-        position = close + 1
+        guard position < bytes.count else { throw endOfInput("a tag", startedAt: tagStart) }
+        position += 1
     }
 
     // MARK: - Character data
