@@ -106,14 +106,14 @@ struct XMLPropertyListReader {
             }
             switch tag.element {
             case .plist:
-                guard current.kind == .document, stack.isEmpty, !tag.isEmpty else {
-                    throw scanner.error(.invalidObject, tag.isEmpty ? "empty <plist>" : "<plist> inside a value", at: tag.start)
+                guard current.kind == .document, !tag.isSelfClosing else {
+                    throw scanner.error(.invalidObject, tag.isSelfClosing ? "empty <plist>" : "<plist> inside a value", at: tag.start)
                 }
                 stack.append(current)
                 current = Frame(kind: .plist, element: .plist, start: tag.start)
             case .array, .dict:
                 try count(bytes: 0, at: tag.start)
-                if tag.isEmpty {
+                if tag.isSelfClosing {
                     let empty: PropertyListValue = tag.element == .array ? .array([]) : .dictionary([:])
                     try add(empty, to: &current, at: tag.start)
                 } else {
@@ -189,7 +189,7 @@ struct XMLPropertyListReader {
     }
 
     private mutating func readString(_ tag: XMLScanner.Tag) throws(PropertyListError) -> String {
-        if tag.isEmpty { return "" }
+        if tag.isSelfClosing { return "" }
         let text = try scanner.readContent(of: tag.element, tagStart: tag.start)
         switch text {
         case .span(let range):
@@ -241,7 +241,7 @@ struct XMLPropertyListReader {
 
     /// Runs `body` on the text of `tag`'s element (empty for `<name/>`).
     private mutating func withContent<R>(of tag: XMLScanner.Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PropertyListError) -> R {
-        if tag.isEmpty { return body(UnsafeBufferPointer(start: nil, count: 0)) }
+        if tag.isSelfClosing { return body(UnsafeBufferPointer(start: nil, count: 0)) }
         switch try scanner.readContent(of: tag.element, tagStart: tag.start) {
         case .span(let range): return body(UnsafeBufferPointer(rebasing: scanner.bytes[range]))
         case .decoded(let bytes): return bytes.withUnsafeBufferPointer(body)

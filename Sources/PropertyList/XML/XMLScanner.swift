@@ -22,7 +22,7 @@ struct XMLScanner {
         var start: Int
         var isClose: Bool
         /// `<name/>`.
-        var isEmpty: Bool
+        var isSelfClosing: Bool
     }
 
     /// Character data read from between two tags.
@@ -37,32 +37,11 @@ struct XMLScanner {
         TextPosition.error(code, message, at: offset, in: bytes)
     }
 
-    private func endOfInput(_ what: String, startedAt start: Int) -> PropertyListError {
+    func endOfInput(_ what: String, startedAt start: Int) -> PropertyListError {
         error(.truncated, "input ends inside \(what)", at: start)
     }
 
-    // MARK: - Prolog and markup between elements
-
-    /// Skips the byte-order mark, the XML declaration, a DOCTYPE, comments and processing
-    /// instructions before the first element.
-    mutating func skipProlog() throws(PropertyListError) {
-        if bytes.count >= 3, bytes[0] == 0xEF, bytes[1] == 0xBB, bytes[2] == 0xBF { position = 3 }
-        skipWhitespace()
-        if matches("<?xml", at: position), position + 5 < bytes.count, Self.isNameEnd(bytes[position + 5]) {
-            try readDeclaration()
-        }
-        var sawDoctype = false
-        while true {
-            skipWhitespace()
-            if matches("<!DOCTYPE", at: position) {
-                guard !sawDoctype else { throw error(.syntaxError, "a second DOCTYPE", at: position) }
-                sawDoctype = true
-                try skipDoctype()
-            } else if try !skipCommentOrInstruction() {
-                return
-            }
-        }
-    }
+    // MARK: - Markup between elements
 
     /// Skips white space, comments and processing instructions up to the next tag.
     /// - Returns: `false` at the end of the input.
@@ -84,7 +63,7 @@ struct XMLScanner {
 
     /// Skips a comment or processing instruction starting at `position`.
     /// - Returns: whether there was one.
-    private mutating func skipCommentOrInstruction() throws(PropertyListError) -> Bool {
+    mutating func skipCommentOrInstruction() throws(PropertyListError) -> Bool {
         if matches("<!--", at: position) {
             try skipComment()
             return true
@@ -116,83 +95,6 @@ struct XMLScanner {
             throw error(.syntaxError, "an XML declaration after the start of the document", at: start)
         }
         position = end + 2
-    }
-
-    /// Reads `<?xml version="1.0" encoding="UTF-8"?>`; only UTF-8 (and its ASCII subset)
-    /// is accepted as the encoding.
-    private mutating func readDeclaration() throws(PropertyListError) {
-        let start = position
-        guard let end = find("?>", from: position + 5) else {
-            throw endOfInput("the XML declaration", startedAt: start)
-        }
-        guard let key = find("encoding", from: position + 5), key < end else {
-            position = end + 2
-            return
-        }
-        var cursor = key + 8
-        while cursor < end, Self.isWhitespace(bytes[cursor]) || bytes[cursor] == UInt8(ascii: "=") { cursor += 1 }
-        guard cursor < end, bytes[cursor] == UInt8(ascii: "\"") || bytes[cursor] == UInt8(ascii: "'") else {
-            throw error(.syntaxError, "malformed encoding in the XML declaration", at: key)
-        }
-        let quote = bytes[cursor]
-        let nameStart = cursor + 1
-        var nameEnd = nameStart
-        while nameEnd < end, bytes[nameEnd] != quote { nameEnd += 1 }
-        let name = String(decoding: UnsafeBufferPointer(rebasing: bytes[nameStart..<nameEnd]), as: UTF8.self)
-        guard ["utf-8", "utf8", "us-ascii", "ascii"].contains(name.lowercased()) else {
-            throw error(.invalidString, "unsupported encoding \"\(name)\"; only UTF-8 is read", at: nameStart)
-        }
-        position = end + 2
-    }
-
-    /// Skips `<!DOCTYPE name ... [internal subset]>`. Declarations in the subset are
-    /// skipped, never interpreted.
-    private mutating func skipDoctype() throws(PropertyListError) {
-        let start = position
-        position += 9
-        var inSubset = false
-        while position < bytes.count {
-            let byte = bytes[position]
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = find(byte, from: position + 1) else { throw endOfInput("the DOCTYPE", startedAt: start) }
-                position = close + 1
-                continue
-            case UInt8(ascii: "[") where !inSubset:
-                inSubset = true
-            case UInt8(ascii: "]") where inSubset:
-                inSubset = false
-            case UInt8(ascii: "<") where inSubset:
-                if try skipCommentOrInstruction() { continue }
-                guard let close = findDeclarationEnd(from: position + 1) else {
-                    throw endOfInput("the DOCTYPE", startedAt: start)
-                }
-                position = close + 1
-                continue
-            case UInt8(ascii: ">") where !inSubset:
-                position += 1
-                return
-            default:
-                break
-            }
-            position += 1
-        }
-        throw endOfInput("the DOCTYPE", startedAt: start)
-    }
-
-    /// The `>` closing a markup declaration such as `<!ENTITY x "...">`, honouring quotes.
-    private func findDeclarationEnd(from start: Int) -> Int? {
-        var cursor = start
-        while cursor < bytes.count {
-            let byte = bytes[cursor]
-            if byte == UInt8(ascii: ">") { return cursor }
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
-                guard let close = find(byte, from: cursor + 1) else { return nil }
-                cursor = close
-            }
-            cursor += 1
-        }
-        return nil
     }
 
     // MARK: - Tags
@@ -229,10 +131,10 @@ struct XMLScanner {
                 throw error(.syntaxError, "malformed close tag </\(element.name)>", at: start)
             }
             position += 1
-            return Tag(element: element, start: start, isClose: true, isEmpty: false)
+            return Tag(element: element, start: start, isClose: true, isSelfClosing: false)
         }
-        let isEmpty = try skipAttributes(tagStart: start)
-        return Tag(element: element, start: start, isClose: false, isEmpty: isEmpty)
+        let isSelfClosing = try skipAttributes(tagStart: start)
+        return Tag(element: element, start: start, isClose: false, isSelfClosing: isSelfClosing)
     }
 
     /// Skips `name="value"` pairs up to the end of an open tag.
@@ -288,62 +190,6 @@ struct XMLScanner {
         position += 1
     }
 
-    // MARK: - Character data
-
-    /// Reads the character data of `element` (opened by the tag at `tagStart`) and its
-    /// close tag. References, CDATA sections, comments and processing instructions are
-    /// resolved; the common case of plain text is returned as a span of the input.
-    mutating func readContent(of element: XMLElementName, tagStart: Int) throws(PropertyListError) -> Text {
-        let start = position
-        var cursor = position
-        while cursor < bytes.count {
-            let byte = bytes[cursor]
-            if byte == UInt8(ascii: "<") || byte == UInt8(ascii: "&") { break }
-            cursor &+= 1
-        }
-        let text: Text
-        if cursor + 1 < bytes.count, bytes[cursor] == UInt8(ascii: "<"), bytes[cursor + 1] == UInt8(ascii: "/") {
-            position = cursor
-            text = .span(start..<cursor)
-        } else {
-            position = cursor
-            var decoded = Array(bytes[start..<cursor])
-            try readMixedContent(of: element, tagStart: tagStart, into: &decoded)
-            text = .decoded(decoded)
-        }
-        try readCloseTag(of: element, tagStart: tagStart)
-        return text
-    }
-
-    /// The slow path of ``readContent(of:tagStart:)``, from the first `&` or `<` that does
-    /// not close the element; stops at the close tag's `<`.
-    private mutating func readMixedContent(
-        of element: XMLElementName, tagStart: Int, into output: inout [UInt8]
-    ) throws(PropertyListError) {
-        while true {
-            let runStart = position
-            while position < bytes.count, bytes[position] != UInt8(ascii: "<"), bytes[position] != UInt8(ascii: "&") {
-                position += 1
-            }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<position]))
-            guard position < bytes.count else { throw endOfInput("<\(element.name)>", startedAt: tagStart) }
-            if bytes[position] == UInt8(ascii: "&") {
-                try readReference(into: &output)
-            } else if matches("</", at: position) {
-                return
-            } else if matches("<![CDATA[", at: position) {
-                let start = position
-                guard let end = find("]]>", from: position + 9) else {
-                    throw endOfInput("a CDATA section", startedAt: start)
-                }
-                output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[(start + 9)..<end]))
-                position = end + 3
-            } else if try !skipCommentOrInstruction() {
-                throw error(.invalidObject, "an element inside <\(element.name)>", at: position)
-            }
-        }
-    }
-
     /// Reads `</name>` and checks that it closes `element`.
     mutating func readCloseTag(of element: XMLElementName, tagStart: Int) throws(PropertyListError) {
         // Fast path: `</name>` exactly as expected.
@@ -369,57 +215,6 @@ struct XMLScanner {
         }
     }
 
-    /// Decodes `&lt;`, `&gt;`, `&amp;`, `&apos;`, `&quot;`, `&#N;` and `&#xH;` into UTF-8.
-    private mutating func readReference(into output: inout [UInt8]) throws(PropertyListError) {
-        let start = position
-        var cursor = position + 1
-        while cursor < bytes.count, cursor - start <= 12, bytes[cursor] != UInt8(ascii: ";") { cursor += 1 }
-        guard cursor < bytes.count, bytes[cursor] == UInt8(ascii: ";") else {
-            throw error(cursor >= bytes.count ? .truncated : .syntaxError, "'&' not followed by a reference", at: start)
-        }
-        let name = UnsafeBufferPointer(rebasing: bytes[(start + 1)..<cursor])
-        position = cursor + 1
-        if let first = name.first, first == UInt8(ascii: "#") {
-            let scalar = try characterReference(UnsafeBufferPointer(rebasing: name.dropFirst()), at: start)
-            UTF8.encode(scalar) { output.append($0) }
-            return
-        }
-        switch String(decoding: name, as: UTF8.self) {
-        case "lt": output.append(UInt8(ascii: "<"))
-        case "gt": output.append(UInt8(ascii: ">"))
-        case "amp": output.append(UInt8(ascii: "&"))
-        case "apos": output.append(UInt8(ascii: "'"))
-        case "quot": output.append(UInt8(ascii: "\""))
-        default:
-            let text = String(decoding: name, as: UTF8.self)
-            throw error(.syntaxError, "reference to the undeclared entity &\(text);", at: start)
-        }
-    }
-
-    /// The scalar named by the digits of `&#...;` (after the `#`).
-    private func characterReference(_ digits: UnsafeBufferPointer<UInt8>, at start: Int) throws(PropertyListError) -> Unicode.Scalar {
-        var text = digits[...]
-        var radix: UInt32 = 10
-        if let first = text.first, first == UInt8(ascii: "x") {
-            radix = 16
-            text = text.dropFirst()
-        }
-        var value: UInt32 = 0
-        for byte in text {
-            guard let digit = XMLScalar.digitValue(byte, radix: radix) else {
-                throw error(.syntaxError, "malformed character reference", at: start)
-            }
-            // Stopping past 0x10FFFF keeps the value far below 2^32.
-            value = value * radix + digit
-            guard value <= 0x10FFFF else { break }
-        }
-        guard !text.isEmpty else { throw error(.syntaxError, "empty character reference", at: start) }
-        guard value != 0, let scalar = Unicode.Scalar(value) else {
-            throw error(.invalidString, "character reference to an invalid code point", at: start)
-        }
-        return scalar
-    }
-
     // MARK: - Primitives
 
     /// Skips XML white space.
@@ -437,7 +232,7 @@ struct XMLScanner {
 
     /// Bytes that end a tag or attribute name: white space, `/`, `<`, `>` and `?`, all
     /// below 64 and so tested with one mask.
-    private static func isNameEnd(_ byte: UInt8) -> Bool {
+    static func isNameEnd(_ byte: UInt8) -> Bool {
         byte < 64 && (0xD000_8001_0000_2600 as UInt64) >> byte & 1 != 0
     }
 
@@ -449,7 +244,7 @@ struct XMLScanner {
         return true
     }
 
-    private func find(_ literal: StaticString, from start: Int) -> Int? {
+    func find(_ literal: StaticString, from start: Int) -> Int? {
         let first = literal.utf8Start.pointee
         var cursor = start
         while let candidate = find(first, from: cursor) {
@@ -459,7 +254,7 @@ struct XMLScanner {
         return nil
     }
 
-    private func find(_ byte: UInt8, from start: Int) -> Int? {
+    func find(_ byte: UInt8, from start: Int) -> Int? {
         var cursor = start
         while cursor < bytes.count {
             if bytes[cursor] == byte { return cursor }
