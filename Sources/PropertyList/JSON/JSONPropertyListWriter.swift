@@ -47,7 +47,7 @@ struct JSONPropertyListWriter {
                 throw Self.unsupported(value)
             case .iso8601:
                 output.append(UInt8(ascii: "\""))
-                ISO8601Date.format(date.timeIntervalSinceReferenceDate, into: &output)
+                try ISO8601Date.format(date.timeIntervalSinceReferenceDate, into: &output)
                 output.append(UInt8(ascii: "\""))
             case .secondsSince1970:
                 try Self.appendReal(date.timeIntervalSince1970, into: &output)

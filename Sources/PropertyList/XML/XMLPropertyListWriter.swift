@@ -61,13 +61,8 @@ enum XMLPropertyListWriter {
         case .bool(let bool):
             append(bool ? "<true/>\n" : "<false/>\n", to: &output)
         case .date(let date):
-            let seconds = date.timeIntervalSinceReferenceDate
-            // Beyond about 3 billion years the calendar arithmetic would overflow.
-            guard seconds.isFinite, seconds.magnitude < 1e17 else {
-                throw PropertyListError(.unsupportedValue, "the date \(seconds) has no calendar form")
-            }
             append("<date>", to: &output)
-            ISO8601Date.format(seconds, into: &output)
+            try ISO8601Date.format(date.timeIntervalSinceReferenceDate, into: &output)
             append("</date>\n", to: &output)
         case .data(let data):
             append("<data>\n", to: &output)
