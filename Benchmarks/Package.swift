@@ -12,7 +12,8 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(path: ".."),
-        // Only the malloc interposer: the runtime interposer is not available here.
+        // Only the malloc interposer: the runtime interposer is not available here, and
+        // the harness does not build without the malloc one.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [

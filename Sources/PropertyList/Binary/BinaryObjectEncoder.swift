@@ -43,7 +43,7 @@ struct BinaryObjectEncoder {
     /// ASCII strings as bytes, all others as big-endian UTF-16, as Apple writes them.
     private func appendString(_ string: String, to output: inout [UInt8]) {
         var string = string
-        let isASCII = string.withUTF8 { utf8 in utf8.allSatisfy { $0 < 0x80 } }
+        let isASCII = string.withUTF8 { ASCIIBytes.areASCII(UnsafeRawBufferPointer($0)) }
         if isASCII {
             string.withUTF8 { utf8 in
                 appendMarker(0x5, count: utf8.count, to: &output)

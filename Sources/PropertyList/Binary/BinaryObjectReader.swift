@@ -179,7 +179,7 @@ struct BinaryObjectReader {
         let payload = header.payload
         if header.kind == .asciiString {
             let text = UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + header.count])
-            guard text.allSatisfy({ $0 < 0x80 }) else {
+            guard ASCIIBytes.areASCII(text) else {
                 throw PropertyListError(.invalidString, "non-ASCII byte in an ASCII string", offset: header.offset, objectIndex: objectIndex)
             }
             return String(decoding: text, as: UTF8.self)

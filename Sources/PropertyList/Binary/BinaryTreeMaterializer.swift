@@ -1,8 +1,8 @@
 /// Builds the value tree below one object of a binary plist.
 ///
-/// An object reached a second time (a shared string or key, or a shared container) is
-/// decoded again once and then kept, so every later reach shares it and no object is
-/// decoded more than twice. The limits count values and bytes each time they are
+/// A container, string or data reached a second time is decoded again once and then
+/// kept, so every later reach shares it and none is decoded more than twice; numbers,
+/// dates and booleans are simply decoded again. The limits count values and bytes each time they are
 /// reached, so a small file whose references fan out into a huge tree is refused in
 /// time proportional to the file, not to the tree. A container reached while it is
 /// still being decoded is a cycle.
@@ -36,6 +36,11 @@ struct BinaryTreeMaterializer {
             try account(values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
             return known
         }
+        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
+        guard Self.isWorthSharing(header) else {
+            try account(values: 1, bytes: 0, objectIndex: index)
+            return try reader.scalar(header, objectIndex: index)
+        }
         guard mark != Self.inProgress else {
             throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
         }
@@ -44,7 +49,6 @@ struct BinaryTreeMaterializer {
         }
         let valuesBefore = valueCount
         let bytesBefore = byteCount
-        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
         let value: PropertyListValue
         switch header.kind {
         case .array:
@@ -100,6 +104,15 @@ struct BinaryTreeMaterializer {
         try account(values: 1, bytes: key.utf8.count, objectIndex: index)
         if let slot = remember(index, previousMark: mark) { memoKeys[slot] = key }
         return key
+    }
+
+    /// Containers must be tracked (cycles, fan-out), and strings and data are cheaper
+    /// to share than to decode again; numbers, dates and booleans are not.
+    private static func isWorthSharing(_ header: BinaryObjectReader.Header) -> Bool {
+        switch header.kind {
+        case .array, .dictionary, .asciiString, .utf16String, .data: true
+        default: false
+        }
     }
 
     /// Marks `index` as reached; from the second reach on, returns its memo slot.
