@@ -22,6 +22,10 @@ let package = Package(
             dependencies: [.product(name: "PropertyList", package: keepsake)]
         ),
         .executableTarget(
+            name: "PlainRatios",
+            dependencies: ["BenchmarkData", .product(name: "PropertyList", package: keepsake)]
+        ),
+        .executableTarget(
             name: "PropertyListBenchmarks",
             dependencies: [
                 "BenchmarkData",

@@ -8,7 +8,7 @@ import PropertyList
 // medians into ratios for BENCHMARKS.md.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock],
+        metrics: [.wallClock, .mallocCountTotal],
         timeUnits: .milliseconds,
         maxDuration: .seconds(10),
         maxIterations: 20
