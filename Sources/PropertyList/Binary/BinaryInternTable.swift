@@ -1,83 +1,18 @@
-/// Open-addressing tables that give each distinct scalar one object number.
+/// An open-addressing table that gives each distinct scalar one object number.
 ///
 /// The binary writer looks up every string and number it writes; Swift's `Dictionary`
 /// spends most of that time in SipHash, which guards against hash flooding. Our keys
 /// come from the caller's own value, not from an attacker, so a fast multiplicative
 /// hash is enough.
-struct StringInternTable {
-    private var slots: [Int32]
-    private var keys: [String] = []
+struct BinaryInternTable<Key: BinaryInternKey> {
+    private var slots = [Int32](repeating: -1, count: 64)
+    private var keys: [Key] = []
     private var numbers: [Int] = []
 
-    init() {
-        slots = [Int32](repeating: -1, count: 64)
-    }
-
-    /// The number `string` already has, or `next`, which it is given.
-    mutating func claim(_ string: String, next: Int) -> (index: Int, isNew: Bool) {
-        var string = string
-        let hash = string.withUTF8 { Self.hash($0) }
+    /// The number `key` already has, or `next`, which it is given.
+    mutating func claim(_ key: Key, next: Int) -> (index: Int, isNew: Bool) {
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: hash) & mask
-        while true {
-            let entry = slots[slot]
-            if entry < 0 { break }
-            if keys[Int(entry)] == string { return (numbers[Int(entry)], false) }
-            slot = (slot + 1) & mask
-        }
-        slots[slot] = Int32(keys.count)
-        keys.append(string)
-        numbers.append(next)
-        if keys.count * 2 > slots.count { grow() }
-        return (next, true)
-    }
-
-    private mutating func grow() {
-        slots = [Int32](repeating: -1, count: slots.count * 2)
-        let mask = slots.count - 1
-        for (entry, key) in keys.enumerated() {
-            var key = key
-            var slot = Int(truncatingIfNeeded: key.withUTF8 { Self.hash($0) }) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(entry)
-        }
-    }
-
-    /// Eight bytes at a time, multiplied and folded (in the spirit of FxHash).
-    static func hash(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
-        let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var hash = UInt64(bytes.count) &* multiplier
-        let raw = UnsafeRawBufferPointer(bytes)
-        var offset = 0
-        while offset + 8 <= raw.count {
-            hash = (hash.rotatedLeft(by: 5) ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
-            offset += 8
-        }
-        var tail: UInt64 = 0
-        var shift: UInt64 = 0
-        while offset < raw.count {
-            tail |= UInt64(raw[offset]) << shift
-            shift += 8
-            offset += 1
-        }
-        hash = (hash.rotatedLeft(by: 5) ^ tail) &* multiplier
-        return hash ^ (hash >> 29)
-    }
-}
-
-/// The same for scalars identified by 64 bits (integers, reals, dates, UIDs).
-struct BitsInternTable {
-    private var slots: [Int32]
-    private var keys: [UInt64] = []
-    private var numbers: [Int] = []
-
-    init() {
-        slots = [Int32](repeating: -1, count: 64)
-    }
-
-    mutating func claim(_ key: UInt64, next: Int) -> (index: Int, isNew: Bool) {
-        let mask = slots.count - 1
-        var slot = Self.slot(for: key, mask: mask)
+        var slot = Int(truncatingIfNeeded: key.internHash) & mask
         while true {
             let entry = slots[slot]
             if entry < 0 { break }
@@ -95,20 +30,54 @@ struct BitsInternTable {
         slots = [Int32](repeating: -1, count: slots.count * 2)
         let mask = slots.count - 1
         for (entry, key) in keys.enumerated() {
-            var slot = Self.slot(for: key, mask: mask)
+            var slot = Int(truncatingIfNeeded: key.internHash) & mask
             while slots[slot] >= 0 { slot = (slot + 1) & mask }
             slots[slot] = Int32(entry)
         }
     }
+}
 
-    private static func slot(for key: UInt64, mask: Int) -> Int {
-        let mixed = (key ^ (key >> 32)) &* 0x9E37_79B9_7F4A_7C15
-        return Int(truncatingIfNeeded: mixed >> 20) & mask
+/// A key of ``BinaryInternTable``: equality plus a cheap, well-spread hash.
+protocol BinaryInternKey: Equatable {
+    var internHash: UInt64 { get }
+}
+
+private let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
+
+extension UInt64: BinaryInternKey {
+    /// The 64 bits of an integer, real, date or UID, mixed so the slot bits vary.
+    var internHash: UInt64 {
+        ((self ^ (self >> 32)) &* multiplier) >> 20
+    }
+}
+
+extension String: BinaryInternKey {
+    /// The UTF-8 bytes eight at a time, multiplied and folded (in the spirit of FxHash).
+    var internHash: UInt64 {
+        var string = self
+        return string.withUTF8 { bytes in
+            let raw = UnsafeRawBufferPointer(bytes)
+            var hash = UInt64(raw.count) &* multiplier
+            var offset = 0
+            while offset + 8 <= raw.count {
+                hash = (hash.rotatedLeft(by: 5) ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
+                offset += 8
+            }
+            var tail: UInt64 = 0
+            var shift: UInt64 = 0
+            while offset < raw.count {
+                tail |= UInt64(raw[offset]) << shift
+                shift += 8
+                offset += 1
+            }
+            hash = (hash.rotatedLeft(by: 5) ^ tail) &* multiplier
+            return hash ^ (hash >> 29)
+        }
     }
 }
 
 extension UInt64 {
-    func rotatedLeft(by count: UInt64) -> UInt64 {
+    fileprivate func rotatedLeft(by count: UInt64) -> UInt64 {
         self << count | self >> (64 - count)
     }
 }

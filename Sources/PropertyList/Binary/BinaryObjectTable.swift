@@ -13,13 +13,13 @@ struct BinaryObjectTable {
 
     // One table per scalar kind, so kinds that compare equal as numbers (1 and 1.0, a
     // float and a double) stay distinct objects.
-    private var strings = StringInternTable()
-    private var integers = BitsInternTable()
-    private var unsignedIntegers = BitsInternTable()
-    private var doubles = BitsInternTable()
-    private var floats = BitsInternTable()
-    private var dates = BitsInternTable()
-    private var uids = BitsInternTable()
+    private var strings = BinaryInternTable<String>()
+    private var integers = BinaryInternTable<UInt64>()
+    private var unsignedIntegers = BinaryInternTable<UInt64>()
+    private var doubles = BinaryInternTable<UInt64>()
+    private var floats = BinaryInternTable<UInt64>()
+    private var dates = BinaryInternTable<UInt64>()
+    private var uids = BinaryInternTable<UInt64>()
     private var datas: [Data: Int] = [:]
     private var booleans: [Bool: Int] = [:]
     private var payloadBytes = 0

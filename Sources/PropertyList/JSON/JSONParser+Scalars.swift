@@ -11,7 +11,7 @@ extension JSONParser {
             highBits |= byte
             if byte == UInt8(ascii: "\"") {
                 let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
-                let string = try makeString(content, isASCII: highBits < 0x80, startingAt: start)
+                let string = try budget.string(content, isASCII: highBits < 0x80, startingAt: start, in: bytes)
                 position += 1
                 return string
             }
@@ -25,7 +25,7 @@ extension JSONParser {
             switch byte {
             case UInt8(ascii: "\""):
                 let string = try buffer.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
-                    try makeString(buffer, startingAt: start)
+                    try budget.string(buffer, startingAt: start, in: bytes)
                 }
                 position += 1
                 return string
@@ -39,18 +39,6 @@ extension JSONParser {
             }
         }
         throw error(.truncated, "unterminated string", at: start)
-    }
-
-    private mutating func makeString(
-        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int
-    ) throws(PropertyListError) -> String {
-        guard let string = UTF8Validation.string(utf8, isASCII: isASCII) else {
-            throw error(.invalidString, "string is not valid UTF-8", at: start)
-        }
-        guard budget.spendBytes(utf8.count) else {
-            throw error(.limitExceeded, "strings and data exceed \(budget.limits.maxByteCount) bytes", at: start)
-        }
-        return string
     }
 
     /// Decodes the escape at `position` (a backslash) and appends its UTF-8 bytes.

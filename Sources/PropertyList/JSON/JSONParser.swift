@@ -1,23 +1,12 @@
 /// The JSON grammar over a byte buffer; see ``JSONPropertyListReader`` for the rules.
-///
-/// Containers are parsed with an explicit stack (open containers in `frames`, their
-/// finished children in `values` and `keys`) rather than by recursion, so a deeply
-/// nested input ends in `.limitExceeded` however high `maxDepth` is set.
+/// Containers are parsed with an explicit ``ContainerStack`` rather than by recursion.
 struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
     var budget: ReadBudget
 
-    private var frames: [Frame] = []
-    private var values: [PropertyListValue] = []
-    private var keys: [String] = []
-
-    /// An open array or object: where its children start in `values` and `keys`.
-    private struct Frame {
-        let isObject: Bool
-        let valueStart: Int
-        let keyStart: Int
-    }
+    /// Open arrays and objects; the kind is whether the container is an object.
+    private var containers = ContainerStack<Bool>()
 
     init(bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) {
         self.bytes = bytes
@@ -34,28 +23,28 @@ struct JSONParser {
                 guard budget.spendObject() else {
                     throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
                 }
-                guard let frame = frames.last else {
+                guard let frame = containers.innermost else {
                     skipWhitespace()
                     guard position == bytes.count else {
                         throw error(.syntaxError, "unexpected \(describeCurrent()) after the top-level value")
                     }
                     return value
                 }
-                values.append(value)
+                containers.append(value)
                 skipWhitespace()
                 guard position < bytes.count else {
-                    throw error(.truncated, frame.isObject ? "unterminated object" : "unterminated array")
+                    throw error(.truncated, frame.isDictionary ? "unterminated object" : "unterminated array")
                 }
                 switch bytes[position] {
                 case UInt8(ascii: ","):
                     position += 1
-                    if frame.isObject { try parseKey() }
+                    if frame.isDictionary { try parseKey() }
                     continue nextValue
-                case UInt8(ascii: "}") where frame.isObject, UInt8(ascii: "]") where !frame.isObject:
+                case UInt8(ascii: "}") where frame.isDictionary, UInt8(ascii: "]") where !frame.isDictionary:
                     position += 1
-                    value = closeContainer()
+                    value = containers.close()
                 default:
-                    throw error(.syntaxError, "expected ',' or '\(frame.isObject ? "}" : "]")', found \(describeCurrent())")
+                    throw error(.syntaxError, "expected ',' or '\(frame.isDictionary ? "}" : "]")', found \(describeCurrent())")
                 }
             }
         }
@@ -72,7 +61,7 @@ struct JSONParser {
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                return closeContainer()
+                return containers.close()
             }
             try parseKey(afterOpening: true)
             return nil
@@ -81,7 +70,7 @@ struct JSONParser {
             skipWhitespace()
             if position < bytes.count, bytes[position] == UInt8(ascii: "]") {
                 position += 1
-                return closeContainer()
+                return containers.close()
             }
             return nil
         case UInt8(ascii: "\""):
@@ -104,25 +93,11 @@ struct JSONParser {
     }
 
     private mutating func openContainer(isObject: Bool) throws(PropertyListError) {
-        guard budget.allowsNesting(below: frames.count) else {
+        guard budget.allowsNesting(below: containers.depth) else {
             throw error(.limitExceeded, "containers nested deeper than \(budget.limits.maxDepth)")
         }
-        frames.append(Frame(isObject: isObject, valueStart: values.count, keyStart: keys.count))
+        containers.open(isObject, isDictionary: isObject)
         position += 1
-    }
-
-    private mutating func closeContainer() -> PropertyListValue {
-        let frame = frames.removeLast()
-        defer {
-            values.removeSubrange(frame.valueStart...)
-            keys.removeSubrange(frame.keyStart...)
-        }
-        guard frame.isObject else { return .array(Array(values[frame.valueStart...])) }
-        var dictionary = PropertyListDictionary(minimumCapacity: keys.count - frame.keyStart)
-        for (key, value) in zip(keys[frame.keyStart...], values[frame.valueStart...]) {
-            dictionary.updateValue(value, forKey: key)
-        }
-        return .dictionary(dictionary)
     }
 
     /// Reads `"key" :` inside an object.
@@ -136,7 +111,7 @@ struct JSONParser {
         guard budget.spendObject() else {
             throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
         }
-        keys.append(key)
+        containers.appendKey(key)
         skipWhitespace()
         guard position < bytes.count else { throw error(.truncated, "unterminated object") }
         guard bytes[position] == UInt8(ascii: ":") else {

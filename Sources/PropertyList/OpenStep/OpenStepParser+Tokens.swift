@@ -66,7 +66,7 @@ extension OpenStepParser {
     mutating func parseUnquotedString() throws(PropertyListError) -> String {
         let start = position
         while position < bytes.count, Self.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return try makeString(UnsafeBufferPointer(rebasing: bytes[start..<position]), isASCII: true, startingAt: start)
+        return try budget.string(UnsafeBufferPointer(rebasing: bytes[start..<position]), isASCII: true, startingAt: start, in: bytes)
     }
 
     /// Reads a string quoted with `"` or `'`, leaving `position` after the closing quote.
@@ -82,7 +82,7 @@ extension OpenStepParser {
             highBits |= byte
             if byte == quote {
                 let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
-                let string = try makeString(content, isASCII: highBits < 0x80, startingAt: start)
+                let string = try budget.string(content, isASCII: highBits < 0x80, startingAt: start, in: bytes)
                 position += 1
                 return string
             }
@@ -96,7 +96,7 @@ extension OpenStepParser {
             if byte == quote {
                 unescaped.finish()
                 return try unescaped.bytes.withUnsafeBufferPointer { (text) throws(PropertyListError) in
-                    try makeString(text, startingAt: start)
+                    try budget.string(text, startingAt: start, in: bytes)
                 }
             }
             guard byte == UInt8(ascii: "\\") else {
@@ -171,18 +171,6 @@ extension OpenStepParser {
             }
         }
         throw error(.truncated, "unterminated data", at: start)
-    }
-
-    private mutating func makeString(
-        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int
-    ) throws(PropertyListError) -> String {
-        guard let string = UTF8Validation.string(utf8, isASCII: isASCII) else {
-            throw error(.invalidString, "string is not valid UTF-8", at: start)
-        }
-        guard budget.spendBytes(utf8.count) else {
-            throw error(.limitExceeded, "strings and data exceed \(budget.limits.maxByteCount) bytes", at: start)
-        }
-        return string
     }
 
     private func hexValue(_ byte: UInt8) -> UInt8? {

@@ -1,28 +1,16 @@
 /// The OpenStep grammar over UTF-8 bytes; see ``OpenStepPropertyListReader`` for the rules.
-///
-/// Containers are parsed with an explicit stack (open containers in `frames`, their
-/// finished children in `values` and `keys`) rather than by recursion, so a deeply
-/// nested input ends in `.limitExceeded` however high `maxDepth` is set.
+/// Containers are parsed with an explicit ``ContainerStack`` rather than by recursion.
 struct OpenStepParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
     var budget: ReadBudget
 
-    private var frames: [Frame] = []
-    private var values: [PropertyListValue] = []
-    private var keys: [String] = []
+    private var containers = ContainerStack<Kind>()
 
     private enum Kind {
         case array, dictionary
         /// The brace-less dictionary of a `.strings` file, closed by the end of input.
         case stringsFile
-    }
-
-    /// An open container: where its children start in `values` and `keys`.
-    private struct Frame {
-        let kind: Kind
-        let valueStart: Int
-        let keyStart: Int
     }
 
     init(bytes: UnsafeBufferPointer<UInt8>, position: Int, limits: PropertyListLimits) {
@@ -48,7 +36,7 @@ struct OpenStepParser {
         guard budget.allowsNesting(below: 0) else {
             throw error(.limitExceeded, "containers nested deeper than \(budget.limits.maxDepth)")
         }
-        frames.append(Frame(kind: .stringsFile, valueStart: 0, keyStart: 0))
+        containers.open(.stringsFile, isDictionary: true)
         return try run(first: try parseKey(in: .stringsFile))
     }
 
@@ -72,8 +60,8 @@ struct OpenStepParser {
                 guard budget.spendObject() else {
                     throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
                 }
-                guard let frame = frames.last else { return value }
-                values.append(value)
+                guard let frame = containers.innermost else { return value }
+                containers.append(value)
                 if frame.kind == .array {
                     try expectMore(in: frame.kind)
                     if bytes[position] == UInt8(ascii: ",") {
@@ -85,7 +73,7 @@ struct OpenStepParser {
                         throw error(.syntaxError, "expected ',' or ')' in an array, found \(describeCurrent())")
                     }
                     position += 1
-                    value = closeContainer()
+                    value = containers.close()
                     continue
                 }
                 try expectMore(in: frame.kind)
@@ -95,10 +83,10 @@ struct OpenStepParser {
                 position += 1
                 if try !skipWhitespace() {
                     guard frame.kind == .stringsFile else { throw error(.truncated, "input ends inside a dictionary") }
-                    value = closeContainer()
+                    value = containers.close()
                 } else if frame.kind == .dictionary, bytes[position] == UInt8(ascii: "}") {
                     position += 1
-                    value = closeContainer()
+                    value = containers.close()
                 } else if let shortcut = try parseKey(in: frame.kind) {
                     value = shortcut
                 } else {
@@ -119,13 +107,13 @@ struct OpenStepParser {
             try expectMore(in: .array)
             guard bytes[position] == UInt8(ascii: ")") else { return nil }
             position += 1
-            return closeContainer()
+            return containers.close()
         case UInt8(ascii: "{"):
             try openContainer(.dictionary)
             try expectMore(in: .dictionary)
             guard bytes[position] == UInt8(ascii: "}") else { return try parseKey(in: .dictionary) }
             position += 1
-            return closeContainer()
+            return containers.close()
         case UInt8(ascii: "<"):
             return .data(try parseData())
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
@@ -155,7 +143,7 @@ struct OpenStepParser {
         guard budget.spendObject() else {
             throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
         }
-        keys.append(key)
+        containers.appendKey(key)
         try expectMore(in: kind)
         switch bytes[position] {
         case UInt8(ascii: "="):
@@ -172,25 +160,11 @@ struct OpenStepParser {
     }
 
     private mutating func openContainer(_ kind: Kind) throws(PropertyListError) {
-        guard budget.allowsNesting(below: frames.count) else {
+        guard budget.allowsNesting(below: containers.depth) else {
             throw error(.limitExceeded, "containers nested deeper than \(budget.limits.maxDepth)")
         }
-        frames.append(Frame(kind: kind, valueStart: values.count, keyStart: keys.count))
+        containers.open(kind, isDictionary: kind != .array)
         position += 1
-    }
-
-    private mutating func closeContainer() -> PropertyListValue {
-        let frame = frames.removeLast()
-        defer {
-            values.removeSubrange(frame.valueStart...)
-            keys.removeSubrange(frame.keyStart...)
-        }
-        guard frame.kind != .array else { return .array(Array(values[frame.valueStart...])) }
-        var dictionary = PropertyListDictionary(minimumCapacity: keys.count - frame.keyStart)
-        for (key, value) in zip(keys[frame.keyStart...], values[frame.valueStart...]) {
-            dictionary.updateValue(value, forKey: key)
-        }
-        return .dictionary(dictionary)
     }
 
     /// Skips white space and comments, then requires more input inside a container.
