@@ -163,18 +163,12 @@ struct XMLWriterTests {
         #expect(keys == ["\t<key>zeta</key>", "\t<key>alpha</key>", "\t<key>mu</key>"])
     }
 
-    @Test func refusesControlCharactersNamingTheKeyPath() {
-        let value: PropertyListValue = ["items": [["name": "ok"], ["name": "bell\u{7}"]]]
-        let error = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write(value) }
-        #expect(error?.code == .unsupportedValue)
-        #expect(error?.keyPath == "items[1].name")
-        #expect(error?.message.contains("U+0007") == true)
-
-        let inKey = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write(["a": ["bad\u{1B}key": 1]]) }
-        #expect(inKey?.keyPath == "a.bad\u{1B}key")
-
-        let atRoot = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write([["x\u{0}"]]) }
-        #expect(atRoot?.keyPath == "[0][0]")
+    @Test func writesControlCharactersRawAsCoreFoundationDoes() throws {
+        // Real nibs hold ESC and other control characters as menu key equivalents.
+        let value: PropertyListValue = ["items": [["name": "bell\u{7}"]], "esc\u{1B}key": "x\u{0}y\u{1F}"]
+        let written = try XMLPropertyListWriter.write(value)
+        #expect(String(decoding: written, as: UTF8.self).contains("<string>bell\u{7}</string>"))
+        #expect(try XMLFixture.read(written) == value)
     }
 
     @Test(arguments: [Double.nan, .infinity, 1e300])

@@ -15,10 +15,11 @@
 ///   spelled `+infinity`, `-infinity` and `nan`, as Core Foundation writes and reads them.
 /// - A `.float` is written as the `Double` it widens to, so it reads back as a value equal
 ///   to it.
-/// - A string or key holding a control character XML 1.0 cannot carry (U+0000–U+0008,
-///   U+000B, U+000C, U+000E–U+001F) is refused with `.unsupportedValue`. Core Foundation
-///   writes such characters raw, producing a document no XML parser (`plistlib`,
-///   libxml2) accepts; `plistlib` refuses them too. Use the binary format for such strings.
+///
+/// Like Core Foundation, control characters XML 1.0 has no place for (U+0000–U+0008,
+/// U+000B, U+000C, U+000E–U+001F, which real nibs hold as key equivalents) are written
+/// raw. Apple's readers and ours read them back; strict XML parsers (`plistlib`,
+/// libxml2) reject such a document, as they reject Apple's own.
 ///
 /// ```swift
 /// let bytes = try XMLPropertyListWriter.write(["name": "Spork", "price": 3.5])
@@ -35,7 +36,7 @@ enum XMLPropertyListWriter {
     private static let maximumDataIndent = 8
 
     /// - Throws: ``PropertyListError`` `.unsupportedValue`, naming the key path, for a
-    ///   string with a control character XML cannot carry or a date that is not finite.
+    ///   date that is not finite.
     static func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(4096)
@@ -49,7 +50,7 @@ enum XMLPropertyListWriter {
         appendTabs(indent, to: &output)
         switch value {
         case .string(let string):
-            try appendElement("string", escaping: string, to: &output)
+            appendElement("string", escaping: string, to: &output)
         case .integer(let integer):
             appendElement("integer", text: String(integer), to: &output)
         case .unsignedInteger(let integer):
@@ -87,7 +88,7 @@ enum XMLPropertyListWriter {
             for (key, element) in dictionary {
                 do {
                     appendTabs(indent + 1, to: &output)
-                    try appendElement("key", escaping: key, to: &output)
+                    appendElement("key", escaping: key, to: &output)
                     try append(element, indent: indent + 1, to: &output)
                 } catch {
                     throw error.inside(key)
@@ -125,25 +126,19 @@ enum XMLPropertyListWriter {
         output.append(contentsOf: [UInt8(ascii: ">"), 0x0A])
     }
 
-    private static func appendElement(_ name: StaticString, escaping string: String, to output: inout [UInt8]) throws(PropertyListError) {
+    private static func appendElement(_ name: StaticString, escaping string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "<"))
         append(name, to: &output)
         output.append(UInt8(ascii: ">"))
         var string = string
-        let badCharacter = string.withUTF8 { appendEscaped($0, to: &output) }
-        if let badCharacter {
-            let code = "U+" + String(badCharacter, radix: 16, uppercase: true).leftPadded(to: 4)
-            throw PropertyListError(.unsupportedValue, "XML cannot carry the control character \(code); use the binary format")
-        }
+        string.withUTF8 { appendEscaped($0, to: &output) }
         output.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
         append(name, to: &output)
         output.append(contentsOf: [UInt8(ascii: ">"), 0x0A])
     }
 
     /// Appends `text` with `&`, `<` and `>` escaped, in runs between special bytes.
-    /// - Returns: the first control character XML cannot carry, in which case the output
-    ///   is left incomplete.
-    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) -> UInt8? {
+    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
         var runStart = 0
         for (index, byte) in text.enumerated() where byte <= UInt8(ascii: ">") {
             let replacement: StaticString
@@ -151,8 +146,6 @@ enum XMLPropertyListWriter {
             case UInt8(ascii: "&"): replacement = "&amp;"
             case UInt8(ascii: "<"): replacement = "&lt;"
             case UInt8(ascii: ">"): replacement = "&gt;"
-            case 0x09, 0x0A, 0x0D: continue
-            case ..<0x20: return byte
             default: continue
             }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))
@@ -160,7 +153,6 @@ enum XMLPropertyListWriter {
             runStart = index + 1
         }
         output.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...]))
-        return nil
     }
 
     /// Base64 lines as Core Foundation lays them out: each indented like the `<data>`
