@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
@@ -17,8 +18,11 @@ let package = Package(
         // Deliberately free of dependencies so fuzz targets can compile it with plain swiftc.
         .target(name: "PropertyList"),
 
+        // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format).
+        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -30,6 +34,7 @@ let package = Package(
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,1 +1,2 @@
+@_exported import KeyedArchive
 @_exported import PropertyList
