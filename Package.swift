@@ -8,10 +8,12 @@ let package = Package(
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
@@ -21,13 +23,24 @@ let package = Package(
         // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format).
         .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
 
+        // Layer 0: the app container, durable files, backup rules, coordination, resources.
+        // Independent of the property-list layer.
+        .target(
+            name: "AppSandbox",
+            dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
+        ),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
+
+        // Child process for the sandbox's crash and cross-process coordination tests.
+        .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
             dependencies: [
                 "PropertyList",
+                "AppSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -35,6 +48,7 @@ let package = Package(
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
+        .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
 )

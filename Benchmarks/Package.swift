@@ -30,5 +30,14 @@ let package = Package(
             path: "Benchmarks/PropertyListBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "SandboxBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppSandbox", package: keepsake),
+            ],
+            path: "Benchmarks/SandboxBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

@@ -22,6 +22,34 @@ public struct PropertyListDictionary: Sendable {
         entries.reserveCapacity(minimumCapacity)
     }
 
+    /// Takes `entries` as they are when their keys are distinct, which readers check
+    /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
+    init(readEntries: [Element]) {
+        if readEntries.count <= Self.linearSearchLimit {
+            // Keys of different lengths differ; only equal lengths need a comparison.
+            let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
+                for (position, entry) in readEntries.enumerated() { lengths[position] = entry.key.utf8.count }
+                for i in 0..<readEntries.count {
+                    for j in i + 1..<readEntries.count
+                    where lengths[i] == lengths[j] && readEntries[i].key == readEntries[j].key {
+                        return false
+                    }
+                }
+                return true
+            }
+            if distinct {
+                self.init(uncheckedEntries: readEntries)
+                return
+            }
+        }
+        self.init(minimumCapacity: readEntries.count)
+        for entry in readEntries { updateValue(entry.value, forKey: entry.key) }
+    }
+
+    private init(uncheckedEntries: [Element]) {
+        entries = uncheckedEntries
+    }
+
     /// Builds a dictionary from pairs; a later duplicate key replaces the earlier value
     /// but keeps the earlier position.
     public init(_ pairs: some Sequence<(String, PropertyListValue)>) {

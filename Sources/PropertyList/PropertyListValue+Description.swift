@@ -19,12 +19,11 @@ extension PropertyListValue: CustomStringConvertible {
         case .bool(let bool): output += bool ? "true" : "false"
         case .date(let date):
             let seconds = date.timeIntervalSinceReferenceDate
-            guard seconds.isFinite, abs(seconds) < 1e15 else {
+            var text: [UInt8] = []
+            guard (try? ISO8601Date.format(seconds, into: &text)) != nil else {
                 output += "date(\(seconds) seconds since 2001)"
                 return
             }
-            var text: [UInt8] = []
-            ISO8601Date.format(seconds, into: &text)
             output += String(decoding: text.dropLast(), as: UTF8.self).replacing("T", with: " ") + " +0000"
         case .data(let data):
             let shown = data.count <= 32 ? Array(data) : Array(data.prefix(24))

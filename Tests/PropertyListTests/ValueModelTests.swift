@@ -47,3 +47,26 @@ struct ValueModelTests {
         #expect("\(error)".contains("offset 9"))
     }
 }
+
+/// Dates a binary plist can hold but no calendar can name (NaN, infinities, far
+/// beyond year 9999) must never trap a writer or the description.
+struct UnnamedDateTests {
+    static let dates: [Double] = [.nan, .infinity, -.infinity, 1e300]
+
+    @Test(arguments: dates)
+    func textWritersRefuseThemWithATypedError(_ seconds: Double) throws {
+        let value: PropertyListValue = ["when": .date(Date(timeIntervalSinceReferenceDate: seconds))]
+        let xml = #expect(throws: PropertyListError.self) { try PropertyListWriter.xml.write(value) }
+        #expect(xml?.code == .unsupportedValue)
+        let json = PropertyListWriter(format: .json, jsonOptions: JSONWritingOptions(date: .iso8601))
+        let error = #expect(throws: PropertyListError.self) { try json.write(value) }
+        #expect(error?.code == .unsupportedValue)
+    }
+
+    @Test(arguments: dates)
+    func binaryKeepsThemAndDescriptionShowsThem(_ seconds: Double) throws {
+        let value: PropertyListValue = .date(Date(timeIntervalSinceReferenceDate: seconds))
+        #expect(try PropertyListReader().read(PropertyListWriter.binary.write(value)) == value)
+        #expect(value.description.contains("seconds since 2001"))
+    }
+}

@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 import PropertyList
 
@@ -19,13 +20,14 @@ enum PropertyListInput {
     }
 }
 
-/// Writes a result, where `-` means standard output; files are replaced atomically.
+/// Writes a result, where `-` means standard output; files are replaced durably and
+/// atomically, so an interrupted convert leaves the original intact.
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
         if path == "-" {
             FileHandle.standardOutput.write(Data(bytes))
         } else {
-            try Data(bytes).write(to: URL(fileURLWithPath: path), options: .atomic)
+            try FileSystem.default.write(Data(bytes), to: URL(fileURLWithPath: path))
         }
     }
 }

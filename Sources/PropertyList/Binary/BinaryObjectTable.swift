@@ -11,16 +11,16 @@ struct BinaryObjectTable {
     private(set) var objects: [Object] = []
     private(set) var references: [Int] = []
 
-    // One table per scalar kind: cheaper hashing than a general key, and kinds that
-    // compare equal as numbers (1 and 1.0, a float and a double) stay distinct objects.
-    private var strings: [String: Int] = [:]
-    private var integers: [Int64: Int] = [:]
-    private var unsignedIntegers: [UInt64: Int] = [:]
-    private var doubles: [UInt64: Int] = [:]
-    private var floats: [UInt32: Int] = [:]
-    private var dates: [UInt64: Int] = [:]
+    // One table per scalar kind, so kinds that compare equal as numbers (1 and 1.0, a
+    // float and a double) stay distinct objects.
+    private var strings = StringInternTable()
+    private var integers = BitsInternTable()
+    private var unsignedIntegers = BitsInternTable()
+    private var doubles = BitsInternTable()
+    private var floats = BitsInternTable()
+    private var dates = BitsInternTable()
+    private var uids = BitsInternTable()
     private var datas: [Data: Int] = [:]
-    private var uids: [UInt64: Int] = [:]
     private var booleans: [Bool: Int] = [:]
     private var payloadBytes = 0
 
@@ -46,21 +46,21 @@ struct BinaryObjectTable {
             }
             return index
         case .string(let string):
-            return unique(Self.claim(string, in: &strings, next: objects.count), value)
+            return unique(strings.claim(string, next: objects.count), value)
         case .integer(let integer):
-            return unique(Self.claim(integer, in: &integers, next: objects.count), value)
+            return unique(integers.claim(UInt64(bitPattern: integer), next: objects.count), value)
         case .unsignedInteger(let integer):
-            return unique(Self.claim(integer, in: &unsignedIntegers, next: objects.count), value)
+            return unique(unsignedIntegers.claim(integer, next: objects.count), value)
         case .real(let real):
-            return unique(Self.claim(real.bitPattern, in: &doubles, next: objects.count), value)
+            return unique(doubles.claim(real.bitPattern, next: objects.count), value)
         case .float(let float):
-            return unique(Self.claim(float.bitPattern, in: &floats, next: objects.count), value)
+            return unique(floats.claim(UInt64(float.bitPattern), next: objects.count), value)
         case .date(let date):
-            return unique(Self.claim(date.timeIntervalSinceReferenceDate.bitPattern, in: &dates, next: objects.count), value)
+            return unique(dates.claim(date.timeIntervalSinceReferenceDate.bitPattern, next: objects.count), value)
         case .data(let data):
             return unique(Self.claim(data, in: &datas, next: objects.count), value)
         case .uid(let uid):
-            return unique(Self.claim(uid.value, in: &uids, next: objects.count), value)
+            return unique(uids.claim(uid.value, next: objects.count), value)
         case .bool(let bool):
             return unique(Self.claim(bool, in: &booleans, next: objects.count), value)
         }

@@ -62,12 +62,17 @@ public struct BinaryPropertyList: Sendable {
     /// The whole tree below object `index` (the root when omitted), within ``limits``.
     /// Shared objects are decoded once and shared; a container that contains itself
     /// throws `.cyclicReference`.
+    ///
+    /// Each call sets up bookkeeping sized to the object table; to visit many
+    /// containers one by one, use ``object(at:)``.
     /// - Throws: ``PropertyListError``.
     public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
-        try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+        let root = index ?? trailer.topObject
+        if case .scalar(let scalar) = try object(at: root) { return scalar }
+        return try bytes.withTypedBytes { (raw) throws(PropertyListError) in
             var materializer = BinaryTreeMaterializer(
                 reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits)
-            return try materializer.value(ofObject: index ?? trailer.topObject, depth: 0)
+            return try materializer.value(ofObject: root, depth: 0)
         }
     }
 

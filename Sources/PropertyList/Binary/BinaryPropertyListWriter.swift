@@ -15,7 +15,7 @@ enum BinaryPropertyListWriter {
         output.reserveCapacity(table.estimatedSize(referenceSize: referenceSize))
         output.append(contentsOf: "bplist00".utf8)
         var offsets = [Int](repeating: 0, count: objectCount)
-        var encoder = BinaryObjectEncoder(referenceSize: referenceSize)
+        let encoder = BinaryObjectEncoder(referenceSize: referenceSize)
         for (index, object) in table.objects.enumerated() {
             offsets[index] = output.count
             switch object {

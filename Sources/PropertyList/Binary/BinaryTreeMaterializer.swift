@@ -1,39 +1,42 @@
 /// Builds the value tree below one object of a binary plist.
 ///
-/// Every object is decoded once and then shared (strings and keys that a writer
-/// deduplicated stay one allocation). The limits count values and bytes each time they
-/// are reached, not once per object, so a small file whose references fan out into a
-/// huge tree is refused in time proportional to the file, not to the tree.
+/// An object reached a second time (a shared string or key, or a shared container) is
+/// decoded again once and then kept, so every later reach shares it and no object is
+/// decoded more than twice. The limits count values and bytes each time they are
+/// reached, so a small file whose references fan out into a huge tree is refused in
+/// time proportional to the file, not to the tree. A container reached while it is
+/// still being decoded is a cycle.
 struct BinaryTreeMaterializer {
-    private struct Decoded {
-        var value: PropertyListValue
-        /// What the subtree adds to the running totals each time it is reached.
-        var valueCount: Int
-        var byteCount: Int
-    }
+    private static let unreached: Int32 = 0
+    private static let inProgress: Int32 = -1
+    private static let reachedOnce: Int32 = -2
 
     let reader: BinaryObjectReader
     let limits: PropertyListLimits
-    private var decoded: [Decoded?] = []
-    private var inProgress: [Bool] = []
+    /// Per object: one of the marks above, or its memo slot plus one.
+    private var marks: [Int32]
+    // Per memo slot: the value (or, for keys, the bare string) and what its subtree
+    // adds to the running totals each time it is reached.
+    private var memoValues: [PropertyListValue?] = []
+    private var memoKeys: [String?] = []
+    private var memoValueCounts: [Int] = []
+    private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
         self.limits = limits
+        marks = [Int32](repeating: Self.unreached, count: reader.trailer.objectCount)
     }
 
     mutating func value(ofObject index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
-        if decoded.isEmpty {
-            decoded = Array(repeating: nil, count: reader.trailer.objectCount)
-            inProgress = Array(repeating: false, count: reader.trailer.objectCount)
+        let mark = marks[index]
+        if mark > 0, let known = memoValues[Int(mark) - 1] {
+            try account(values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
+            return known
         }
-        if let known = decoded[index] {
-            try account(values: known.valueCount, bytes: known.byteCount, objectIndex: index)
-            return known.value
-        }
-        guard !inProgress[index] else {
+        guard mark != Self.inProgress else {
             throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
         }
         guard depth < limits.maxDepth else {
@@ -41,12 +44,11 @@ struct BinaryTreeMaterializer {
         }
         let valuesBefore = valueCount
         let bytesBefore = byteCount
-        let offset = try reader.offset(ofObject: index)
-        let header = try reader.header(at: offset, objectIndex: index)
+        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
         let value: PropertyListValue
         switch header.kind {
         case .array:
-            inProgress[index] = true
+            marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
             var elements: [PropertyListValue] = []
             elements.reserveCapacity(header.count)
@@ -54,32 +56,65 @@ struct BinaryTreeMaterializer {
                 let child = try reader.reference(at: header.payload, position: position, objectIndex: index)
                 elements.append(try self.value(ofObject: child, depth: depth + 1))
             }
-            inProgress[index] = false
             value = .array(elements)
         case .dictionary:
-            inProgress[index] = true
+            marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
-            var dictionary = PropertyListDictionary(minimumCapacity: header.count)
+            var entries: [PropertyListDictionary.Element] = []
+            entries.reserveCapacity(header.count)
             for position in 0..<header.count {
                 let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                guard case .string(let key) = try self.value(ofObject: keyObject, depth: depth + 1) else {
-                    throw PropertyListError(
-                        .invalidObject, "dictionary key (object \(keyObject)) is not a string",
-                        offset: header.offset, objectIndex: index)
-                }
+                let key = try self.key(ofObject: keyObject, dictionary: index)
                 let valueObject = try reader.reference(
                     at: header.payload, position: header.count + position, objectIndex: index)
-                dictionary.updateValue(try self.value(ofObject: valueObject, depth: depth + 1), forKey: key)
+                entries.append((key, try self.value(ofObject: valueObject, depth: depth + 1)))
             }
-            inProgress[index] = false
-            value = .dictionary(dictionary)
+            value = .dictionary(PropertyListDictionary(readEntries: entries))
         default:
             let bytes = header.kind == .data || header.kind == .asciiString || header.kind == .utf16String ? header.count : 0
             try account(values: 1, bytes: bytes, objectIndex: index)
             value = try reader.scalar(header, objectIndex: index)
         }
-        decoded[index] = Decoded(value: value, valueCount: valueCount - valuesBefore, byteCount: byteCount - bytesBefore)
+        let slot = remember(index, previousMark: mark)
+        if let slot {
+            memoValues[slot] = value
+            memoValueCounts[slot] = valueCount - valuesBefore
+            memoByteCounts[slot] = byteCount - bytesBefore
+        }
         return value
+    }
+
+    /// A dictionary key: a string object, read without wrapping it in a value.
+    private mutating func key(ofObject index: Int, dictionary: Int) throws(PropertyListError) -> String {
+        let mark = marks[index]
+        if mark > 0, let known = memoKeys[Int(mark) - 1] {
+            try account(values: 1, bytes: known.utf8.count, objectIndex: index)
+            return known
+        }
+        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
+        guard header.kind == .asciiString || header.kind == .utf16String else {
+            throw PropertyListError(
+                .invalidObject, "dictionary key (object \(index)) is not a string", objectIndex: dictionary)
+        }
+        let key = try reader.string(header, objectIndex: index)
+        try account(values: 1, bytes: key.utf8.count, objectIndex: index)
+        if let slot = remember(index, previousMark: mark) { memoKeys[slot] = key }
+        return key
+    }
+
+    /// Marks `index` as reached; from the second reach on, returns its memo slot.
+    private mutating func remember(_ index: Int, previousMark: Int32) -> Int? {
+        if previousMark > 0 { return Int(previousMark) - 1 }
+        guard previousMark == Self.reachedOnce else {
+            marks[index] = Self.reachedOnce
+            return nil
+        }
+        memoValues.append(nil)
+        memoKeys.append(nil)
+        memoValueCounts.append(0)
+        memoByteCounts.append(0)
+        marks[index] = Int32(memoValues.count)
+        return memoValues.count - 1
     }
 
     private mutating func account(values: Int, bytes: Int, objectIndex: Int) throws(PropertyListError) {

@@ -8,7 +8,12 @@ enum ISO8601Date {
     static let referenceDateOffset: Double = 978_307_200
 
     /// Formats seconds since 2001, rounding down to the whole second.
-    static func format(_ secondsSinceReferenceDate: Double, into output: inout [UInt8]) {
+    /// - Throws: `.unsupportedValue` for NaN, infinities and dates so far out (about
+    ///   3 billion years) that the calendar arithmetic would overflow.
+    static func format(_ secondsSinceReferenceDate: Double, into output: inout [UInt8]) throws(PropertyListError) {
+        guard secondsSinceReferenceDate.isFinite, secondsSinceReferenceDate.magnitude < 1e17 else {
+            throw PropertyListError(.unsupportedValue, "the date \(secondsSinceReferenceDate) has no calendar form")
+        }
         let unix = Int64((secondsSinceReferenceDate + referenceDateOffset).rounded(.down))
         let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
         let secondOfDay = unix - days * 86_400

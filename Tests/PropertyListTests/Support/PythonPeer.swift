@@ -64,13 +64,19 @@ enum PythonPeer {
 
     /// Where `ours` differs from `plistlib`'s tagged value; `nil` when they agree.
     /// Dates agree within a microsecond, `plistlib`'s resolution.
-    static func mismatch(_ ours: PropertyListValue, _ theirs: Any?, path: String = "$") -> String? {
+    ///
+    /// With `xmlLineEndings`, our strings are compared after the end-of-line folding an
+    /// XML parser does (`\r\n` and `\r` to `\n`): `plistlib` folds, CoreFoundation
+    /// keeps the raw `\r` that Apple's own nibs contain, and we follow CoreFoundation.
+    static func mismatch(_ ours: PropertyListValue, _ theirs: Any?, path: String = "$", xmlLineEndings: Bool = false) -> String? {
         guard let pair = theirs as? [Any], pair.count == 2, let tag = pair[0] as? String else {
             return "\(path): unreadable peer value"
         }
         let payload = pair[1]
         switch (tag, ours) {
-        case ("s", .string(let s)): return s == payload as? String ? nil : "\(path): \(s) vs \(payload)"
+        case ("s", .string(var s)):
+            if xmlLineEndings { s = s.replacing("\r\n", with: "\n").replacing("\r", with: "\n") }
+            return s == payload as? String ? nil : "\(path): \(s.debugDescription) vs \(payload)"
         case ("b", .bool(let b)): return b == payload as? Bool ? nil : "\(path): \(b) vs \(payload)"
         case ("i", .integer(let i)): return "\(i)" == payload as? String ? nil : "\(path): \(i) vs \(payload)"
         case ("i", .unsignedInteger(let u)): return "\(u)" == payload as? String ? nil : "\(path): \(u) vs \(payload)"
@@ -89,7 +95,9 @@ enum PythonPeer {
         case ("a", .array(let elements)):
             guard let theirs = payload as? [Any], theirs.count == elements.count else { return "\(path): array length differs" }
             for (index, element) in elements.enumerated() {
-                if let difference = mismatch(element, theirs[index], path: "\(path)[\(index)]") { return difference }
+                if let difference = mismatch(element, theirs[index], path: "\(path)[\(index)]", xmlLineEndings: xmlLineEndings) {
+                    return difference
+                }
             }
             return nil
         case ("D", .dictionary(let dictionary)):
@@ -97,7 +105,9 @@ enum PythonPeer {
                 return "\(path): dictionary size differs"
             }
             for (key, value) in dictionary {
-                if let difference = mismatch(value, theirs[key], path: "\(path).\(key)") { return difference }
+                if let difference = mismatch(value, theirs[key], path: "\(path).\(key)", xmlLineEndings: xmlLineEndings) {
+                    return difference
+                }
             }
             return nil
         default:

@@ -1,0 +1,170 @@
+import Foundation
+
+/// One app's private container: `Documents/`, `Library/` (with `Caches/`,
+/// `Preferences/` and `Application Support/`) and `tmp/`.
+///
+/// Corresponds to the sandbox container iOS gives every app, reached there through
+/// `FileManager.default.urls(for:in:)`. Here it lives in a per-app folder:
+/// `$KEEPSAKE_CONTAINERS/<identifier>` when that variable is set, otherwise
+/// `$XDG_DATA_HOME/keepsake/containers/<identifier>` (XDG's default data home is
+/// `~/.local/share`). Directories are created when first used.
+///
+/// ```swift
+/// let container = try AppContainer(identifier: "com.example.Homepwner")
+/// let documents = container.directory(.documents)
+/// try documents.write(archive, to: "items.archive")
+/// let url = container.urls(for: .documentDirectory, in: .userDomainMask).first
+/// ```
+public struct AppContainer: Sendable {
+    /// The reverse-DNS app identifier, e.g. `com.example.Homepwner`.
+    public let identifier: String
+    /// The container's root folder.
+    public let url: URL
+    let system: SystemCalls
+
+    /// The container of `identifier` under `containersDirectory`, or under the
+    /// default location described above when it is nil.
+    ///
+    /// - Parameter environment: where `KEEPSAKE_CONTAINERS`, `XDG_DATA_HOME` and
+    ///   `HOME` are read; tests pass their own so they never touch the home directory.
+    /// - Throws: ``SandboxError`` `.invalidName` when `identifier` is not reverse-DNS.
+    public init(
+        identifier: String, containersDirectory: URL? = nil,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) throws(SandboxError) {
+        try Self.validate(identifier: identifier)
+        let parent = containersDirectory ?? Self.defaultContainersDirectory(environment: environment)
+        self.init(identifier: identifier, url: parent.appendingPathComponent(identifier, isDirectory: true), system: .live)
+    }
+
+    package init(identifier: String, url: URL, system: SystemCalls) {
+        self.identifier = identifier
+        self.url = url.standardizedFileURL
+        self.system = system
+    }
+
+    /// A throwaway container in a fresh folder under the system's temporary
+    /// directory, for tests and previews. Remove it with ``destroy()``.
+    public static func temporary(identifier: String = "org.keepsake.temporary") throws(SandboxError) -> AppContainer {
+        try validate(identifier: identifier)
+        let unique = "keepsake-\(identifier)-\(UInt64.random(in: .min ... .max))"
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent(unique, isDirectory: true)
+        let container = AppContainer(identifier: identifier, url: url, system: .live)
+        try container.createDirectories()
+        return container
+    }
+
+    /// Where containers live when no folder is given: `$KEEPSAKE_CONTAINERS`, else
+    /// `$XDG_DATA_HOME/keepsake/containers`, else `~/.local/share/keepsake/containers`.
+    /// Relative values are ignored, as the XDG specification asks.
+    public static func defaultContainersDirectory(environment: [String: String]) -> URL {
+        if let path = environment["KEEPSAKE_CONTAINERS"], path.hasPrefix("/") {
+            return URL(fileURLWithPath: path, isDirectory: true)
+        }
+        if let path = environment["XDG_DATA_HOME"], path.hasPrefix("/") {
+            return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("keepsake/containers", isDirectory: true)
+        }
+        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+            ?? FileManager.default.homeDirectoryForCurrentUser
+        return home.appendingPathComponent(".local/share/keepsake/containers", isDirectory: true)
+    }
+
+    // MARK: Directories
+
+    /// The directories of a container, named after their iOS counterparts.
+    public enum Directory: String, Sendable, Hashable, CaseIterable {
+        /// `Documents/`: the user's data; backed up.
+        case documents
+        /// `Library/`: app data the user does not see; backed up except `Caches/`.
+        case library
+        /// `Library/Caches/`: re-creatable data; not backed up, purgeable.
+        case caches
+        /// `Library/Preferences/`: user defaults; backed up.
+        case preferences
+        /// `Library/Application Support/`: app-created support files; backed up.
+        case applicationSupport
+        /// `tmp/`: scratch files; not backed up, cleared of stale files at launch.
+        case temporary
+
+        /// Path components below the container root.
+        public var pathComponents: [String] {
+            switch self {
+            case .documents: ["Documents"]
+            case .library: ["Library"]
+            case .caches: ["Library", "Caches"]
+            case .preferences: ["Library", "Preferences"]
+            case .applicationSupport: ["Library", "Application Support"]
+            case .temporary: ["tmp"]
+            }
+        }
+    }
+
+    /// The URL of one of the container's directories (not created by this call).
+    public func url(for directory: Directory) -> URL {
+        directory.pathComponents.reduce(url) { $0.appendingPathComponent($1, isDirectory: true) }
+    }
+
+    /// The container's directory for an Apple search-path directory, shaped like
+    /// `FileManager.urls(for:in:)` so code from the books ports by replacing
+    /// `FileManager.default` with a container. Supports `.documentDirectory`,
+    /// `.libraryDirectory`, `.cachesDirectory` and `.applicationSupportDirectory`
+    /// (any domain); returns `[]` for others. The directory is created if missing,
+    /// because on Apple platforms it always exists.
+    public func urls(for directory: FileManager.SearchPathDirectory, in domain: FileManager.SearchPathDomainMask) -> [URL] {
+        let kind: Directory
+        switch directory {
+        case .documentDirectory: kind = .documents
+        case .libraryDirectory: kind = .library
+        case .cachesDirectory: kind = .caches
+        case .applicationSupportDirectory: kind = .applicationSupport
+        default: return []
+        }
+        try? self.directory(kind).create()
+        return [url(for: kind)]
+    }
+
+    public var documentsDirectory: URL { url(for: .documents) }
+    public var libraryDirectory: URL { url(for: .library) }
+    public var cachesDirectory: URL { url(for: .caches) }
+    public var preferencesDirectory: URL { url(for: .preferences) }
+    public var applicationSupportDirectory: URL { url(for: .applicationSupport) }
+    /// Corresponds to `FileManager.temporaryDirectory` (`NSTemporaryDirectory()`),
+    /// which on iOS is the container's `tmp/`.
+    public var temporaryDirectory: URL { url(for: .temporary) }
+
+    /// File operations confined to one of the container's directories.
+    public func directory(_ kind: Directory) -> SandboxDirectory {
+        SandboxDirectory(container: self, kind: kind)
+    }
+
+    /// Creates every directory of the container that is missing.
+    public func createDirectories() throws(SandboxError) {
+        for kind in Directory.allCases { try directory(kind).create() }
+    }
+
+    /// Removes the container and everything in it.
+    public func destroy() throws(SandboxError) {
+        do {
+            try FileSystem(system: system).removeItem(at: url)
+        } catch .noSuchFile {
+            // Already gone.
+        }
+    }
+
+    // MARK: Identifier
+
+    /// Accepts reverse-DNS identifiers as Apple's bundle identifiers allow them: two
+    /// or more dot-separated labels of ASCII letters, digits and hyphens, at most 255
+    /// bytes in all (it becomes a folder name).
+    static func validate(identifier: String) throws(SandboxError) {
+        let labels = identifier.split(separator: ".", omittingEmptySubsequences: false)
+        let allowed = { (byte: UInt8) in
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
+        }
+        guard identifier.utf8.count <= RelativePath.maxNameBytes, labels.count >= 2,
+              labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) })
+        else {
+            throw SandboxError(.invalidName, "app identifier must be reverse-DNS, like com.example.App", path: identifier)
+        }
+    }
+}

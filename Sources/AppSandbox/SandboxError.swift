@@ -1,0 +1,110 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// The one error every sandbox API throws.
+///
+/// Carries a ``Code`` to match on, the path it concerns and, when a system call failed,
+/// the `errno` it returned. Corresponds to the `CocoaError`/`POSIXError` pair that
+/// `FileManager` and `Data.write(to:options:)` throw on Apple platforms.
+///
+/// ```swift
+/// do {
+///     try container.directory(.documents).write(data, to: "items.archive")
+/// } catch .noSpace {
+///     showDiskFullAlert()
+/// }
+/// ```
+public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong. New codes may be added; match the ones you handle.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// No file or directory at the path (`ENOENT`).
+        public static let noSuchFile = Code("noSuchFile")
+        /// Something already exists where a new item was to be created (`EEXIST`).
+        public static let fileExists = Code("fileExists")
+        /// A directory was expected, something else was found (`ENOTDIR`).
+        public static let notADirectory = Code("notADirectory")
+        /// A file was expected, a directory was found (`EISDIR`).
+        public static let isADirectory = Code("isADirectory")
+        /// A directory to replace or remove without recursion is not empty (`ENOTEMPTY`).
+        public static let directoryNotEmpty = Code("directoryNotEmpty")
+        /// The process may not do this (`EACCES`, `EPERM`).
+        public static let permissionDenied = Code("permissionDenied")
+        /// The file system or the user's quota is full (`ENOSPC`, `EDQUOT`).
+        public static let noSpace = Code("noSpace")
+        /// The file system is mounted read-only (`EROFS`).
+        public static let readOnly = Code("readOnly")
+        /// The device reported an error; data may not have reached it (`EIO`, and any
+        /// failed `fsync`, including one interrupted by a signal).
+        public static let ioError = Code("ioError")
+        /// A key, name or relative path would resolve outside the container or outside
+        /// the directory asked for (`..`, absolute path, symbolic link pointing out).
+        public static let outsideContainer = Code("outsideContainer")
+        /// A name is empty, too long, contains NUL or a look-alike of `/`, or an app
+        /// identifier is not reverse-DNS.
+        public static let invalidName = Code("invalidName")
+        /// Symbolic links nest too deeply (`ELOOP`).
+        public static let tooManySymbolicLinks = Code("tooManySymbolicLinks")
+        /// Text could not be converted to or from the requested encoding.
+        public static let invalidEncoding = Code("invalidEncoding")
+        /// A backup archive is malformed or holds entries a restore refuses.
+        public static let invalidBackup = Code("invalidBackup")
+        /// Any other system error; ``SandboxError/errno`` tells which.
+        public static let systemError = Code("systemError")
+
+        /// Lets `catch .noSpace` match a thrown ``SandboxError`` by its code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? SandboxError)?.code == code
+        }
+    }
+
+    public var code: Code
+    /// A human-readable account of what failed.
+    public var message: String
+    /// The path concerned, where known.
+    public var path: String?
+    /// The `errno` a system call returned, where one failed.
+    public var errno: Int32?
+
+    public init(_ code: Code, _ message: String, path: String? = nil, errno: Int32? = nil) {
+        self.code = code
+        self.message = message
+        self.path = path
+        self.errno = errno
+    }
+
+    /// The single place where a system error becomes a ``SandboxError``.
+    package init(errno value: Int32, path: String?, operation: String) {
+        let code: Code
+        switch value {
+        case ENOENT: code = .noSuchFile
+        case EEXIST: code = .fileExists
+        case ENOTDIR: code = .notADirectory
+        case EISDIR: code = .isADirectory
+        case ENOTEMPTY: code = .directoryNotEmpty
+        case EACCES, EPERM: code = .permissionDenied
+        case ENOSPC, EDQUOT: code = .noSpace
+        case EROFS: code = .readOnly
+        case EIO: code = .ioError
+        case ELOOP: code = .tooManySymbolicLinks
+        case ENAMETOOLONG: code = .invalidName
+        default: code = .systemError
+        }
+        let reason = strerror(value).map { String(cString: $0) } ?? "error \(value)"
+        self.init(code, "\(operation) failed: \(reason)", path: path, errno: value)
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let path { text += " (\(path))" }
+        return text
+    }
+}

@@ -1,0 +1,24 @@
+extension PropertyListError {
+    /// The same error with the dictionary key `key` put in front of its key path.
+    ///
+    /// Writers build a key path such as `items[3].name` only when they fail: each
+    /// container level prefixes its component while the error unwinds, so the path
+    /// costs nothing when writing succeeds.
+    func inside(key: String) -> PropertyListError {
+        var error = self
+        error.keyPath = key + Self.joining(keyPath)
+        return error
+    }
+
+    /// The same error with the array index `index` put in front of its key path.
+    func inside(index: Int) -> PropertyListError {
+        var error = self
+        error.keyPath = "[\(index)]" + Self.joining(keyPath)
+        return error
+    }
+
+    private static func joining(_ rest: String?) -> String {
+        guard let rest else { return "" }
+        return rest.hasPrefix("[") ? rest : "." + rest
+    }
+}

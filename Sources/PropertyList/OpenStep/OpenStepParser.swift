@@ -1,0 +1,218 @@
+/// The OpenStep grammar over UTF-8 bytes; see ``OpenStepPropertyListReader`` for the rules.
+///
+/// Containers are parsed with an explicit stack (open containers in `frames`, their
+/// finished children in `values` and `keys`) rather than by recursion, so a deeply
+/// nested input ends in `.limitExceeded` however high `maxDepth` is set.
+struct OpenStepParser {
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
+    var budget: ReadBudget
+
+    private var frames: [Frame] = []
+    private var values: [PropertyListValue] = []
+    private var keys: [String] = []
+
+    private enum Kind {
+        case array, dictionary
+        /// The brace-less dictionary of a `.strings` file, closed by the end of input.
+        case stringsFile
+    }
+
+    /// An open container: where its children start in `values` and `keys`.
+    private struct Frame {
+        let kind: Kind
+        let valueStart: Int
+        let keyStart: Int
+    }
+
+    init(bytes: UnsafeBufferPointer<UInt8>, position: Int, limits: PropertyListLimits) {
+        self.bytes = bytes
+        self.position = position
+        self.budget = ReadBudget(limits)
+    }
+
+    mutating func parseDocument() throws(PropertyListError) -> PropertyListValue {
+        let start = position
+        guard start < bytes.count else { throw error(.truncated, "input is empty") }
+        guard try skipWhitespace() else { return .dictionary([:]) }
+        let value = try run(first: nil)
+        guard try skipWhitespace() else { return value }
+        guard case .string = value else {
+            throw error(.syntaxError, "unexpected \(describeCurrent()) after the top-level value")
+        }
+        // A string followed by more text is the first key of a `.strings` file: start
+        // again, reading the whole input as the entries of a dictionary.
+        position = start
+        budget = ReadBudget(budget.limits)
+        _ = try skipWhitespace()
+        guard budget.allowsNesting(below: 0) else {
+            throw error(.limitExceeded, "containers nested deeper than \(budget.limits.maxDepth)")
+        }
+        frames.append(Frame(kind: .stringsFile, valueStart: 0, keyStart: 0))
+        return try run(first: try parseKey(in: .stringsFile))
+    }
+
+    /// Parses values until every container opened since the call has closed, starting
+    /// with `first` when a value is already in hand.
+    private mutating func run(first: PropertyListValue?) throws(PropertyListError) -> PropertyListValue {
+        var pending = first
+        nextValue: while true {
+            var value: PropertyListValue
+            if let inHand = pending {
+                value = inHand
+                pending = nil
+            } else if let parsed = try parseValueOrOpenContainer() {
+                value = parsed
+            } else {
+                continue
+            }
+            // Hand the finished value to its container, closing every container that
+            // ends right after it.
+            while true {
+                guard budget.spendObject() else {
+                    throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
+                }
+                guard let frame = frames.last else { return value }
+                values.append(value)
+                if frame.kind == .array {
+                    try expectMore(in: frame.kind)
+                    if bytes[position] == UInt8(ascii: ",") {
+                        position += 1
+                        try expectMore(in: frame.kind)
+                        // A trailing comma before `)` is allowed.
+                        guard bytes[position] == UInt8(ascii: ")") else { continue nextValue }
+                    } else if bytes[position] != UInt8(ascii: ")") {
+                        throw error(.syntaxError, "expected ',' or ')' in an array, found \(describeCurrent())")
+                    }
+                    position += 1
+                    value = closeContainer()
+                    continue
+                }
+                try expectMore(in: frame.kind)
+                guard bytes[position] == UInt8(ascii: ";") else {
+                    throw error(.syntaxError, "expected ';' after a dictionary entry, found \(describeCurrent())")
+                }
+                position += 1
+                if try !skipWhitespace() {
+                    guard frame.kind == .stringsFile else { throw error(.truncated, "input ends inside a dictionary") }
+                    value = closeContainer()
+                } else if frame.kind == .dictionary, bytes[position] == UInt8(ascii: "}") {
+                    position += 1
+                    value = closeContainer()
+                } else if let shortcut = try parseKey(in: frame.kind) {
+                    value = shortcut
+                } else {
+                    continue nextValue
+                }
+            }
+        }
+    }
+
+    /// Parses a scalar, or opens a container and returns `nil` so that the caller moves
+    /// on to its first child. An empty container is returned finished.
+    private mutating func parseValueOrOpenContainer() throws(PropertyListError) -> PropertyListValue? {
+        guard try skipWhitespace() else { throw error(.truncated, "expected a value") }
+        let byte = bytes[position]
+        switch byte {
+        case UInt8(ascii: "("):
+            try openContainer(.array)
+            try expectMore(in: .array)
+            guard bytes[position] == UInt8(ascii: ")") else { return nil }
+            position += 1
+            return closeContainer()
+        case UInt8(ascii: "{"):
+            try openContainer(.dictionary)
+            try expectMore(in: .dictionary)
+            guard bytes[position] == UInt8(ascii: "}") else { return try parseKey(in: .dictionary) }
+            position += 1
+            return closeContainer()
+        case UInt8(ascii: "<"):
+            return .data(try parseData())
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return .string(try parseQuotedString())
+        default:
+            guard Self.isUnquotedCharacter(byte) else {
+                throw error(.syntaxError, "expected a value, found \(describeCurrent())")
+            }
+            return .string(try parseUnquotedString())
+        }
+    }
+
+    /// Reads a dictionary key and what follows it: after `=` returns `nil` for the
+    /// caller to parse the value; after `;` (the `.strings` shortcut) returns the key
+    /// itself as the value, leaving the `;` for the caller.
+    private mutating func parseKey(in kind: Kind) throws(PropertyListError) -> PropertyListValue? {
+        let byte = bytes[position]
+        let key: String
+        if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+            key = try parseQuotedString()
+        } else if Self.isUnquotedCharacter(byte) {
+            key = try parseUnquotedString()
+        } else {
+            let expected = kind == .dictionary ? "a key or '}'" : "a key"
+            throw error(.syntaxError, "expected \(expected), found \(describeCurrent())")
+        }
+        guard budget.spendObject() else {
+            throw error(.limitExceeded, "more than \(budget.limits.maxObjectCount) values")
+        }
+        keys.append(key)
+        try expectMore(in: kind)
+        switch bytes[position] {
+        case UInt8(ascii: "="):
+            position += 1
+            return nil
+        case UInt8(ascii: ";"):
+            guard budget.spendBytes(key.utf8.count) else {
+                throw error(.limitExceeded, "strings and data exceed \(budget.limits.maxByteCount) bytes")
+            }
+            return .string(key)
+        default:
+            throw error(.syntaxError, "expected '=' or ';' after a key, found \(describeCurrent())")
+        }
+    }
+
+    private mutating func openContainer(_ kind: Kind) throws(PropertyListError) {
+        guard budget.allowsNesting(below: frames.count) else {
+            throw error(.limitExceeded, "containers nested deeper than \(budget.limits.maxDepth)")
+        }
+        frames.append(Frame(kind: kind, valueStart: values.count, keyStart: keys.count))
+        position += 1
+    }
+
+    private mutating func closeContainer() -> PropertyListValue {
+        let frame = frames.removeLast()
+        defer {
+            values.removeSubrange(frame.valueStart...)
+            keys.removeSubrange(frame.keyStart...)
+        }
+        guard frame.kind != .array else { return .array(Array(values[frame.valueStart...])) }
+        var dictionary = PropertyListDictionary(minimumCapacity: keys.count - frame.keyStart)
+        for (key, value) in zip(keys[frame.keyStart...], values[frame.valueStart...]) {
+            dictionary.updateValue(value, forKey: key)
+        }
+        return .dictionary(dictionary)
+    }
+
+    /// Skips white space and comments, then requires more input inside a container.
+    private mutating func expectMore(in kind: Kind) throws(PropertyListError) {
+        guard try skipWhitespace() else {
+            let container = switch kind {
+            case .array: "an array"
+            case .dictionary: "a dictionary"
+            case .stringsFile: "a strings-file entry"
+            }
+            throw error(.truncated, "input ends inside \(container)")
+        }
+    }
+
+    /// The byte at `position` as an error message shows it.
+    func describeCurrent() -> String {
+        guard position < bytes.count else { return "end of input" }
+        let byte = bytes[position]
+        return (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+    }
+
+    func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {
+        TextPosition.error(code, message, at: offset ?? position, in: bytes)
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Testing
+@testable import AppSandbox
+
+@Suite("Container and directories")
+struct ContainerTests {
+    @Test("The default location follows KEEPSAKE_CONTAINERS, then XDG_DATA_HOME, then HOME")
+    func defaultLocation() throws {
+        let id = "com.example.Homepwner"
+        let explicit = try AppContainer(identifier: id, environment: ["KEEPSAKE_CONTAINERS": "/srv/containers", "XDG_DATA_HOME": "/x"])
+        #expect(explicit.url.path == "/srv/containers/com.example.Homepwner")
+        let xdg = try AppContainer(identifier: id, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+        #expect(xdg.url.path == "/data/keepsake/containers/com.example.Homepwner")
+        let home = try AppContainer(identifier: id, environment: ["XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"])
+        #expect(home.url.path == "/home/u/.local/share/keepsake/containers/com.example.Homepwner")
+        let parameter = try AppContainer(
+            identifier: id, containersDirectory: URL(fileURLWithPath: "/opt/c"), environment: ["KEEPSAKE_CONTAINERS": "/srv"]
+        )
+        #expect(parameter.url.path == "/opt/c/com.example.Homepwner")
+    }
+
+    @Test("Directories sit where iOS puts them", arguments: [
+        (AppContainer.Directory.documents, "Documents"),
+        (.library, "Library"),
+        (.caches, "Library/Caches"),
+        (.preferences, "Library/Preferences"),
+        (.applicationSupport, "Library/Application Support"),
+        (.temporary, "tmp"),
+    ])
+    func layout(kind: AppContainer.Directory, relative: String) throws {
+        let container = try AppContainer(identifier: "com.example.App", environment: ["KEEPSAKE_CONTAINERS": "/c"])
+        #expect(container.url(for: kind).path == "/c/com.example.App/" + relative)
+    }
+
+    @Test("urls(for:in:) answers like FileManager and creates the directory")
+    func searchPathLookup() throws {
+        let container = try AppContainer.temporary()
+        defer { try? container.destroy() }
+        try FileManager.default.removeItem(at: container.documentsDirectory)
+        let urls = container.urls(for: .documentDirectory, in: .userDomainMask)
+        #expect(urls == [container.documentsDirectory])
+        var isDirectory: ObjCBool = false
+        #expect(FileManager.default.fileExists(atPath: container.documentsDirectory.path, isDirectory: &isDirectory))
+        #expect(isDirectory.boolValue)
+        #expect(container.urls(for: .cachesDirectory, in: .userDomainMask) == [container.cachesDirectory])
+        #expect(container.urls(for: .applicationSupportDirectory, in: .userDomainMask) == [container.applicationSupportDirectory])
+        #expect(container.urls(for: .desktopDirectory, in: .userDomainMask).isEmpty)
+    }
+
+    @Test("A temporary container is private, complete and removable")
+    func temporaryContainer() throws {
+        let first = try AppContainer.temporary()
+        let second = try AppContainer.temporary()
+        #expect(first.url != second.url)
+        #expect(first.url.path.hasPrefix(FileManager.default.temporaryDirectory.standardizedFileURL.path))
+        for kind in AppContainer.Directory.allCases {
+            #expect(FileManager.default.fileExists(atPath: first.url(for: kind).path))
+        }
+        try first.destroy()
+        try second.destroy()
+        #expect(!FileManager.default.fileExists(atPath: first.url.path))
+        try first.destroy() // already gone: not an error
+    }
+
+    @Test("Directories are created on first use")
+    func createdOnDemand() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let container = try AppContainer(identifier: "com.example.Lazy", containersDirectory: folder.file("deep/containers"))
+        #expect(!FileManager.default.fileExists(atPath: container.url.path))
+        try container.directory(.applicationSupport).write(Data("x".utf8), to: "state")
+        #expect(try Data(contentsOf: container.applicationSupportDirectory.appendingPathComponent("state")) == Data("x".utf8))
+    }
+
+    @Test("Identifiers must be reverse-DNS", arguments: [
+        "", "app", "com..example", ".com.example", "com.example.", "com/example.app", "../x.y", "com.ex ample",
+        "com.exämple.app", "com.example.app\u{0}", String(repeating: "a.", count: 130) + "b",
+    ])
+    func invalidIdentifiers(identifier: String) {
+        let error = #expect(throws: SandboxError.self) { try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]) }
+        #expect(error?.code == .invalidName)
+    }
+
+    @Test("Valid identifiers", arguments: ["com.example.Homepwner", "org.keepsake.food-tracker", "io.a.b.c.d", "com.example2.App3"])
+    func validIdentifiers(identifier: String) throws {
+        #expect(try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]).identifier == identifier)
+    }
+}

@@ -1,0 +1,197 @@
+import Foundation
+import Testing
+@testable import PropertyList
+
+/// The XML writer against Python's `plistlib` and Core Foundation's layout rules.
+struct XMLWriterTests {
+    private static func write(_ value: PropertyListValue) throws(PropertyListError) -> String {
+        String(decoding: try XMLPropertyListWriter.write(value), as: UTF8.self)
+    }
+
+    /// `python3` with `plistlib`, when the machine has it.
+    static let python: URL? = {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", "import plistlib"]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        guard (try? process.run()) != nil else { return nil }
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? process.executableURL : nil
+    }()
+
+    /// What `plistlib.dumps(value, fmt=FMT_XML, sort_keys=False)` writes for the Python
+    /// expression `expression`.
+    private static func plistlibOutput(for expression: String) throws -> String {
+        let script = """
+            import datetime, plistlib, sys
+            value = \(expression)
+            sys.stdout.buffer.write(plistlib.dumps(value, fmt=plistlib.FMT_XML, sort_keys=False))
+            """
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", "-c", script]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0, "python3 failed")
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// Data of `count` bytes 0, 1, 2… in Swift and in Python.
+    private static func bytes(_ count: Int) -> (PropertyListValue, String) {
+        (.data(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37) })),
+         "bytes((i * 37) % 256 for i in range(\(count)))")
+    }
+
+    /// A value with every type the two writers share, and the same value in Python. UIDs
+    /// are given to Python as the `{"CF$UID": n}` dictionaries Core Foundation writes.
+    @Test(.enabled(if: python != nil, "python3 with plistlib is not installed"))
+    func writesWhatPlistlibWrites() throws {
+        let (data0, py0) = Self.bytes(0), (data1, py1) = Self.bytes(1), (data2, py2) = Self.bytes(2)
+        let (data51, py51) = Self.bytes(51), (data52, py52) = Self.bytes(52), (data300, py300) = Self.bytes(300)
+        // Data seven levels deep, the deepest where plistlib and Core Foundation still
+        // wrap base64 alike.
+        var deep: PropertyListValue = ["deep": data300]
+        var pythonDeep = "{'deep': \(py300)}"
+        for _ in 0..<5 {
+            deep = [deep, data52]
+            pythonDeep = "[\(pythonDeep), \(py52)]"
+        }
+        let value: PropertyListValue = [
+            "plain": "Homepwner",
+            "escaped": "<tag attr=\"x\"> & 'y' ]]> &amp;",
+            "unicode": "Grüße, 東京, 😀, \u{7F}",
+            "whitespace": " tab\there\nnewline ",
+            "": "",
+            "key & <escaped>": true,
+            "false": false,
+            "zero": 0,
+            "negative": -42,
+            "int64 extremes": [.integer(.max), .integer(.min)],
+            "uint64 max": .unsignedInteger(.max),
+            "reals": [0.5, 0.1, -2.75, 1e-7, 1e16, 123456789.0, -0.0, 100.0, 1.7976931348623157e308, .real(.leastNonzeroMagnitude), .real(1.0 / 3)],
+            "float": .float(0.5),
+            "dates": [.date(Date(timeIntervalSince1970: 1_714_566_600)), .date(Date(timeIntervalSince1970: -3_187_007_008))],
+            "data": [data0, data1, data2, data51, data52, data300],
+            "empty": [[], [:]],
+            "uid": .uid(PropertyListUID(7)),
+            "nested": deep,
+        ]
+        let python = """
+            {
+                'plain': 'Homepwner',
+                'escaped': '<tag attr="x"> & \\'y\\' ]]> &amp;',
+                'unicode': 'Grüße, 東京, 😀, \\x7f',
+                'whitespace': ' tab\\there\\nnewline ',
+                '': '',
+                'key & <escaped>': True,
+                'false': False,
+                'zero': 0,
+                'negative': -42,
+                'int64 extremes': [2**63 - 1, -2**63],
+                'uint64 max': 2**64 - 1,
+                'reals': [0.5, 0.1, -2.75, 1e-7, 1e16, 123456789.0, -0.0, 100.0, 1.7976931348623157e308, 5e-324, 1.0 / 3],
+                'float': 0.5,
+                'dates': [datetime.datetime(2024, 5, 1, 12, 30), datetime.datetime(1869, 1, 3, 8, 16, 32)],
+                'data': [\(py0), \(py1), \(py2), \(py51), \(py52), \(py300)],
+                'empty': [[], {}],
+                'uid': {'CF$UID': 7},
+                'nested': \(pythonDeep),
+            }
+            """
+        let expected = try Self.plistlibOutput(for: python)
+        let written = try Self.write(value)
+        #expect(written == expected)
+        if written != expected {
+            for (ours, theirs) in zip(written.split(separator: "\n"), expected.split(separator: "\n")) where ours != theirs {
+                Issue.record("first difference: wrote \(ours.debugDescription), plistlib wrote \(theirs.debugDescription)")
+                break
+            }
+        }
+    }
+
+    @Test func capsTheIndentOfBase64LinesAtEightTabsAsCoreFoundationDoes() throws {
+        // Core Foundation indents `<data>` lines by at most 8 tabs and shortens them to
+        // 76 - 8 × 8 = 12 characters there; plistlib keeps 16 and indents further.
+        let bytes = Data((0..<15).map { UInt8($0 * 17) })
+        var value: PropertyListValue = .data(bytes)
+        for _ in 0..<10 { value = [value] }
+        let base64 = bytes.base64EncodedString()
+        #expect(base64.count == 20)
+        let tabs10 = String(repeating: "\t", count: 10), tabs8 = String(repeating: "\t", count: 8)
+        let expected = "\(tabs10)<data>\n\(tabs8)\(base64.prefix(12))\n\(tabs8)\(base64.dropFirst(12))\n\(tabs10)</data>\n"
+        #expect(try Self.write(value).contains(expected))
+    }
+
+    @Test func spellsNonFiniteRealsAsCoreFoundationDoes() throws {
+        let written = try Self.write([.real(.infinity), .real(-.infinity), .real(.nan), .float(-.infinity)])
+        #expect(written.contains("\t<real>+infinity</real>\n\t<real>-infinity</real>\n\t<real>nan</real>\n\t<real>-infinity</real>\n"))
+    }
+
+    @Test func writesFloatsAsTheDoubleTheyWidenTo() throws {
+        let value: PropertyListValue = [.float(0.1), .float(.leastNonzeroMagnitude), .float(.greatestFiniteMagnitude)]
+        let back = try XMLFixture.read(try XMLPropertyListWriter.write(value))
+        #expect(back == value)
+        #expect(back.arrayValue?.first == .real(Double(Float(0.1))))
+    }
+
+    @Test func realsReadBackToTheSameDouble() throws {
+        // A fixed pseudo-random sweep over bit patterns, plus the awkward cases.
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var reals: [Double] = [0.1, 0.2, 0.3, 1 / 3.0, 2 / 3.0, .pi, .ulpOfOne, .leastNormalMagnitude,
+                               .leastNonzeroMagnitude, .greatestFiniteMagnitude, 9_007_199_254_740_992, -0.0]
+        while reals.count < 2_000 {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            let real = Double(bitPattern: state)
+            if real.isFinite { reals.append(real) }
+        }
+        let value = PropertyListValue.array(reals.map(PropertyListValue.real))
+        let back = try XMLFixture.read(try XMLPropertyListWriter.write(value))
+        for (original, read) in zip(reals, back.arrayValue ?? []) {
+            #expect(read.doubleValue?.bitPattern == original.bitPattern, "\(original)")
+        }
+    }
+
+    @Test func keepsTheDictionarysKeyOrder() throws {
+        var dictionary = PropertyListDictionary()
+        for key in ["zeta", "alpha", "mu"] { dictionary[key] = .bool(true) }
+        let written = try Self.write(.dictionary(dictionary))
+        let keys = written.split(separator: "\n").filter { $0.contains("<key>") }
+        #expect(keys == ["\t<key>zeta</key>", "\t<key>alpha</key>", "\t<key>mu</key>"])
+    }
+
+    @Test func refusesControlCharactersNamingTheKeyPath() {
+        let value: PropertyListValue = ["items": [["name": "ok"], ["name": "bell\u{7}"]]]
+        let error = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write(value) }
+        #expect(error?.code == .unsupportedValue)
+        #expect(error?.keyPath == "items[1].name")
+        #expect(error?.message.contains("U+0007") == true)
+
+        let inKey = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write(["a": ["bad\u{1B}key": 1]]) }
+        #expect(inKey?.keyPath == "a.bad\u{1B}key")
+
+        let atRoot = #expect(throws: PropertyListError.self) { try XMLPropertyListWriter.write([["x\u{0}"]]) }
+        #expect(atRoot?.keyPath == "[0][0]")
+    }
+
+    @Test(arguments: [Double.nan, .infinity, 1e300])
+    func refusesDatesWithoutACalendarForm(_ seconds: Double) {
+        let error = #expect(throws: PropertyListError.self) {
+            try XMLPropertyListWriter.write(["when": .date(Date(timeIntervalSinceReferenceDate: seconds))])
+        }
+        #expect(error?.code == .unsupportedValue)
+        #expect(error?.keyPath == "when")
+    }
+
+    @Test func roundTripsAValueWithEveryType() throws {
+        let value: PropertyListValue = [
+            "s": "a < b & c > d \r\n\t", "i": -7, "u": .unsignedInteger(.max), "r": 2.5, "f": .float(1.25),
+            "b": false, "d": .date(Date(timeIntervalSinceReferenceDate: -12_345)), "x": .data(Data([0, 255, 7])),
+            "a": [[], [:], [.uid(PropertyListUID(0)), .uid(PropertyListUID(UInt64(UInt32.max) + 1))]],
+        ]
+        #expect(try XMLFixture.read(try XMLPropertyListWriter.write(value)) == value)
+    }
+}
