@@ -104,21 +104,19 @@ extension KeyedDecoder {
         case .array: return try decodeArray(uid: uid, entry: entry, element: element)
         case .set:
             let elements = try decodeArray(uid: uid, expecting: .set, entry: entry) { (uid) throws(KeyedArchiveError) in
-                try self.hashable(element(uid), uid: uid)
+                self.hashable(try element(uid), uid: uid)
             }
             return Set(elements)
         case .dictionary:
             return try decodeDictionary(
-                uid: uid, entry: entry, key: { (uid) throws(KeyedArchiveError) in try self.hashable(element(uid), uid: uid) },
+                uid: uid, entry: entry, key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },
                 value: element)
         }
     }
 
-    private func hashable(_ value: Any, uid: Int) throws(KeyedArchiveError) -> AnyHashable {
-        guard let hashable = value as? AnyHashable else {
-            throw KeyedArchiveError(.typeMismatch, "a \(Swift.type(of: value)) cannot be a set element or dictionary key", uid: uid)
-        }
-        return hashable
+    /// A set element or dictionary key; unhashable values are wrapped by UID.
+    private func hashable(_ value: Any, uid: Int) -> AnyHashable {
+        (value as? AnyHashable) ?? AnyHashable(ArchivedElement(uid: uid, value: value))
     }
 
     // MARK: Generic objects
