@@ -22,10 +22,9 @@ extension Set: KeyedArchivable where Element: KeyedArchivable {
     }
 
     public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Set<Element> {
-        let elements = try decoder.decodeArray(uid: decoder.checkedUID(uid), expecting: .set) { (uid) throws(KeyedArchiveError) in
+        try decoder.decodeSet(uid: decoder.checkedUID(uid)) { (uid) throws(KeyedArchiveError) in
             try Element._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder)
         }
-        return Set(elements)
     }
 }
 

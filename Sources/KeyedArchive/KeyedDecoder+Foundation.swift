@@ -97,25 +97,41 @@ extension KeyedDecoder {
         }
     }
 
-    /// The references of an `NSArray`/`NSSet` (`NS.objects`), each decoded by `element`.
+    /// An `NSArray` (or, with `kind` `.set`, an `NSSet` read in stored order): the
+    /// references of `NS.objects`, each decoded by `element`.
     func decodeArray<Element>(
         uid: Int, expecting kind: FoundationClass = .array, entry: ArchiveObjectEntry? = nil,
         element: (Int) throws(KeyedArchiveError) -> Element
     ) throws(KeyedArchiveError) -> [Element] {
         try memoized(uid, as: [Element].self, entry: entry) { (entry) throws(KeyedArchiveError) in
-            let fields = try foundationFields(entry, kind: kind, uid: uid)
-            let references = try referenceList(fields, key: "NS.objects", uid: uid)
-            var result: [Element] = []
-            result.reserveCapacity(references.count)
-            for (position, reference) in references.enumerated() {
-                do throws(KeyedArchiveError) {
-                    result.append(try element(try nonNull(reference, uid: uid)))
-                } catch {
-                    throw error.prefixed(by: "[\(position)]")
-                }
-            }
-            return result
+            try elements(of: entry, kind: kind, uid: uid, element: element)
         }
+    }
+
+    /// An `NSSet`, memoised as a set so typed and untyped reads of it agree.
+    func decodeSet<Element: Hashable>(
+        uid: Int, entry: ArchiveObjectEntry? = nil, element: (Int) throws(KeyedArchiveError) -> Element
+    ) throws(KeyedArchiveError) -> Set<Element> {
+        try memoized(uid, as: Set<Element>.self, entry: entry) { (entry) throws(KeyedArchiveError) in
+            Set(try elements(of: entry, kind: .set, uid: uid, element: element))
+        }
+    }
+
+    private func elements<Element>(
+        of entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int, element: (Int) throws(KeyedArchiveError) -> Element
+    ) throws(KeyedArchiveError) -> [Element] {
+        let fields = try foundationFields(entry, kind: kind, uid: uid)
+        let references = try referenceList(fields, key: "NS.objects", uid: uid)
+        var result: [Element] = []
+        result.reserveCapacity(references.count)
+        for (position, reference) in references.enumerated() {
+            do throws(KeyedArchiveError) {
+                result.append(try element(try nonNull(reference, uid: uid)))
+            } catch {
+                throw error.prefixed(by: "[\(position)]")
+            }
+        }
+        return result
     }
 
     /// An `NSDictionary`: `NS.keys` and `NS.objects` of equal length.

@@ -103,10 +103,9 @@ extension KeyedDecoder {
         case .url: return try decodeURL(uid: uid, entry: entry)
         case .array: return try decodeArray(uid: uid, entry: entry, element: element)
         case .set:
-            let elements = try decodeArray(uid: uid, expecting: .set, entry: entry) { (uid) throws(KeyedArchiveError) in
+            return try decodeSet(uid: uid, entry: entry) { (uid) throws(KeyedArchiveError) in
                 self.hashable(try element(uid), uid: uid)
             }
-            return Set(elements)
         case .dictionary:
             return try decodeDictionary(
                 uid: uid, entry: entry, key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },

@@ -138,3 +138,32 @@ struct PriceTagV1: KeyedCoding {
         price = coder.decodeInteger(forKey: "price")
     }
 }
+
+/// A hierarchy where both classes declare a version: the base declares it as a
+/// `class var` so the subclass can override it.
+class VersionedBase: KeyedCoding {
+    class var archiveClassVersion: Int { 1 }
+    var baseVersionSeen = -1
+
+    init() {}
+
+    func encode(with coder: KeyedEncoder) {}
+
+    required init(coder: KeyedDecoder) throws {
+        baseVersionSeen = coder.version(forClassName: VersionedBase.archiveClassName)
+    }
+}
+
+final class VersionedChild: VersionedBase {
+    override class var archiveClassVersion: Int { 3 }
+    var childVersionSeen = -1
+    var unqualifiedVersionSeen = -1
+
+    override init() { super.init() }
+
+    required init(coder: KeyedDecoder) throws {
+        childVersionSeen = coder.version(forClassName: VersionedChild.archiveClassName)
+        unqualifiedVersionSeen = coder.version(forClassName: "Elsewhere.VersionedChild")
+        try super.init(coder: coder)
+    }
+}
