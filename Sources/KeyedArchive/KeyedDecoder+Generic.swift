@@ -121,7 +121,8 @@ extension KeyedDecoder {
     // MARK: Generic objects
 
     private func genericShell(fields: InstanceFields, archivedClass: ArchivedClass, uid: Int) -> ArchivedObject {
-        let object = ArchivedObject(className: archivedClass.name, classChain: archivedClass.chain)
+        let object = ArchivedObject(className: archivedClass.name, classChain: archivedClass.chain, serial: genericObjectCount)
+        genericObjectCount += 1
         slots[uid] = .value(object)
         pendingGenericObjects.append((object, fields, uid))
         return object
@@ -135,12 +136,12 @@ extension KeyedDecoder {
             values.reserveCapacity(fields.count)
             for (key, value) in zip(fields.keys, fields.values) where key != "$class" {
                 do {
-                    values.append((key, try anyValue(fromField: value)))
+                    values.append((key, try anyValue(fromField: value).map(object.stored)))
                 } catch {
                     throw error.prefixed(by: key).located(uid: uid, className: object.className)
                 }
             }
-            object.fields = values
+            object.storage = values
             resolveBackReferences(to: uid, with: object)
         }
     }

@@ -55,6 +55,8 @@ public final class KeyedDecoder {
     var registryGeneration = 0
     var lastAllowedType: ObjectIdentifier?
     var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
+    /// Generic objects made so far, which numbers them in decoding order.
+    var genericObjectCount = 0
     var backReferences: [Int: [(Any) -> Void]] = [:]
 
     /// Opens an archive in any property-list format (binary, XML…).

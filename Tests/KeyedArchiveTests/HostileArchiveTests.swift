@@ -36,6 +36,24 @@ struct HostileArchiveTests {
         #expect(loop["me"] as? ArchivedObject === loop)
     }
 
+    @Test func cyclicGenericGraphsAreFreedWithTheirTopLevelValues() throws {
+        guard Corpus.isAvailable else { return }
+        weak var window: ArchivedObject?
+        weak var loop: ArchivedObject?
+        try {
+            let nib = try Corpus.data("archives/apple/R-macos-Mac-GUI/English.lproj_RDocument.nib_keyedobjects.nib")
+            let top = try KeyedUnarchiver.unarchivedTopLevelObjects(from: nib)
+            let objectData = try #require(top.first?.value as? ArchivedObject)
+            window = objectData["NSRoot"] as? ArchivedObject
+            let bytes = B.archive(["$null", ["$class": B.uid(2), "me": B.uid(1)], B.classEntry("Loop")])
+            loop = try KeyedUnarchiver.unarchivedTopLevelObjects(from: Data(bytes)).first?.value as? ArchivedObject
+            #expect(window != nil)
+            #expect(loop?["me"] as? ArchivedObject === loop)
+        }()
+        #expect(window == nil, "a nib's object graph outlives its top-level values")
+        #expect(loop == nil, "a self-referencing object outlives its top-level value")
+    }
+
     @Test func typedObjectReachingItselfIsACycle() {
         // 1 = Node(next: 2), 2 = Node(next: 1).
         let bytes = B.archive([
