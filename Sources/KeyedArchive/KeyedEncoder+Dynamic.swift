@@ -9,6 +9,8 @@ extension Optional: AnyOptional {
 
 extension KeyedEncoder {
     /// `encode(_: Any?, forKey:)`: numbers inline, everything else by reference.
+    /// (Values boxed in `AnyHashable` need no case of their own: dynamic casts see
+    /// through the box.)
     func encodeAnyField(_ object: Any?, forKey key: String) {
         guard let object = Self.unwrapped(object) else { return appendField(key, .uid(0)) }
         if let archivable = object as? any KeyedArchivable {
@@ -32,8 +34,8 @@ extension KeyedEncoder {
                 dictionary, encodeKey: { self.encodeAnyObject($0.base) }, encodeValue: encodeAnyObject)
         case let set as Set<AnyHashable>:
             return encodeCollection(set, className: "NSSet") { self.encodeAnyObject($0.base) }
-        case let hashable as AnyHashable:
-            return encodeAnyObject(hashable.base)
+        case let element as ArchivedElement:
+            return encodeAnyObject(element.value)
         default:
             failWithError(KeyedArchiveError(.unsupportedValue, "a \(Swift.type(of: object)) is not KeyedArchivable"))
             return 0

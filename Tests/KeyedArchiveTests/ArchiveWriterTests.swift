@@ -91,24 +91,4 @@ struct ArchiveWriterTests {
         }
         #expect(error?.code == .unsupportedValue)
     }
-
-    @Test func genericObjectsWriteBackWhatWasRead() throws {
-        guard Corpus.isAvailable else { return }
-        let path = "archives/apple/R-macos-Mac-GUI/English.lproj_RQuartz.nib_keyedobjects.nib"
-        let top = try KeyedUnarchiver.unarchivedTopLevelObjects(from: Corpus.data(path))
-        let encoder = KeyedEncoder()
-        for (key, value) in top { encoder.encode(value, forKey: key) }
-        let again = try KeyedUnarchiver.unarchivedTopLevelObjects(from: encoder.encodedData)
-        let first = try #require(top.first?.value as? ArchivedObject)
-        let second = try #require(again.first?.value as? ArchivedObject)
-        #expect(first.className == second.className)
-        #expect(first.classChain == second.classChain)
-        #expect(first.fields.map(\.key) == second.fields.map(\.key))
-        #expect(try Self.objectCount(encoder.encodedPropertyList) == Self.objectCount(PropertyListReader().read(Corpus.data(path))))
-    }
-
-    /// Entries of `$objects` that are objects of classes (not class descriptions).
-    static func objectCount(_ archive: PropertyListValue) -> Int {
-        archive["$objects"]?.arrayValue?.filter { $0["$class"] != nil }.count ?? -1
-    }
 }

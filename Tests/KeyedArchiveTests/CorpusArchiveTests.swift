@@ -15,25 +15,9 @@ struct CorpusArchiveTests {
         #expect(!top.isEmpty, "no $top keys read")
         // Walk the whole graph: every object reachable is filled in, and the count of
         // distinct generic objects equals the number of $objects entries of unknown classes.
-        var seen = Set<ObjectIdentifier>()
-        var stack: [Any] = top.compactMap(\.value)
-        while let value = stack.popLast() {
-            switch value {
-            case let object as ArchivedObject:
-                guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
-                #expect(!object.classChain.isEmpty)
-                stack.append(contentsOf: object.fields.compactMap(\.value))
-            case let array as [Any]: stack.append(contentsOf: array)
-            case let dictionary as [AnyHashable: Any]:
-                stack.append(contentsOf: dictionary.keys.map(\.base))
-                stack.append(contentsOf: dictionary.values)
-            case let dictionary as [String: Any]: stack.append(contentsOf: dictionary.values)
-            case let set as Set<AnyHashable>: stack.append(contentsOf: set.map(\.base))
-            case let element as ArchivedElement: stack.append(element.value)
-            default: break
-            }
-        }
-        #expect(seen.count == (try Self.reachableUnknownInstances(data)), "every object of an unknown class decodes once")
+        let objects = GraphWalk.objects(from: top.compactMap(\.value))
+        #expect(objects.allSatisfy { !$0.classChain.isEmpty })
+        #expect(objects.count == (try Self.reachableUnknownInstances(data)), "every object of an unknown class decodes once")
     }
 
     /// Objects of classes that are not Foundation value classes and are reachable from
@@ -61,6 +45,20 @@ struct CorpusArchiveTests {
             }
         }
         return count
+    }
+
+    @Test(arguments: readable)
+    func genericObjectsArchiveAgainUnchanged(_ path: String) throws {
+        let top = try KeyedUnarchiver.unarchivedTopLevelObjects(from: Corpus.data(path))
+        let encoder = KeyedEncoder()
+        for (key, value) in top { encoder.encode(value, forKey: key) }
+        let again = try KeyedUnarchiver.unarchivedTopLevelObjects(from: encoder.encodedData)
+        #expect(again.map(\.key) == top.map(\.key))
+        let before = GraphWalk.objects(from: top.compactMap(\.value))
+        let after = GraphWalk.objects(from: again.compactMap(\.value))
+        #expect(before.count == after.count)
+        #expect(Set(before.map(\.className)) == Set(after.map(\.className)))
+        #expect(before.map { $0.fields.count }.sorted() == after.map { $0.fields.count }.sorted())
     }
 
     static let malformed: [(file: String, code: KeyedArchiveError.Code)] = [
