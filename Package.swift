@@ -7,6 +7,7 @@ let package = Package(
     products: [
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
+        .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
@@ -19,6 +20,9 @@ let package = Package(
         // Deliberately free of dependencies so fuzz targets can compile it with plain swiftc.
         .target(name: "PropertyList"),
 
+        // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format).
+        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+
         // Layer 0: the app container, durable files, backup rules, coordination, resources.
         // Independent of the property-list layer.
         .target(
@@ -27,7 +31,7 @@ let package = Package(
         ),
 
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "AppSandbox"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
@@ -43,6 +47,7 @@ let package = Package(
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]

@@ -36,6 +36,16 @@ let package = Package(
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
         .executableTarget(
+            name: "KeyedArchiveBenchmarks",
+            dependencies: [
+                "BenchmarkData",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KeyedArchive", package: keepsake),
+            ],
+            path: "Benchmarks/KeyedArchiveBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
+        .executableTarget(
             name: "SandboxBenchmarks",
             dependencies: [
                 .product(name: "Benchmark", package: "benchmark"),

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per property-list reader (-sanitize=fuzzer,address) and
-# runs each for RUNS executions (default 1,000,000), seeded with the corpus files.
-# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json ...]
+# Builds one libFuzzer target per property-list reader, and one for the keyed
+# unarchiver (-sanitize=fuzzer,address), and runs each for RUNS executions (default
+# 1,000,000), seeded with the corpus files.
+# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json|archive ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -17,8 +18,10 @@ fi
 sources=$(find Sources/PropertyList -name '*.swift')
 for target in $targets; do
     binary="$out/fuzz-$target"
+    extra=""
+    if [ "$target" = archive ]; then extra=$(find Sources/KeyedArchive -name '*.swift'); fi
     swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz \
-        $sources Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
+        $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
         | { grep -v "Cannot export local symbol" || true; }
     work="$out/work-$target"
     mkdir -p "$work" Fuzz/artifacts

@@ -1,2 +1,3 @@
-@_exported import PropertyList
 @_exported import AppSandbox
+@_exported import KeyedArchive
+@_exported import PropertyList

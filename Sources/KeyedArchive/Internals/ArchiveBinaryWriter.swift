@@ -1,0 +1,298 @@
+/// Writes finished archive content straight to `bplist00`, without building a
+/// property-list tree first.
+///
+/// Object numbers are laid out so that most references are known without lookups:
+/// the fixed frame (root dictionary, its keys, `$top`, the `$objects` array) first, then
+/// one binary object per archive entry, then one UID object per entry (UID `k` is object
+/// `uidBase + k`), then the keys and inline values the entries need, numbered as they
+/// are first met and deduplicated (each key string is stored once). The reference width
+/// is chosen from an upper bound of the object count, computed before writing.
+struct ArchiveBinaryWriter {
+    private let content: ArchiveContent
+    private let entryBase = Frame.count
+    private let uidBase: Int
+    private let extraBase: Int
+    private let referenceSize: Int
+
+    private var output: [UInt8] = []
+    private var extras: ExtraObjects
+    private var strings: [String: Int] = [:]
+    private var integers: [Int64: Int] = [:]
+    private var unsignedIntegers: [UInt64: Int] = [:]
+    private var reals: [UInt64: Int] = [:]
+    private var floats: [UInt32: Int] = [:]
+    private var booleans: [Bool: Int] = [:]
+
+    /// Object numbers of the fixed frame.
+    private enum Frame {
+        static let root = 0, versionKey = 1, version = 2, archiverKey = 3, archiver = 4
+        static let topKey = 5, top = 6, objectsKey = 7, objects = 8
+        static let count = 9
+    }
+
+    init(content: ArchiveContent) {
+        self.content = content
+        let entryCount = content.entries.count
+        uidBase = Frame.count + entryCount
+        extraBase = uidBase + entryCount
+        var extrasBound = 2 + 2 * (content.fields.count + content.topFields.count)
+        for entry in content.entries {
+            if case .classDescription(let chain, let versions) = entry { extrasBound += 5 + chain.count + versions.count }
+        }
+        referenceSize = Self.byteWidth(forMaximum: UInt64(extraBase + extrasBound))
+        extras = ExtraObjects(base: extraBase)
+        strings = [
+            "$version": Frame.versionKey, "$archiver": Frame.archiverKey, ArchiveFormat.archiverName: Frame.archiver,
+            "$top": Frame.topKey, "$objects": Frame.objectsKey,
+        ]
+        integers = [ArchiveFormat.version: Frame.version]
+    }
+
+    consuming func write() -> [UInt8] {
+        let entries = content.entries
+        var offsets = [Int](repeating: 0, count: extraBase)
+        output.reserveCapacity(64 + entries.count * 24 + content.fields.count * 4)
+        output.append(contentsOf: "bplist00".utf8)
+
+        offsets[Frame.root] = output.count
+        output.append(0xD4)
+        for number in [Frame.versionKey, Frame.archiverKey, Frame.topKey, Frame.objectsKey, Frame.version, Frame.archiver, Frame.top, Frame.objects] {
+            appendReference(number)
+        }
+        for (number, text) in [(Frame.versionKey, "$version"), (Frame.archiverKey, "$archiver")] {
+            offsets[number] = output.count
+            Self.appendString(text, to: &output)
+        }
+        offsets[Frame.version] = output.count
+        Self.appendInteger(ArchiveFormat.version, to: &output)
+        offsets[Frame.archiver] = output.count
+        Self.appendString(ArchiveFormat.archiverName, to: &output)
+        offsets[Frame.topKey] = output.count
+        Self.appendString("$top", to: &output)
+        offsets[Frame.top] = output.count
+        appendDictionary(classUID: nil, fields: content.topFields[...])
+        offsets[Frame.objectsKey] = output.count
+        Self.appendString("$objects", to: &output)
+        offsets[Frame.objects] = output.count
+        Self.appendMarker(0xA, count: entries.count, to: &output)
+        for uid in 0..<entries.count { appendReference(entryBase + uid) }
+
+        for (uid, entry) in entries.enumerated() {
+            offsets[entryBase + uid] = output.count
+            appendEntry(entry)
+        }
+        for uid in 0..<entries.count {
+            offsets[uidBase + uid] = output.count
+            let width = Self.byteWidth(forMaximum: UInt64(uid))
+            output.append(0x80 | UInt8(width - 1))
+            Self.appendBigEndian(UInt64(uid), width: width, to: &output)
+        }
+
+        let extrasStart = output.count
+        output.append(contentsOf: extras.bytes)
+        let tableOffset = output.count
+        let offsetSize = Self.byteWidth(forMaximum: UInt64(tableOffset))
+        for offset in offsets {
+            Self.appendBigEndian(UInt64(offset), width: offsetSize, to: &output)
+        }
+        for offset in extras.offsets {
+            Self.appendBigEndian(UInt64(extrasStart + offset), width: offsetSize, to: &output)
+        }
+        output.append(contentsOf: repeatElement(0, count: 6))
+        output.append(UInt8(offsetSize))
+        output.append(UInt8(referenceSize))
+        Self.appendBigEndian(UInt64(extraBase + extras.offsets.count), width: 8, to: &output)
+        Self.appendBigEndian(UInt64(Frame.root), width: 8, to: &output)
+        Self.appendBigEndian(UInt64(tableOffset), width: 8, to: &output)
+        return output
+    }
+
+    // MARK: Entries
+
+    private mutating func appendEntry(_ entry: ArchiveEntry) {
+        switch entry {
+        case .string(let string): Self.appendString(string, to: &output)
+        case .data(let data): Self.appendData(data, to: &output)
+        case .integer(let integer): Self.appendInteger(integer, to: &output)
+        case .unsignedInteger(let integer): Self.appendUnsigned(integer, to: &output)
+        case .real(let real): Self.appendReal(real, to: &output)
+        case .float(let float): Self.appendFloat(float, to: &output)
+        case .bool(let bool): output.append(bool ? 0x09 : 0x08)
+        case .instance(let classUID, let range): appendDictionary(classUID: classUID, fields: content.fields[range])
+        case .classDescription(let chain, let versions): appendClassDescription(chain: chain, versions: versions)
+        case .pending: Self.appendString(ArchiveFormat.null, to: &output)
+        }
+    }
+
+    /// An instance dictionary (`$class` first) or `$top` (no class).
+    private mutating func appendDictionary(classUID: Int?, fields: ArraySlice<ArchiveField>) {
+        Self.appendMarker(0xD, count: fields.count + (classUID == nil ? 0 : 1), to: &output)
+        if classUID != nil { appendReference(stringNumber("$class")) }
+        for field in fields { appendReference(stringNumber(field.key)) }
+        if let classUID { appendReference(uidBase + classUID) }
+        for field in fields { appendReference(valueNumber(field.value)) }
+    }
+
+    private mutating func appendClassDescription(chain: [String], versions: [Int]) {
+        var keys = [stringNumber("$classes"), stringNumber("$classname")]
+        var values = [newArray(chain.map { stringNumber($0) }), stringNumber(chain[0])]
+        if !versions.isEmpty {
+            keys.append(stringNumber("$classversions"))
+            values.append(newArray(versions.map { integerNumber(Int64($0)) }))
+        }
+        Self.appendMarker(0xD, count: keys.count, to: &output)
+        for number in keys + values { appendReference(number) }
+    }
+
+    // MARK: Extras (keys and inline values)
+
+    private mutating func valueNumber(_ value: ArchiveFieldValue) -> Int {
+        switch value {
+        case .uid(let uid): return uidBase + uid
+        case .conditional: return valueNumber(content.resolve(value))
+        case .integer(let integer): return integerNumber(integer)
+        case .unsignedInteger(let integer):
+            return extras.unique(integer, in: &unsignedIntegers) { Self.appendUnsigned(integer, to: &$0) }
+        case .real(let real):
+            return extras.unique(real.bitPattern, in: &reals) { Self.appendReal(real, to: &$0) }
+        case .float(let float):
+            return extras.unique(float.bitPattern, in: &floats) { Self.appendFloat(float, to: &$0) }
+        case .bool(let bool):
+            return extras.unique(bool, in: &booleans) { $0.append(bool ? 0x09 : 0x08) }
+        case .data(let data):
+            return extras.add { Self.appendData(data, to: &$0) }
+        case .uids(let range):
+            let (uidBase, width, pool) = (uidBase, referenceSize, content.uidPool)
+            return extras.add { bytes in
+                Self.appendMarker(0xA, count: range.count, to: &bytes)
+                for uid in pool[range] { Self.appendReference(uidBase + uid, width: width, to: &bytes) }
+            }
+        }
+    }
+
+    private mutating func stringNumber(_ string: String) -> Int {
+        extras.unique(string, in: &strings) { Self.appendString(string, to: &$0) }
+    }
+
+    private mutating func integerNumber(_ integer: Int64) -> Int {
+        extras.unique(integer, in: &integers) { Self.appendInteger(integer, to: &$0) }
+    }
+
+    /// An array of already numbered objects.
+    private mutating func newArray(_ numbers: [Int]) -> Int {
+        let width = referenceSize
+        return extras.add { bytes in
+            Self.appendMarker(0xA, count: numbers.count, to: &bytes)
+            for element in numbers { Self.appendReference(element, width: width, to: &bytes) }
+        }
+    }
+
+    private mutating func appendReference(_ number: Int) {
+        Self.appendReference(number, width: referenceSize, to: &output)
+    }
+
+    // MARK: bplist00 encoding
+
+    private static func appendReference(_ number: Int, width: Int, to output: inout [UInt8]) {
+        appendBigEndian(UInt64(number), width: width, to: &output)
+    }
+
+    /// A marker with its count in the low nibble, or `F` followed by an integer object.
+    private static func appendMarker(_ kind: UInt8, count: Int, to output: inout [UInt8]) {
+        if count < 15 {
+            output.append(kind << 4 | UInt8(count))
+        } else {
+            output.append(kind << 4 | 0x0F)
+            appendInteger(Int64(count), to: &output)
+        }
+    }
+
+    /// Non-negative values in 1, 2 or 4 unsigned bytes when they fit, else 8 signed.
+    private static func appendInteger(_ integer: Int64, to output: inout [UInt8]) {
+        let width = integer < 0 ? 8 : byteWidth(forMaximum: UInt64(integer))
+        output.append(0x10 | UInt8(width.trailingZeroBitCount))
+        appendBigEndian(UInt64(bitPattern: integer), width: width, to: &output)
+    }
+
+    /// Above `Int64.max`: 16 bytes, read as a signed 128-bit integer.
+    private static func appendUnsigned(_ integer: UInt64, to output: inout [UInt8]) {
+        if integer <= UInt64(Int64.max) { return appendInteger(Int64(integer), to: &output) }
+        output.append(0x14)
+        appendBigEndian(0, width: 8, to: &output)
+        appendBigEndian(integer, width: 8, to: &output)
+    }
+
+    private static func appendReal(_ real: Double, to output: inout [UInt8]) {
+        output.append(0x23)
+        appendBigEndian(real.bitPattern, width: 8, to: &output)
+    }
+
+    private static func appendFloat(_ float: Float, to output: inout [UInt8]) {
+        output.append(0x22)
+        appendBigEndian(UInt64(float.bitPattern), width: 4, to: &output)
+    }
+
+    private static func appendData(_ data: Data, to output: inout [UInt8]) {
+        appendMarker(0x4, count: data.count, to: &output)
+        output.append(contentsOf: data)
+    }
+
+    /// ASCII strings as bytes, all others as big-endian UTF-16, as Apple writes them.
+    private static func appendString(_ string: String, to output: inout [UInt8]) {
+        var string = string
+        let isASCII = string.withUTF8 { utf8 in
+            if utf8.allSatisfy({ $0 < 0x80 }) {
+                appendMarker(0x5, count: utf8.count, to: &output)
+                output.append(contentsOf: utf8)
+                return true
+            }
+            return false
+        }
+        guard !isASCII else { return }
+        appendMarker(0x6, count: string.utf16.count, to: &output)
+        for unit in string.utf16 {
+            output.append(UInt8(truncatingIfNeeded: unit >> 8))
+            output.append(UInt8(truncatingIfNeeded: unit))
+        }
+    }
+
+    @inline(__always)
+    private static func appendBigEndian(_ value: UInt64, width: Int, to output: inout [UInt8]) {
+        var shift = (width - 1) * 8
+        while shift >= 0 {
+            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+            shift -= 8
+        }
+    }
+
+    /// The objects written after the UIDs, numbered from `base` in the order they are added.
+    private struct ExtraObjects {
+        let base: Int
+        var bytes: [UInt8] = []
+        var offsets: [Int] = []
+
+        mutating func add(_ write: (inout [UInt8]) -> Void) -> Int {
+            offsets.append(bytes.count)
+            write(&bytes)
+            return base + offsets.count - 1
+        }
+
+        /// The number of the object `key` already has, or of a new one `write` adds.
+        mutating func unique<Key: Hashable>(_ key: Key, in table: inout [Key: Int], write: (inout [UInt8]) -> Void) -> Int {
+            if let number = table[key] { return number }
+            let number = add(write)
+            table[key] = number
+            return number
+        }
+    }
+
+    /// 1, 2, 4 or 8: the widths every reader accepts for offsets and references.
+    static func byteWidth(forMaximum value: UInt64) -> Int {
+        switch value {
+        case ..<(1 << 8): 1
+        case ..<(1 << 16): 2
+        case ..<(1 << 32): 4
+        default: 8
+        }
+    }
+}

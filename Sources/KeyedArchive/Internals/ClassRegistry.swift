@@ -1,0 +1,60 @@
+/// Maps archived class names to Swift types and says which types may be decoded.
+///
+/// A name resolves, in order, through an explicit ``setClass(_:forClassName:)``
+/// mapping, then the ``KeyedCoding/archiveClassName`` of an allowed type, then the
+/// unqualified part of that name (`Homepwner.Item` finds an allowed `MyApp.Item`) when
+/// exactly one allowed type has it. Every type the registry knows is allowed.
+struct ClassRegistry {
+    private var explicit: [String: any KeyedCoding.Type] = [:]
+    private var byName: [String: any KeyedCoding.Type] = [:]
+    /// `nil` marks an unqualified name two allowed types share.
+    private var byUnqualifiedName: [String: (any KeyedCoding.Type)?] = [:]
+    private var allowed: Set<ObjectIdentifier> = []
+
+    mutating func setClass(_ type: any KeyedCoding.Type, forClassName name: String) {
+        explicit[name] = type
+        allow(type)
+    }
+
+    func explicitClass(forClassName name: String) -> (any KeyedCoding.Type)? {
+        explicit[name]
+    }
+
+    mutating func allow(_ type: any KeyedCoding.Type) {
+        guard allowed.insert(ObjectIdentifier(type)).inserted else { return }
+        let name = type.archiveClassName
+        byName[name] = type
+        let short = Self.unqualified(name)
+        if let existing = byUnqualifiedName[short] {
+            if let existing, ObjectIdentifier(existing) != ObjectIdentifier(type) { byUnqualifiedName[short] = .some(nil) }
+        } else {
+            byUnqualifiedName[short] = type
+        }
+    }
+
+    func isAllowed(_ type: any KeyedCoding.Type) -> Bool {
+        allowed.contains(ObjectIdentifier(type))
+    }
+
+    /// The type for the first name of `chain` that resolves.
+    func type(forChain chain: [String]) -> (any KeyedCoding.Type)? {
+        for name in chain {
+            if let type = explicit[name] ?? byName[name] { return type }
+            if let type = byUnqualifiedName[Self.unqualified(name)] ?? nil { return type }
+        }
+        return nil
+    }
+
+    /// `Homepwner.Item` → `Item`; Objective-C names are returned unchanged.
+    static func unqualified(_ name: String) -> String {
+        guard let dot = name.lastIndex(of: ".") else { return name }
+        return String(name[name.index(after: dot)...])
+    }
+
+    /// A class of this process named `name` (Swift classes only, by their
+    /// module-qualified name), for insecure decoding and for telling a disallowed class
+    /// from an unknown one.
+    static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
+        _typeByName(name) as? any KeyedCoding.Type
+    }
+}

@@ -1,0 +1,120 @@
+/// The one error the keyed archiver and unarchiver throw.
+///
+/// Carries a ``Code`` to match on and whatever context is known: the key path of the
+/// value being decoded (`root[3].dateCreated`), the UID of the `$objects` entry, the
+/// archived class name, and the error underneath (a ``PropertyListError`` for unreadable
+/// bytes, or the error a type's `init(coder:)` threw).
+///
+/// Corresponds to the `NSCoderReadCorruptError` / `NSCoderValueNotFoundError` errors
+/// Foundation reports, and to the exceptions it raises where it has no error to report.
+///
+/// ```swift
+/// do {
+///     let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, from: data)
+/// } catch .unknownClass {
+///     print("the archive names a class we do not know")
+/// } catch {
+///     print(error)   // typeMismatch: expected String, found NSDate (at root[3].name; UID 17)
+/// }
+/// ```
+public struct KeyedArchiveError: Error, CustomStringConvertible {
+    /// What went wrong. New codes may be added; match the ones you handle.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The bytes are not a property list, or one that cannot be read.
+        public static let invalidPropertyList = Code("invalidPropertyList")
+        /// The property list is not a keyed archive (`$archiver` missing or another archiver).
+        public static let unsupportedArchiver = Code("unsupportedArchiver")
+        /// `$version` is not 100000.
+        public static let unsupportedVersion = Code("unsupportedVersion")
+        /// `$top` is missing or not a dictionary.
+        public static let missingTop = Code("missingTop")
+        /// `$objects` is missing, empty or not an array.
+        public static let missingObjects = Code("missingObjects")
+        /// A UID points outside `$objects`.
+        public static let uidOutOfRange = Code("uidOutOfRange")
+        /// An object's `$class` does not lead to a valid `{$classname, $classes}` entry.
+        public static let invalidClassTable = Code("invalidClassTable")
+        /// No type is known for an archived class name.
+        public static let unknownClass = Code("unknownClass")
+        /// A type exists for the class name but secure decoding does not allow it.
+        public static let classNotAllowed = Code("classNotAllowed")
+        /// A value is not of the type it was decoded as.
+        public static let typeMismatch = Code("typeMismatch")
+        /// A required key is absent (or holds `nil`).
+        public static let keyNotFound = Code("keyNotFound")
+        /// An entry is malformed: a dictionary without `$class`, an `NSArray` without
+        /// `NS.objects`, a UUID of the wrong length, a `nil` element.
+        public static let invalidObject = Code("invalidObject")
+        /// An object contains itself where its type cannot hold a back reference.
+        public static let cycle = Code("cycle")
+        /// Depth, object count or byte count passed a ``PropertyListLimits`` bound.
+        public static let limitExceeded = Code("limitExceeded")
+        /// A type's `init(coder:)` threw an error of its own (see `underlyingError`).
+        public static let decodingFailed = Code("decodingFailed")
+        /// The archiver was given a value it cannot store, or asked for a format other
+        /// than binary or XML.
+        public static let unsupportedValue = Code("unsupportedValue")
+
+        /// Lets `catch .unknownClass` match a thrown ``KeyedArchiveError`` by its code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? KeyedArchiveError)?.code == code
+        }
+    }
+
+    public var code: Code
+    /// A human-readable account of what was found.
+    public var message: String
+    /// Path of the value being decoded when the error happened (`root[3].name`).
+    public var keyPath: String?
+    /// The `$objects` index involved, where known.
+    public var uid: Int?
+    /// The archived class name involved, where known.
+    public var className: String?
+    /// The error underneath: a ``PropertyListError`` or a type's own error.
+    public var underlyingError: (any Error)?
+
+    public init(
+        _ code: Code, _ message: String, keyPath: String? = nil, uid: Int? = nil,
+        className: String? = nil, underlyingError: (any Error)? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.keyPath = keyPath
+        self.uid = uid
+        self.className = className
+        self.underlyingError = underlyingError
+    }
+
+    public var description: String {
+        var context: [String] = []
+        if let keyPath { context.append("at \(keyPath)") }
+        if let uid { context.append("UID \(uid)") }
+        if let className { context.append("class \(className)") }
+        let suffix = context.isEmpty ? "" : " (\(context.joined(separator: "; ")))"
+        return "\(code): \(message)\(suffix)"
+    }
+}
+
+extension KeyedArchiveError {
+    /// The error seen from one level up: `component` is prepended to the key path, so a
+    /// path is built only when an error actually travels up, never on success.
+    func prefixed(by component: String) -> KeyedArchiveError {
+        var error = self
+        switch keyPath {
+        case nil: error.keyPath = component
+        case let path? where path.hasPrefix("["): error.keyPath = component + path
+        case let path?: error.keyPath = component + "." + path
+        }
+        return error
+    }
+
+    /// Wraps a property-list error met while reading the archive's structure.
+    static func propertyList(_ error: PropertyListError, uid: Int? = nil) -> KeyedArchiveError {
+        let code: Code = error.code == .limitExceeded ? .limitExceeded : .invalidPropertyList
+        return KeyedArchiveError(code, error.description, uid: uid, underlyingError: error)
+    }
+}

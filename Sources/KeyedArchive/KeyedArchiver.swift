@@ -1,0 +1,48 @@
+/// One-call archiving of an object graph.
+///
+/// Corresponds to `NSKeyedArchiver`'s class methods. The root object is stored under
+/// `root` in `$top`, as Foundation does, so Foundation's `NSKeyedUnarchiver`, Python's
+/// `bpylist2` and this package's ``KeyedUnarchiver`` all read it.
+///
+/// ```swift
+/// let data = try KeyedArchiver.archivedData(withRootObject: itemStore.allItems)
+/// ```
+public enum KeyedArchiver {
+    /// Corresponds to `archivedData(withRootObject:requiringSecureCoding:)`.
+    /// - Parameter format: `.binary` (the default) or `.xml`.
+    /// - Throws: ``KeyedArchiveError``: `.unsupportedValue`, `.limitExceeded`.
+    public static func archivedData<Root: KeyedArchivable>(
+        withRootObject root: Root, format: PropertyListFormat = .binary
+    ) throws(KeyedArchiveError) -> Data {
+        Data(try archivedBytes(withRootObject: root, format: format))
+    }
+
+    /// ``archivedData(withRootObject:format:)`` as bytes.
+    public static func archivedBytes<Root: KeyedArchivable>(
+        withRootObject root: Root, format: PropertyListFormat = .binary
+    ) throws(KeyedArchiveError) -> [UInt8] {
+        let encoder = KeyedEncoder(outputFormat: format)
+        encoder.encode(root, forKey: ArchiveFormat.rootKey)
+        return try encoder.encodedBytes
+    }
+
+    /// A root whose type is known only at run time (`[Any]`, `[AnyHashable: Any]`, a
+    /// generic object graph…).
+    /// - Throws: ``KeyedArchiveError``: `.unsupportedValue` for a value that is not archivable.
+    public static func archivedData(withRootObject root: Any, format: PropertyListFormat = .binary) throws(KeyedArchiveError) -> Data {
+        let encoder = KeyedEncoder(outputFormat: format)
+        encoder.encode(root as Any?, forKey: ArchiveFormat.rootKey)
+        return try encoder.encodedData
+    }
+
+    /// An `Encodable` value, stored as Foundation property-list objects under `root`;
+    /// see ``KeyedEncoder/encodeEncodable(_:forKey:)``.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func archivedData<Root: Encodable>(
+        withRootEncodable root: Root, format: PropertyListFormat = .binary
+    ) throws(KeyedArchiveError) -> Data {
+        let encoder = KeyedEncoder(outputFormat: format)
+        try encoder.encodeEncodable(root, forKey: ArchiveFormat.rootKey)
+        return try encoder.encodedData
+    }
+}

@@ -1,0 +1,70 @@
+/// A type that archives itself field by field under string keys.
+///
+/// Corresponds to `NSCoding`. Structs and classes adopt it without a base class; the
+/// port of a book's model class is mechanical:
+///
+/// | Apple | Keepsake |
+/// |---|---|
+/// | `class Item: NSObject, NSCoding` | `final class Item: KeyedCoding` |
+/// | `func encode(with aCoder: NSCoder)` | `func encode(with coder: KeyedEncoder)` |
+/// | `required init?(coder aDecoder: NSCoder)` | `init(coder: KeyedDecoder) throws` (`required` in a non-final class) |
+/// | `return nil` on bad data | `throw` any error (the unarchiver wraps it as `.decodingFailed`) |
+///
+/// ```swift
+/// final class Item: KeyedCoding {
+///     var name: String
+///     var serialNumber: String?
+///     var valueInDollars: Int
+///
+///     func encode(with coder: KeyedEncoder) {
+///         coder.encode(name, forKey: "name")
+///         coder.encode(serialNumber, forKey: "serialNumber")
+///         coder.encode(valueInDollars, forKey: "valueInDollars")
+///     }
+///
+///     init(coder: KeyedDecoder) throws {
+///         name = try coder.decode(String.self, forKey: "name")
+///         serialNumber = try coder.decodeIfPresent(String.self, forKey: "serialNumber")
+///         valueInDollars = coder.decodeInteger(forKey: "valueInDollars")
+///     }
+/// }
+/// ```
+///
+/// Class hierarchies chain as in Objective-C: a subclass's `encode(with:)` calls
+/// `super.encode(with:)`, its `init(coder:)` calls `try super.init(coder:)`. The archive
+/// records the class chain in `$classes`, built from the Swift superclasses'
+/// ``archiveClassName``s and ending in `NSObject`, as Foundation writes it.
+public protocol KeyedCoding: KeyedArchivable {
+    /// The name written as `$classname`. The default is the module-qualified type name
+    /// (`Homepwner.Item`), Apple's convention for Swift classes. Override it (as a
+    /// `class var` in a class hierarchy) to write the name another app expects.
+    static var archiveClassName: String { get }
+
+    /// The class version a decoder sees through ``KeyedDecoder/version(forClassName:)``
+    /// to migrate old archives; `0` by default. Corresponds to `NSObject.version`.
+    /// When a class or one of its superclasses has a version other than `0`, the class
+    /// entry stores one per `$classes` element under `$classversions`, which Foundation
+    /// ignores.
+    static var archiveClassVersion: Int { get }
+
+    /// Writes every property under its key. Corresponds to `encode(with:)`.
+    func encode(with coder: KeyedEncoder)
+
+    /// Reads the properties back. Corresponds to `init?(coder:)`; throwing replaces
+    /// returning `nil` so the failure reaches the caller with its reason.
+    init(coder: KeyedDecoder) throws
+}
+
+extension KeyedCoding {
+    public static var archiveClassName: String { String(reflecting: self) }
+
+    public static var archiveClassVersion: Int { 0 }
+
+    public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
+        PropertyListUID(UInt64(encoder.encodeInstance(self)))
+    }
+
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self {
+        try decoder.decodeInstance(of: Self.self, uid: decoder.checkedUID(uid))
+    }
+}

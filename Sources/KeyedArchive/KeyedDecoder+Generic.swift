@@ -1,0 +1,157 @@
+// Decoding without a requested type: `decodeObject(forKey:)` and generic objects.
+
+extension KeyedDecoder {
+    /// A stored field value as `decodeObject(forKey:)` returns it.
+    func anyValue(fromField value: PropertyListValue) throws(KeyedArchiveError) -> Any? {
+        switch value {
+        case .uid(let reference): return try decodeAny(uid: checkedUID(reference))
+        case .string(let string): return string
+        case .integer(let integer): return Int(exactly: integer) ?? integer
+        case .unsignedInteger(let integer): return integer
+        case .real(let real): return real
+        case .float(let float): return float
+        case .bool(let bool): return bool
+        case .date(let date): return date
+        case .data(let data): return data
+        case .array(let elements):
+            var result: [Any] = []
+            result.reserveCapacity(elements.count)
+            for (position, element) in elements.enumerated() {
+                do throws(KeyedArchiveError) {
+                    guard let decoded = try anyValue(fromField: element) else {
+                        throw KeyedArchiveError(.invalidObject, "an inline array element is nil")
+                    }
+                    result.append(decoded)
+                } catch {
+                    throw error.prefixed(by: "[\(position)]")
+                }
+            }
+            return result
+        case .dictionary(let dictionary):
+            var result: [String: Any] = [:]
+            for (key, element) in dictionary {
+                do {
+                    result[key] = try anyValue(fromField: element)
+                } catch {
+                    throw error.prefixed(by: key)
+                }
+            }
+            return result
+        }
+    }
+
+    /// The object at `uid` as whatever it is: a Foundation value, an instance of a
+    /// resolved type, or (when allowed) a generic object whose fields are filled later
+    /// by ``finishGenericObjects()``, so chains of generic objects never recurse.
+    func decodeAny(uid: Int) throws(KeyedArchiveError) -> Any? {
+        uid == 0 ? nil : try decodeAnyObject(uid: uid)
+    }
+
+    /// ``decodeAny(uid:)`` for a UID other than `$null`.
+    private func decodeAnyObject(uid: Int) throws(KeyedArchiveError) -> Any {
+        switch slots[uid] {
+        case .string(let string): return string
+        case .data(let data): return data
+        case .value(let value): return value
+        case .decoding:
+            throw KeyedArchiveError(.cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
+        case .empty: break
+        }
+        let entry = try readEntry(uid)
+        guard case .instance(let fields) = entry else {
+            guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
+            switch value {
+            case .string: return try decodeString(uid: uid, entry: entry)
+            case .data: return try decodeData(uid: uid, entry: entry)
+            case .uid: throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
+            default:
+                // Memoised, so plain arrays of references can neither loop nor fan out.
+                return try memoized(uid, as: Any.self, entry: entry) { _ throws(KeyedArchiveError) in
+                    guard let decoded = try anyValue(fromField: value) else {
+                        throw KeyedArchiveError(.invalidObject, "an $objects entry is nil", uid: uid)
+                    }
+                    return decoded
+                }
+            }
+        }
+        let archivedClass = try archivedClass(of: fields, uid: uid)
+        if let type = registry.explicitClass(forClassName: archivedClass.name) {
+            return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
+        }
+        if let kind = archivedClass.foundationKind {
+            return try decodeFoundationAny(kind, uid: uid, entry: entry)
+        }
+        do {
+            if let type = try resolveType(archivedClass) {
+                return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
+            }
+        } catch where error.code == .classNotAllowed && allowsGenericObjects {
+            // Secure decoding refuses to run the class's code; its data is still readable.
+        }
+        guard allowsGenericObjects else { throw unknownClassError(archivedClass, uid: uid) }
+        return genericShell(fields: fields, archivedClass: archivedClass, uid: uid)
+    }
+
+    private func decodeFoundationAny(_ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry) throws(KeyedArchiveError) -> Any {
+        // decodeArray and decodeDictionary refuse nil elements before calling this.
+        let element = { (uid: Int) throws(KeyedArchiveError) -> Any in try self.decodeAnyObject(uid: uid) }
+        switch kind {
+        case .string: return try decodeString(uid: uid, entry: entry)
+        case .data: return try decodeData(uid: uid, entry: entry)
+        case .date: return try decodeDate(uid: uid, entry: entry)
+        case .uuid: return try decodeUUID(uid: uid, entry: entry)
+        case .url: return try decodeURL(uid: uid, entry: entry)
+        case .array: return try decodeArray(uid: uid, entry: entry, element: element)
+        case .set:
+            return try decodeSet(uid: uid, entry: entry) { (uid) throws(KeyedArchiveError) in
+                self.hashable(try element(uid), uid: uid)
+            }
+        case .dictionary:
+            return try decodeDictionary(
+                uid: uid, entry: entry, key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },
+                value: element)
+        }
+    }
+
+    /// A set element or dictionary key; unhashable values are wrapped by UID.
+    private func hashable(_ value: Any, uid: Int) -> AnyHashable {
+        (value as? AnyHashable) ?? AnyHashable(ArchivedElement(uid: uid, value: value))
+    }
+
+    // MARK: Generic objects
+
+    private func genericShell(fields: InstanceFields, archivedClass: ArchivedClass, uid: Int) -> ArchivedObject {
+        let object = ArchivedObject(className: archivedClass.name, classChain: archivedClass.chain, serial: genericObjectCount)
+        genericObjectCount += 1
+        slots[uid] = .value(object)
+        pendingGenericObjects.append((object, fields, uid))
+        return object
+    }
+
+    /// Fills in the fields of every generic object created so far, iteratively: a field
+    /// that references another generic object only creates its shell.
+    func finishGenericObjects() throws(KeyedArchiveError) {
+        while let (object, fields, uid) = pendingGenericObjects.popLast() {
+            var values: [(key: String, value: Any?)] = []
+            values.reserveCapacity(fields.count)
+            for (key, value) in zip(fields.keys, fields.values) where key != "$class" {
+                do {
+                    values.append((key, try anyValue(fromField: value).map(object.stored)))
+                } catch {
+                    throw error.prefixed(by: key).located(uid: uid, className: object.className)
+                }
+            }
+            object.storage = values
+            resolveBackReferences(to: uid, with: object)
+        }
+    }
+
+    /// Any object dictionary as a generic object, whatever its class.
+    func decodeGenericObject(uid: Int) throws(KeyedArchiveError) -> ArchivedObject {
+        if let known = try memoizedValue(uid, as: ArchivedObject.self) { return known }
+        guard uid != 0, case .instance(let fields) = try readEntry(uid) else {
+            throw KeyedArchiveError(.typeMismatch, "expected an object, found a plain value or nil", uid: uid)
+        }
+        return genericShell(fields: fields, archivedClass: try archivedClass(of: fields, uid: uid), uid: uid)
+    }
+}

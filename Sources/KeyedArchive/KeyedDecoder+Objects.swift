@@ -1,0 +1,267 @@
+// The unarchiver's core: entries by UID, class tables, type resolution, instances.
+
+extension KeyedDecoder {
+    /// `uid` as an index into `$objects`.
+    /// - Throws: `.uidOutOfRange`.
+    func checkedUID(_ uid: PropertyListUID) throws(KeyedArchiveError) -> Int {
+        guard uid.value < UInt64(slots.count) else {
+            throw KeyedArchiveError(
+                .uidOutOfRange, "UID \(uid.value) is past the end of $objects (\(slots.count) entries)",
+                uid: Int(clamping: uid.value))
+        }
+        return Int(uid.value)
+    }
+
+    func readEntry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
+        do {
+            return try objects.entry(uid)
+        } catch {
+            throw error.located(uid: uid)
+        }
+    }
+
+    /// The class of an object dictionary, read once per class entry and checked.
+    /// - Throws: `.invalidObject` without `$class`, `.invalidClassTable` when `$class`
+    ///   does not lead to a `{$classname, $classes}` dictionary.
+    func archivedClass(of fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> ArchivedClass {
+        guard let reference = fields["$class"] else {
+            throw KeyedArchiveError(.invalidObject, "an object dictionary without $class", uid: uid)
+        }
+        guard case .uid(let classReference) = reference else {
+            throw KeyedArchiveError(.invalidClassTable, "$class is \(reference.archiveDescription), not a UID", uid: uid)
+        }
+        let classUID = try checkedUID(classReference)
+        if let known = classes[classUID] { return known }
+        guard classUID != 0, classUID != uid else {
+            throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which cannot be a class", uid: uid)
+        }
+        guard case .instance(let description) = try readEntry(classUID) else {
+            throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which is not a dictionary", uid: uid)
+        }
+        guard case .string(let name)? = description["$classname"] else {
+            throw KeyedArchiveError(.invalidClassTable, "class entry \(classUID) has no $classname string", uid: uid)
+        }
+        var chain = [name]
+        if let names = description["$classes"] {
+            guard case .array(let elements) = names, !elements.isEmpty else {
+                throw KeyedArchiveError(.invalidClassTable, "$classes of \(name) is not a list of names", uid: uid, className: name)
+            }
+            chain = []
+            for element in elements {
+                guard case .string(let superclass) = element else {
+                    throw KeyedArchiveError(.invalidClassTable, "$classes of \(name) holds a non-string", uid: uid, className: name)
+                }
+                chain.append(superclass)
+            }
+        }
+        var versions: [Int] = []
+        if case .array(let elements)? = description["$classversions"] {
+            versions = elements.map { $0.int64Value.flatMap { Int(exactly: $0) } ?? 0 }
+        }
+        let archivedClass = ArchivedClass(uid: classUID, name: name, chain: chain, versions: versions)
+        classes[classUID] = archivedClass
+        return archivedClass
+    }
+
+    // MARK: Types
+
+    /// The type to instantiate for `archivedClass`: the first name of its chain that the
+    /// registry knows, or (secure decoding off) that names a Swift class of this process.
+    /// - Throws: `.classNotAllowed` when secure decoding meets a class of this process
+    ///   it was not given.
+    func resolveType(_ archivedClass: ArchivedClass) throws(KeyedArchiveError) -> (any KeyedCoding.Type)? {
+        switch archivedClass.resolution {
+        case .type(let type): return type
+        case .none(let generation) where generation == registryGeneration: return nil
+        default: break
+        }
+        for name in archivedClass.chain {
+            if let type = registry.type(forChain: [name]) {
+                archivedClass.resolution = .type(type)
+                return type
+            }
+            if let type = ClassRegistry.runtimeType(named: name) {
+                guard !requiresSecureCoding else {
+                    throw KeyedArchiveError(
+                        .classNotAllowed, "\(name) is not among the allowed classes", uid: archivedClass.uid, className: name)
+                }
+                archivedClass.resolution = .type(type)
+                return type
+            }
+        }
+        archivedClass.resolution = .none(generation: registryGeneration)
+        return nil
+    }
+
+    func unknownClassError(_ archivedClass: ArchivedClass, uid: Int) -> KeyedArchiveError {
+        KeyedArchiveError(
+            .unknownClass, "no type is known for class \(archivedClass.name) (\(archivedClass.chain.joined(separator: " < ")))",
+            uid: uid, className: archivedClass.name)
+    }
+
+    /// A typed request allows its type, as `decodeObject(of:forKey:)` does.
+    @inline(__always)
+    func allowRequested(_ type: any KeyedCoding.Type) {
+        let identity = ObjectIdentifier(type)
+        guard lastAllowedType != identity else { return }
+        lastAllowedType = identity
+        if !registry.isAllowed(type) {
+            registry.allow(type)
+            registryGeneration += 1
+        }
+    }
+
+    // MARK: Instances
+
+    /// Decodes the object at `uid` as a `Coded` (or a subclass the archive names).
+    /// - Throws: ``KeyedArchiveError``.
+    func decodeInstance<Coded: KeyedCoding>(of type: Coded.Type, uid: Int) throws(KeyedArchiveError) -> Coded {
+        if let known = try memoizedValue(uid, as: Coded.self) { return known }
+        guard case .instance(let fields) = try readEntry(uid) else {
+            throw KeyedArchiveError(.typeMismatch, "expected \(Coded.self), found a plain value", uid: uid)
+        }
+        let archivedClass = try archivedClass(of: fields, uid: uid)
+        allowRequested(Coded.self)
+        guard let resolved = try resolveType(archivedClass) else {
+            if archivedClass.foundationKind != nil {
+                throw KeyedArchiveError(
+                    .typeMismatch, "expected \(Coded.self), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
+            }
+            throw unknownClassError(archivedClass, uid: uid)
+        }
+        guard resolved is Coded.Type else {
+            throw KeyedArchiveError(
+                .typeMismatch, "expected \(Coded.self), found \(archivedClass.name) (\(resolved))", uid: uid,
+                className: archivedClass.name)
+        }
+        let object = try construct(resolved, fields: fields, archivedClass: archivedClass, uid: uid)
+        guard let typed = object as? Coded else {
+            throw KeyedArchiveError(.typeMismatch, "expected \(Coded.self), found \(Swift.type(of: object))", uid: uid)
+        }
+        return typed
+    }
+
+    /// Runs `type.init(coder:)` on the object at `uid` and memoises the result.
+    func construct(
+        _ type: any KeyedCoding.Type, fields: InstanceFields, archivedClass: ArchivedClass, uid: Int
+    ) throws(KeyedArchiveError) -> any KeyedCoding {
+        guard depth < limits.maxDepth else {
+            throw KeyedArchiveError(.limitExceeded, "objects nested deeper than \(limits.maxDepth)", uid: uid)
+        }
+        slots[uid] = .decoding
+        depth += 1
+        savedFrames.append(frame)
+        frame = DecodingFrame(fields: fields, uid: uid, archivedClass: archivedClass)
+        let hadError = error != nil
+        let result: Result<any KeyedCoding, KeyedArchiveError>
+        do {
+            result = .success(try Self.instantiate(type, coder: self))
+        } catch let error as KeyedArchiveError {
+            result = .failure(error)
+        } catch {
+            result = .failure(KeyedArchiveError(
+                .decodingFailed, "\(type).init(coder:) failed: \(error)", uid: uid, className: archivedClass.name,
+                underlyingError: error))
+        }
+        frame = savedFrames.removeLast()
+        depth -= 1
+        var failure: KeyedArchiveError?
+        if case .failure(let error) = result { failure = error }
+        if failure == nil, !hadError, let recorded = error {
+            error = nil
+            failure = recorded
+        }
+        if let failure {
+            slots[uid] = .empty
+            throw failure.located(uid: uid, className: archivedClass.name)
+        }
+        guard case .success(let object) = result else { preconditionFailure("handled above") }
+        slots[uid] = .value(object)
+        resolveBackReferences(to: uid, with: object)
+        return object
+    }
+
+    private static func instantiate<Coded: KeyedCoding>(_ type: Coded.Type, coder: KeyedDecoder) throws -> any KeyedCoding {
+        try Coded(coder: coder)
+    }
+
+    func resolveBackReferences(to uid: Int, with value: Any) {
+        guard !backReferences.isEmpty, let waiting = backReferences.removeValue(forKey: uid) else { return }
+        for assign in waiting { assign(value) }
+    }
+
+    // MARK: Memo
+
+    /// The memoised value at `uid` as a `Value`, `nil` when not decoded yet.
+    /// - Throws: `.cycle` when the UID is being decoded, `.typeMismatch` when it
+    ///   decoded to another type.
+    func memoizedValue<Value>(_ uid: Int, as type: Value.Type) throws(KeyedArchiveError) -> Value? {
+        let found: Any
+        switch slots[uid] {
+        case .empty: return nil
+        case .decoding:
+            throw KeyedArchiveError(
+                .cycle, "UID \(uid) is reached again while it is being decoded, and \(Value.self) cannot hold a back reference (use decodeBackReference)",
+                uid: uid)
+        case .string(let string): found = string
+        case .data(let data): found = data
+        case .value(let value): found = value
+        }
+        guard let typed = found as? Value else {
+            throw KeyedArchiveError(.typeMismatch, "expected \(Value.self), found \(Swift.type(of: found))", uid: uid)
+        }
+        return typed
+    }
+
+    /// Decodes the entry at `uid` with `body` once, memoised, with cycle detection and
+    /// the depth limit; for value types built from other objects (arrays, dates, URLs).
+    func memoized<Value>(
+        _ uid: Int, as type: Value.Type, entry: ArchiveObjectEntry? = nil,
+        _ body: (ArchiveObjectEntry) throws(KeyedArchiveError) -> Value
+    ) throws(KeyedArchiveError) -> Value {
+        if let known = try memoizedValue(uid, as: Value.self) { return known }
+        guard uid != 0 else { throw KeyedArchiveError(.typeMismatch, "expected \(Value.self), found nil", uid: 0) }
+        guard depth < limits.maxDepth else {
+            throw KeyedArchiveError(.limitExceeded, "objects nested deeper than \(limits.maxDepth)", uid: uid)
+        }
+        let entry = if let entry { entry } else { try readEntry(uid) }
+        slots[uid] = .decoding
+        depth += 1
+        do {
+            let value = try body(entry)
+            depth -= 1
+            slots[uid] = .value(value)
+            resolveBackReferences(to: uid, with: value)
+            return value
+        } catch {
+            depth -= 1
+            slots[uid] = .empty
+            throw error.located(uid: uid)
+        }
+    }
+
+    /// The fields of an object of Foundation class `kind` (or a subclass).
+    /// - Throws: `.typeMismatch` for a plain value or another class.
+    func foundationFields(_ entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int) throws(KeyedArchiveError) -> InstanceFields {
+        guard case .instance(let fields) = entry else {
+            guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
+            throw KeyedArchiveError(.typeMismatch, "expected \(kind.baseClassName), found \(value.archiveDescription)", uid: uid)
+        }
+        let archivedClass = try archivedClass(of: fields, uid: uid)
+        guard archivedClass.foundationKind == kind || archivedClass.isKind(of: kind.baseClassName) else {
+            throw KeyedArchiveError(
+                .typeMismatch, "expected \(kind.baseClassName), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
+        }
+        return fields
+    }
+}
+
+extension KeyedArchiveError {
+    /// Fills in the UID and class where a deeper level did not.
+    func located(uid: Int, className: String? = nil) -> KeyedArchiveError {
+        var error = self
+        if error.uid == nil { error.uid = uid }
+        if error.className == nil { error.className = className }
+        return error
+    }
+}

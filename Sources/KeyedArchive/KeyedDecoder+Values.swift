@@ -1,0 +1,179 @@
+// The decode calls a `KeyedCoding` type makes.
+
+extension KeyedDecoder {
+    // MARK: Swift calls (throwing)
+
+    /// The value under `key`, which must be present and not `nil`.
+    /// - Throws: ``KeyedArchiveError``: `.keyNotFound`, `.typeMismatch`, or whatever
+    ///   decoding the value met, with the key path.
+    public func decode<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value {
+        guard let value = try decodeIfPresent(type, forKey: key) else {
+            throw KeyedArchiveError(
+                .keyNotFound, "no value for key \"\(key)\"", keyPath: key, uid: frame.uid, className: frame.archivedClass?.name)
+        }
+        return value
+    }
+
+    /// The value under `key`, or `nil` when the key is absent or holds `nil`.
+    /// - Throws: ``KeyedArchiveError`` when a value is there but cannot be decoded.
+    public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
+        guard let value = rawValue(forKey: key), !value.isNullReference else { return nil }
+        do {
+            let result = try Value._decodeField(value, from: self)
+            try finishGenericObjects()
+            return result
+        } catch {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// Any object under `key`, as ``decodeObject(forKey:)`` returns it, but throwing.
+    /// Corresponds to `decodeTopLevelObject(forKey:)`.
+    /// - Throws: ``KeyedArchiveError``.
+    public func decodeTopLevelObject(forKey key: String) throws(KeyedArchiveError) -> Any? {
+        guard let value = rawValue(forKey: key) else { return nil }
+        do {
+            let result = try anyValue(fromField: value)
+            try finishGenericObjects()
+            return result
+        } catch {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// Reads a reference that may point back to an object still being decoded (a
+    /// child's parent), which a plain decode would report as a `.cycle`. `assign` runs
+    /// now if the object is available, or as soon as its `init(coder:)` finishes; with
+    /// `nil` when the key is absent or holds `nil`. Failures are recorded in ``error``.
+    ///
+    /// ```swift
+    /// init(coder: KeyedDecoder) throws {
+    ///     name = try coder.decode(String.self, forKey: "name")
+    ///     coder.decodeBackReference(Folder.self, forKey: "parent") { [unowned self] in self.parent = $0 }
+    /// }
+    /// ```
+    public func decodeBackReference<Value: KeyedArchivable>(
+        _ type: Value.Type, forKey key: String, assign: @escaping (Value?) -> Void
+    ) {
+        guard error == nil else { return }
+        guard let value = rawValue(forKey: key), !value.isNullReference else { return assign(nil) }
+        if case .uid(let reference) = value, reference.value < UInt64(slots.count), case .decoding = slots[Int(reference.value)] {
+            let path = key
+            backReferences[Int(reference.value), default: []].append { [unowned self] decoded in
+                if let typed = decoded as? Value {
+                    assign(typed)
+                } else {
+                    failWithError(KeyedArchiveError(
+                        .typeMismatch, "expected \(Value.self), found \(Swift.type(of: decoded))", keyPath: path,
+                        uid: Int(reference.value)))
+                }
+            }
+            return
+        }
+        do {
+            assign(try Value._decodeField(value, from: self))
+            try finishGenericObjects()
+        } catch {
+            failWithError(error.prefixed(by: key))
+        }
+    }
+
+    // MARK: Foundation's spellings (non-throwing)
+
+    /// Any object: Foundation classes as Swift values (`String`, `Int`, `Double`, `Bool`,
+    /// `Data`, `Date`, `UUID`, `URL`, `[Any]`, `[AnyHashable: Any]`, `Set<AnyHashable>`),
+    /// allowed ``KeyedCoding`` types as instances, others as ``ArchivedObject`` when
+    /// ``allowsGenericObjects`` is on. `nil` when absent, `nil`, or on failure (see
+    /// ``error``). Corresponds to `decodeObject(forKey:)`.
+    public func decodeObject(forKey key: String) -> Any? {
+        guard error == nil else { return nil }
+        do {
+            return try decodeTopLevelObject(forKey: key)
+        } catch {
+            failWithError(error)
+            return nil
+        }
+    }
+
+    /// The object under `key` if it is a `Value`; `nil` when absent, `nil`, or on failure
+    /// (see ``error``). `Value` is allowed for this and later calls.
+    /// Corresponds to `decodeObject(of:forKey:)`.
+    public func decodeObject<Value: KeyedArchivable>(of type: Value.Type, forKey key: String) -> Value? {
+        guard error == nil else { return nil }
+        do {
+            return try decodeIfPresent(type, forKey: key)
+        } catch {
+            failWithError(error)
+            return nil
+        }
+    }
+
+    /// Any object, allowing `types`. Corresponds to `decodeObject(of:forKey:)` with a
+    /// list of classes.
+    public func decodeObject(of types: [any KeyedCoding.Type], forKey key: String) -> Any? {
+        allowClasses(types)
+        return decodeObject(forKey: key)
+    }
+
+    /// Corresponds to `decodeArrayOfObjects(ofClass:forKey:)`.
+    public func decodeArrayOfObjects<Element: KeyedArchivable>(ofClass type: Element.Type, forKey key: String) -> [Element]? {
+        decodeObject(of: [Element].self, forKey: key)
+    }
+
+    /// Corresponds to `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`.
+    public func decodeDictionary<Key: KeyedArchivable & Hashable, Value: KeyedArchivable>(
+        withKeysOfClass keyType: Key.Type, objectsOfClass valueType: Value.Type, forKey key: String
+    ) -> [Key: Value]? {
+        decodeObject(of: [Key: Value].self, forKey: key)
+    }
+
+    /// `0` when absent. Corresponds to `decodeInteger(forKey:)`.
+    public func decodeInteger(forKey key: String) -> Int { decodeNumber(Int.self, forKey: key) ?? 0 }
+    /// Corresponds to `decodeInt32(forKey:)`.
+    public func decodeInt32(forKey key: String) -> Int32 { decodeNumber(Int32.self, forKey: key) ?? 0 }
+    /// Corresponds to `decodeInt64(forKey:)`.
+    public func decodeInt64(forKey key: String) -> Int64 { decodeNumber(Int64.self, forKey: key) ?? 0 }
+    /// `false` when absent. Corresponds to `decodeBool(forKey:)`.
+    public func decodeBool(forKey key: String) -> Bool { decodeNumber(Bool.self, forKey: key) ?? false }
+    /// Corresponds to `decodeDouble(forKey:)`.
+    public func decodeDouble(forKey key: String) -> Double { decodeNumber(Double.self, forKey: key) ?? 0 }
+    /// Corresponds to `decodeFloat(forKey:)`.
+    public func decodeFloat(forKey key: String) -> Float { decodeNumber(Float.self, forKey: key) ?? 0 }
+
+    private func decodeNumber<Number: KeyedArchivable>(_ type: Number.Type, forKey key: String) -> Number? {
+        guard error == nil, let value = rawValue(forKey: key), !value.isNullReference else { return nil }
+        do {
+            return try Number._decodeField(value, from: self)
+        } catch {
+            failWithError(error.prefixed(by: key))
+            return nil
+        }
+    }
+
+    // MARK: Codable
+
+    /// A `Decodable` value stored by ``KeyedEncoder/encodeEncodable(_:forKey:)`` (or by
+    /// Foundation's `encodeEncodable`); `nil` when absent.
+    /// Corresponds to `decodeTopLevelDecodable(_:forKey:)`.
+    /// - Throws: ``KeyedArchiveError``; a `DecodingError` is its `underlyingError`.
+    public func decodeTopLevelDecodable<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
+        guard let tree = try decodeIfPresent(PropertyListValue.self, forKey: key) else { return nil }
+        do {
+            return try PropertyListValueDecoder.decode(type, from: tree, limits: limits)
+        } catch {
+            throw error.prefixed(by: key)
+        }
+    }
+
+    /// ``decodeTopLevelDecodable(_:forKey:)`` with failures recorded in ``error``.
+    /// Corresponds to `decodeDecodable(_:forKey:)`.
+    public func decodeDecodable<Value: Decodable>(_ type: Value.Type, forKey key: String) -> Value? {
+        guard error == nil else { return nil }
+        do {
+            return try decodeTopLevelDecodable(type, forKey: key)
+        } catch {
+            failWithError(error)
+            return nil
+        }
+    }
+}

@@ -1,0 +1,159 @@
+/// The coder a ``KeyedCoding`` type reads its properties from, and the unarchiver that
+/// rebuilds the object graph from a keyed archive.
+///
+/// Corresponds to `NSKeyedUnarchiver` in its role as the `NSCoder` handed to
+/// `init(coder:)`. Objects are decoded on demand, by UID, and memoised: two references
+/// to one UID give the same class instance. A binary archive is read in place, one
+/// `$objects` entry at a time, without materialising the whole property list.
+///
+/// Two families of calls read a value:
+/// - The Swift calls throw a ``KeyedArchiveError`` naming the key path:
+///   ``decode(_:forKey:)`` (the key must be present), ``decodeIfPresent(_:forKey:)``.
+/// - Foundation's spellings never throw, as in the books: ``decodeObject(forKey:)``,
+///   ``decodeInteger(forKey:)``, ``decodeBool(forKey:)``… A failure returns `nil` or
+///   `0`, is recorded in ``error``, makes later calls return `nil` too, and is thrown
+///   by the unarchiver once the current `init(coder:)` returns (Foundation's
+///   `.setErrorAndReturn` policy).
+///
+/// Secure decoding is on by default (``requiresSecureCoding``): besides Foundation's
+/// value classes, only types the caller names are instantiated — the type asked for in
+/// a typed call, types passed to ``allowClasses(_:)`` or registered with
+/// ``setClass(_:forClassName:)``. With it off, Swift classes are also found by their
+/// archived, module-qualified name, as `NSClassFromString` would.
+///
+/// Cycles: a class instance that is reached again while its `init(coder:)` runs cannot
+/// be returned (Swift has no half-initialised objects), so that decode throws `.cycle`;
+/// read such back pointers with ``decodeBackReference(_:forKey:assign:)`` instead.
+/// Generic objects (``allowsGenericObjects``) may form any cycle.
+///
+/// ```swift
+/// let decoder = try KeyedDecoder(forReadingFrom: data)
+/// decoder.setClass(Item.self, forClassName: "Homepwner.Item")
+/// let items = try decoder.decode([Item].self, forKey: "root")
+/// ```
+public final class KeyedDecoder {
+    /// Only instantiate allowed types; see the type's discussion. `true` by default.
+    /// Corresponds to `requiresSecureCoding`.
+    public var requiresSecureCoding = true
+    /// Decode objects of classes no type is known for as ``ArchivedObject``s instead of
+    /// failing with `.unknownClass` / `.classNotAllowed`. `false` by default.
+    public var allowsGenericObjects = false
+    /// Bounds on nesting depth, values and bytes for the whole archive.
+    public let limits: PropertyListLimits
+    /// The first failure of a non-throwing decode call in the current object.
+    /// Corresponds to `NSCoder.error`.
+    public internal(set) var error: KeyedArchiveError?
+
+    var objects: ArchiveObjects
+    var slots: [DecodeSlot]
+    var frame: DecodingFrame
+    var savedFrames: [DecodingFrame] = []
+    var depth = 0
+    var classes: [Int: ArchivedClass] = [:]
+    var registry = ClassRegistry()
+    /// Bumped when the registry learns a type, so failed lookups are retried.
+    var registryGeneration = 0
+    var lastAllowedType: ObjectIdentifier?
+    var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
+    /// Generic objects made so far, which numbers them in decoding order.
+    var genericObjectCount = 0
+    var backReferences: [Int: [(Any) -> Void]] = [:]
+
+    /// Opens an archive in any property-list format (binary, XML…).
+    /// Corresponds to `NSKeyedUnarchiver(forReadingFrom:)`.
+    /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
+    public convenience init(forReadingFrom data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError) {
+        try self.init(bytes: [UInt8](data), limits: limits)
+    }
+
+    /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
+    public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(KeyedArchiveError) {
+        let (objects, top) = try ArchiveObjects.open(bytes, limits: limits)
+        self.objects = objects
+        self.limits = limits
+        slots = Array(repeating: .empty, count: objects.count)
+        frame = DecodingFrame(fields: top, uid: nil, archivedClass: nil)
+    }
+
+    // MARK: Classes
+
+    /// Decodes objects archived under `name` as `type` (and allows `type`).
+    /// Corresponds to `NSKeyedUnarchiver.setClass(_:forClassName:)`.
+    public func setClass(_ type: any KeyedCoding.Type, forClassName name: String) {
+        registry.setClass(type, forClassName: name)
+        registryGeneration += 1
+    }
+
+    /// The type set for `name` with ``setClass(_:forClassName:)``.
+    public func `class`(forClassName name: String) -> (any KeyedCoding.Type)? {
+        registry.explicitClass(forClassName: name)
+    }
+
+    /// Allows `types` under secure decoding and makes their ``KeyedCoding/archiveClassName``
+    /// (or its unqualified part) resolve to them. Corresponds to the class lists of
+    /// `unarchivedObject(ofClasses:from:)` and `decodeObject(of:forKey:)`.
+    public func allowClasses(_ types: [any KeyedCoding.Type]) {
+        for type in types { registry.allow(type) }
+        registryGeneration += 1
+    }
+
+    /// The version archived for the class `name` (module-qualified or not), looked up in
+    /// the chain of the object being decoded first; `0` when the archive has none.
+    /// Corresponds to `NSCoder.version(forClassName:)`.
+    public func version(forClassName name: String) -> Int {
+        if let version = frame.archivedClass?.version(of: name) { return version }
+        for archivedClass in classes.values {
+            if let version = archivedClass.version(of: name) { return version }
+        }
+        return 0
+    }
+
+    // MARK: The object being decoded
+
+    /// The keys of the object being decoded (of `$top` outside any `init(coder:)`).
+    public var allKeys: [String] {
+        frame.fields.keys.filter { $0 != "$class" }
+    }
+
+    /// Whether the object being decoded has `key`, even with a `nil` value.
+    /// Corresponds to `containsValue(forKey:)`.
+    public func containsValue(forKey key: String) -> Bool {
+        frame.fields.position(of: key, hint: frame.cursor) != nil
+    }
+
+    /// Records a failure the unarchiver throws once the current `init(coder:)` returns.
+    /// Corresponds to `NSCoder.failWithError(_:)`. The first error wins.
+    public func failWithError(_ error: KeyedArchiveError) {
+        if self.error == nil { self.error = error }
+    }
+
+    /// The stored value under `key` in the current object, moving the search hint on.
+    @inline(__always)
+    func rawValue(forKey key: String) -> PropertyListValue? {
+        guard let position = frame.fields.position(of: key, hint: frame.cursor) else { return nil }
+        frame.cursor = position + 1
+        return frame.fields.values[position]
+    }
+}
+
+/// The object whose `init(coder:)` is running (or `$top`).
+struct DecodingFrame {
+    var fields: InstanceFields
+    var uid: Int?
+    var archivedClass: ArchivedClass?
+    var cursor: Int
+
+    init(fields: InstanceFields, uid: Int?, archivedClass: ArchivedClass?) {
+        self.fields = fields
+        self.uid = uid
+        self.archivedClass = archivedClass
+        cursor = fields.keys.first == "$class" ? 1 : 0
+    }
+}
+
+extension PropertyListValue {
+    /// A reference to `$null`.
+    var isNullReference: Bool {
+        if case .uid(let uid) = self { uid.value == 0 } else { false }
+    }
+}

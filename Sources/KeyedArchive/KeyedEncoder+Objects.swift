@@ -1,0 +1,210 @@
+/// What the encoder remembers per Swift type.
+struct EncodedTypeInfo {
+    var isReference: Bool
+    /// The UID of the type's class entry, once one instance is finished.
+    var classUID: Int?
+}
+
+extension KeyedEncoder {
+    /// Encodes a ``KeyedCoding`` value as an instance dictionary and returns its UID.
+    ///
+    /// Class instances are looked up by identity first. The UID is reserved before the
+    /// fields are encoded (so the object can be referenced from inside itself) and the
+    /// class entry is added after them, which is the order Foundation numbers objects in.
+    func encodeInstance<Object: KeyedCoding>(_ object: Object) -> Int {
+        let dynamicType = Swift.type(of: object)
+        let typeKey = ObjectIdentifier(dynamicType)
+        var info = typeInfo[typeKey] ?? EncodedTypeInfo(isReference: dynamicType is AnyObject.Type)
+        var identity: ObjectIdentifier?
+        if info.isReference {
+            let reference = object as AnyObject
+            let id = ObjectIdentifier(reference)
+            if let uid = identities[id] { return uid }
+            retained.append(reference)
+            identity = id
+        }
+        guard let uid = beginObject() else { return 0 }
+        if let identity { identities[identity] = uid }
+
+        let range = encodeFields { object.encode(with: self) }
+        let classUID = info.classUID ?? classEntry(for: dynamicType)
+        if info.classUID == nil {
+            info.classUID = classUID
+            typeInfo[typeKey] = info
+        }
+        endObject(uid, classUID: classUID, fields: range)
+        return uid
+    }
+
+    /// Runs `body` with a fresh field frame and moves the fields it encoded to the
+    /// finished store, returning their range.
+    func encodeFields(_ body: () -> Void) -> Range<Int> {
+        let savedStart = frameStart
+        frameStart = fieldStack.count
+        body()
+        let start = fields.count
+        fields.append(contentsOf: fieldStack[frameStart...])
+        fieldStack.removeLast(fieldStack.count - frameStart)
+        frameStart = savedStart
+        return start..<fields.count
+    }
+
+    /// Reserves the next UID for an object whose contents follow, or records
+    /// `.limitExceeded` and returns `nil` when the graph is nested too deeply.
+    func beginObject() -> Int? {
+        guard depth < maxDepth else {
+            failWithError(KeyedArchiveError(.limitExceeded, "objects nested deeper than \(maxDepth)"))
+            return nil
+        }
+        depth += 1
+        entries.append(.pending)
+        return entries.count - 1
+    }
+
+    func endObject(_ uid: Int, classUID: Int, fields range: Range<Int>) {
+        depth -= 1
+        entries[uid] = .instance(classUID: classUID, fields: range)
+    }
+
+    /// The class entry of a ``KeyedCoding`` type, its chain built from its superclasses.
+    private func classEntry(for type: any KeyedCoding.Type) -> Int {
+        var chain = [archivedName(of: type)]
+        var versions = [type.archiveClassVersion]
+        if let classType = type as? AnyClass {
+            var superclass: AnyClass? = _getSuperclass(classType)
+            while let current = superclass {
+                chain.append(archivedName(of: current))
+                versions.append((current as? any KeyedCoding.Type)?.archiveClassVersion ?? 0)
+                superclass = _getSuperclass(current)
+            }
+        }
+        if chain.last != "NSObject" {
+            chain.append("NSObject")
+            versions.append(0)
+        }
+        return classUID(chain: chain, versions: versions.allSatisfy { $0 == 0 } ? [] : versions)
+    }
+
+    private func archivedName(of type: Any.Type) -> String {
+        if let name = classNameOverrides[ObjectIdentifier(type)] { return name }
+        if let coding = type as? any KeyedCoding.Type { return coding.archiveClassName }
+        return String(reflecting: type)
+    }
+
+    /// The UID of the class entry named `chain[0]`, added on first use; one entry per
+    /// name is shared by all its instances.
+    func classUID(chain: [String], versions: [Int] = []) -> Int {
+        if let uid = classUIDs[chain[0]] { return uid }
+        entries.append(.classDescription(chain: chain, versions: versions))
+        classUIDs[chain[0]] = entries.count - 1
+        return entries.count - 1
+    }
+
+    // MARK: Foundation's value classes
+
+    func encodeString(_ string: String) -> Int {
+        if let uid = stringUIDs[string] { return uid }
+        entries.append(.string(string))
+        stringUIDs[string] = entries.count - 1
+        return entries.count - 1
+    }
+
+    func encodeData(_ data: Data) -> Int {
+        if let uid = dataUIDs[data] { return uid }
+        entries.append(.data(data))
+        dataUIDs[data] = entries.count - 1
+        return entries.count - 1
+    }
+
+    /// A number as its own entry, for numbers inside collections (`NSNumber`).
+    func encodeNumber(_ value: ArchiveFieldValue) -> Int {
+        func unique<Key: Hashable>(_ key: Key, _ table: inout [Key: Int], _ entry: ArchiveEntry) -> Int {
+            if let uid = table[key] { return uid }
+            entries.append(entry)
+            table[key] = entries.count - 1
+            return entries.count - 1
+        }
+        switch value {
+        case .integer(let integer): return unique(integer, &integerUIDs, .integer(integer))
+        case .unsignedInteger(let integer): return unique(integer, &unsignedUIDs, .unsignedInteger(integer))
+        case .real(let real): return unique(real.bitPattern, &realUIDs, .real(real))
+        case .float(let float): return unique(float.bitPattern, &floatUIDs, .float(float))
+        case .bool(let bool): return unique(bool, &boolUIDs, .bool(bool))
+        case .uid, .data, .uids, .conditional: preconditionFailure("not a number")
+        }
+    }
+
+    /// `NSDate`: `{NS.time: seconds since 2001}`.
+    func encodeDate(_ date: Date) -> Int {
+        let seconds = date.timeIntervalSinceReferenceDate
+        if let uid = dateUIDs[seconds.bitPattern] { return uid }
+        guard let uid = beginObject() else { return 0 }
+        dateUIDs[seconds.bitPattern] = uid
+        fields.append(ArchiveField(key: "NS.time", value: .real(seconds)))
+        endObject(uid, classUID: classUID(chain: ["NSDate", "NSObject"]), fields: fields.count - 1..<fields.count)
+        return uid
+    }
+
+    /// `NSUUID`: `{NS.uuidbytes: 16 bytes}`.
+    func encodeUUID(_ uuid: UUID) -> Int {
+        if let uid = uuidUIDs[uuid] { return uid }
+        guard let uid = beginObject() else { return 0 }
+        uuidUIDs[uuid] = uid
+        let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
+        fields.append(ArchiveField(key: "NS.uuidbytes", value: .data(bytes)))
+        endObject(uid, classUID: classUID(chain: ["NSUUID", "NSObject"]), fields: fields.count - 1..<fields.count)
+        return uid
+    }
+
+    /// `NSURL`: `{NS.base: base URL or $null, NS.relative: string}`, as Darwin writes it.
+    func encodeURL(_ url: URL) -> Int {
+        if let uid = urlUIDs[url] { return uid }
+        guard let uid = beginObject() else { return 0 }
+        urlUIDs[url] = uid
+        let base = url.baseURL.map(encodeURL) ?? 0
+        let relative = encodeString(url.relativeString)
+        fields.append(ArchiveField(key: "NS.base", value: .uid(base)))
+        fields.append(ArchiveField(key: "NS.relative", value: .uid(relative)))
+        endObject(uid, classUID: classUID(chain: ["NSURL", "NSObject"]), fields: fields.count - 2..<fields.count)
+        return uid
+    }
+
+    // MARK: Collections
+
+    /// `NSArray` / `NSSet`: `{NS.objects: [UID]}`. The references are reserved in the
+    /// pool first so nested collections never interleave with them.
+    func encodeCollection<Elements: Collection>(
+        _ elements: Elements, className: String, encodeElement: (Elements.Element) -> Int
+    ) -> Int {
+        guard let uid = beginObject() else { return 0 }
+        let start = uidPool.count
+        uidPool.append(contentsOf: repeatElement(0, count: elements.count))
+        for (position, element) in elements.enumerated() {
+            uidPool[start + position] = encodeElement(element)
+        }
+        fields.append(ArchiveField(key: "NS.objects", value: .uids(start..<start + elements.count)))
+        endObject(uid, classUID: classUID(chain: [className, "NSObject"]), fields: fields.count - 1..<fields.count)
+        return uid
+    }
+
+    /// `NSDictionary`: `{NS.keys: [UID], NS.objects: [UID]}`, all keys before all values
+    /// as Foundation encodes them.
+    func encodeDictionary<Pairs: Collection, Key, Value>(
+        _ pairs: Pairs, encodeKey: (Key) -> Int, encodeValue: (Value) -> Int
+    ) -> Int where Pairs.Element == (key: Key, value: Value) {
+        guard let uid = beginObject() else { return 0 }
+        let count = pairs.count
+        let start = uidPool.count
+        uidPool.append(contentsOf: repeatElement(0, count: 2 * count))
+        for (position, pair) in pairs.enumerated() {
+            uidPool[start + position] = encodeKey(pair.key)
+        }
+        for (position, pair) in pairs.enumerated() {
+            uidPool[start + count + position] = encodeValue(pair.value)
+        }
+        fields.append(ArchiveField(key: "NS.keys", value: .uids(start..<start + count)))
+        fields.append(ArchiveField(key: "NS.objects", value: .uids(start + count..<start + 2 * count)))
+        endObject(uid, classUID: classUID(chain: ["NSDictionary", "NSObject"]), fields: fields.count - 2..<fields.count)
+        return uid
+    }
+}

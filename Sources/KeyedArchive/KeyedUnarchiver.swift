@@ -1,0 +1,99 @@
+/// One-call unarchiving.
+///
+/// Corresponds to `NSKeyedUnarchiver`'s class methods. Each reads the object under
+/// `root` in `$top` (``unarchivedTopLevelObjects(from:limits:)`` reads every key) and
+/// returns `nil` when the root is absent or `nil`, as Foundation does. Secure decoding is
+/// on: the type asked for is allowed, and so are Foundation's value classes.
+///
+/// ```swift
+/// let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, from: data) ?? []
+/// ```
+public enum KeyedUnarchiver {
+    /// Corresponds to `unarchivedObject(ofClass:from:)`.
+    /// - Throws: ``KeyedArchiveError``, e.g. `.typeMismatch` when the root is not a `Root`.
+    public static func unarchivedObject<Root: KeyedArchivable>(
+        ofClass type: Root.Type, from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> Root? {
+        try unarchivedObject(ofClass: type, from: [UInt8](data), limits: limits)
+    }
+
+    /// ``unarchivedObject(ofClass:from:limits:)`` reading bytes.
+    public static func unarchivedObject<Root: KeyedArchivable>(
+        ofClass type: Root.Type, from bytes: [UInt8], limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> Root? {
+        let decoder = try KeyedDecoder(bytes: bytes, limits: limits)
+        let root = try decoder.decodeIfPresent(type, forKey: ArchiveFormat.rootKey)
+        if let error = decoder.error { throw error }
+        return root
+    }
+
+    /// Corresponds to `unarchivedArrayOfObjects(ofClass:from:)`.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchivedArrayOfObjects<Element: KeyedArchivable>(
+        ofClass type: Element.Type, from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> [Element]? {
+        try unarchivedObject(ofClass: [Element].self, from: data, limits: limits)
+    }
+
+    /// Corresponds to `unarchivedDictionary(ofKeyClass:objectClass:from:)`.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchivedDictionary<Key: KeyedArchivable & Hashable, Value: KeyedArchivable>(
+        ofKeyClass keyType: Key.Type, objectClass valueType: Value.Type, from data: Data,
+        limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> [Key: Value]? {
+        try unarchivedObject(ofClass: [Key: Value].self, from: data, limits: limits)
+    }
+
+    /// The root as `decodeObject(forKey:)` returns it, allowing `types` besides
+    /// Foundation's value classes. Corresponds to `unarchivedObject(ofClasses:from:)`.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchivedObject(
+        ofClasses types: [any KeyedCoding.Type], from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> Any? {
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        decoder.allowClasses(types)
+        let root = try decoder.decodeTopLevelObject(forKey: ArchiveFormat.rootKey)
+        if let error = decoder.error { throw error }
+        return root
+    }
+
+    /// The root without secure decoding: Swift classes are found by their archived,
+    /// module-qualified name (structs must be passed to ``unarchivedObject(ofClasses:from:limits:)``).
+    /// Corresponds to the deprecated `unarchiveObject(with:)` the books use; prefer the
+    /// secure calls for data that may not be your own.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchiveObject(with data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError) -> Any? {
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        decoder.requiresSecureCoding = false
+        let root = try decoder.decodeTopLevelObject(forKey: ArchiveFormat.rootKey)
+        if let error = decoder.error { throw error }
+        return root
+    }
+
+    /// Every key of `$top` with its object, objects of unknown classes as
+    /// ``ArchivedObject``s: what it takes to inspect a nib (`IB.objectdata`), an
+    /// `xcuserstate` file (`State`) or any archive whose classes are not at hand.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchivedTopLevelObjects(
+        from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> [(key: String, value: Any?)] {
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        decoder.allowsGenericObjects = true
+        var result: [(key: String, value: Any?)] = []
+        for key in decoder.allKeys {
+            result.append((key, try decoder.decodeTopLevelObject(forKey: key)))
+        }
+        if let error = decoder.error { throw error }
+        return result
+    }
+
+    /// A `Decodable` root stored by ``KeyedArchiver/archivedData(withRootEncodable:format:)``
+    /// or Foundation's `encodeEncodable(_:forKey:)`.
+    /// - Throws: ``KeyedArchiveError``.
+    public static func unarchivedDecodable<Root: Decodable>(
+        _ type: Root.Type, from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> Root? {
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        return try decoder.decodeTopLevelDecodable(type, forKey: ArchiveFormat.rootKey)
+    }
+}

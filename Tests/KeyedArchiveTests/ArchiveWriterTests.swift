@@ -1,0 +1,94 @@
+import Foundation
+import Testing
+@testable import KeyedArchive
+
+/// The direct binary writer against the property-list tree of the same archive: reading
+/// the bytes back with the property-list layer must give exactly that tree, for graphs
+/// small and large enough to need wider references and offsets.
+struct ArchiveWriterTests {
+    static func encoder(items count: Int) -> KeyedEncoder {
+        let encoder = KeyedEncoder()
+        let folder = Folder(name: "top", children: [Folder(name: "child")])
+        encoder.encode(Item.samples(count), forKey: "root")
+        encoder.encode(folder.children[0], forKey: "conditionalParentOmitted")
+        encoder.encode(folder, forKey: "folder")
+        encoder.encode(UInt64.max, forKey: "unsigned")
+        encoder.encode(Float(0.1), forKey: "float")
+        encoder.encode(PriceTag(valueInDollars: 3), forKey: "versioned")
+        encoder.encode(["k": [1.5, -2]] as [String: [Double]], forKey: "nested")
+        encoder.encode("日本語 and ASCII", forKey: "unicode")
+        encoder.encode(Data(repeating: 7, count: 300), forKey: "data")
+        return encoder
+    }
+
+    @Test(arguments: [0, 10, 300, 30_000])
+    func binaryOutputReadsBackAsTheArchiveTree(_ count: Int) throws {
+        let encoder = Self.encoder(items: count)
+        let tree = try encoder.encodedPropertyList
+        let bytes = try encoder.encodedBytes
+        #expect(try PropertyListReader().read(bytes) == tree)
+    }
+
+    @Test func xmlOutputReadsBackAsTheArchiveTree() throws {
+        let encoder = Self.encoder(items: 10)
+        encoder.outputFormat = .xml
+        let bytes = try encoder.encodedBytes
+        #expect(String(decoding: bytes.prefix(38), as: UTF8.self) == #"<?xml version="1.0" encoding="UTF-8"?>"#)
+        #expect(try PropertyListReader().read(bytes) == encoder.encodedPropertyList)
+    }
+
+    @Test func layoutHasFoundationsFixedParts() throws {
+        let tree = try Self.encoder(items: 2).encodedPropertyList
+        #expect(tree["$archiver"] == "NSKeyedArchiver")
+        #expect(tree["$version"] == 100_000)
+        #expect(tree["$objects"]?.arrayValue?.first == "$null")
+        // One class entry per class, shared by all its instances.
+        let classNames = tree["$objects"]?.arrayValue?.compactMap { $0["$classname"]?.stringValue } ?? []
+        #expect(classNames.count == Set(classNames).count)
+        #expect(classNames.contains(Item.archiveClassName))
+    }
+
+    @Test func encodingTheSameValueTwiceStoresItOnce() throws {
+        let encoder = KeyedEncoder()
+        let date = Date(timeIntervalSinceReferenceDate: 5)
+        encoder.encode(["same", "same"], forKey: "a")
+        encoder.encode(date, forKey: "b")
+        encoder.encode(date, forKey: "c")
+        let tree = try encoder.encodedPropertyList
+        let objects = tree["$objects"]?.arrayValue ?? []
+        #expect(objects.filter { $0 == "same" }.count == 1)
+        #expect(tree["$top"]?["b"] == tree["$top"]?["c"])
+    }
+
+    @Test func nilIsAReferenceToNull() throws {
+        let encoder = KeyedEncoder()
+        encoder.encode(nil as String?, forKey: "string")
+        encoder.encode(nil as Any?, forKey: "any")
+        let top = try encoder.encodedPropertyList["$top"]
+        #expect(top?["string"] == .uid(PropertyListUID(0)))
+        #expect(top?["any"] == .uid(PropertyListUID(0)))
+    }
+
+    @Test func unsupportedValuesAreRecordedAndThrown() {
+        struct NotArchivable {}
+        let encoder = KeyedEncoder()
+        encoder.encode(NotArchivable() as Any?, forKey: "x")
+        #expect(encoder.error?.code == .unsupportedValue)
+        let error = #expect(throws: KeyedArchiveError.self) { try encoder.encodedData }
+        #expect(error?.code == .unsupportedValue)
+    }
+
+    @Test func graphsDeeperThanTheLimitAreRefused() {
+        var node = Node(value: 0)
+        for value in 1...300 { node = Node(value: value, next: node) }
+        let error = #expect(throws: KeyedArchiveError.self) { try KeyedArchiver.archivedData(withRootObject: node) }
+        #expect(error?.code == .limitExceeded)
+    }
+
+    @Test func onlyBinaryAndXMLAreArchiveFormats() {
+        let error = #expect(throws: KeyedArchiveError.self) {
+            try KeyedArchiver.archivedData(withRootObject: "x", format: .json)
+        }
+        #expect(error?.code == .unsupportedValue)
+    }
+}
