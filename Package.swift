@@ -20,8 +20,9 @@ let package = Package(
         // Deliberately free of dependencies so fuzz targets can compile it with plain swiftc.
         .target(name: "PropertyList"),
 
-        // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format).
-        .target(name: "KeyedArchive", dependencies: ["PropertyList"]),
+        // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format);
+        // its file one-liners write through the sandbox's durable replace.
+        .target(name: "KeyedArchive", dependencies: ["PropertyList", "AppSandbox"]),
 
         // Layer 0: the app container, durable files, backup rules, coordination, resources.
         // Independent of the property-list layer.
@@ -47,7 +48,7 @@ let package = Package(
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
     ],
     swiftLanguageModes: [.v6]
