@@ -11,7 +11,7 @@ public struct PropertyListDictionary: Sendable {
     /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
     private var index: [String: Int]?
 
-    private static let linearSearchLimit = 12
+    static let linearSearchLimit = 12
 
     public init() {
         entries = []
@@ -38,7 +38,7 @@ public struct PropertyListDictionary: Sendable {
                 return true
             }
             if distinct {
-                self.init(uncheckedEntries: readEntries)
+                self.init(distinctEntries: readEntries)
                 return
             }
         }
@@ -46,8 +46,10 @@ public struct PropertyListDictionary: Sendable {
         for entry in readEntries { updateValue(entry.value, forKey: entry.key) }
     }
 
-    private init(uncheckedEntries: [Element]) {
-        entries = uncheckedEntries
+    /// Takes `entries` as they are; the caller knows their keys are distinct.
+    init(distinctEntries: [Element]) {
+        entries = distinctEntries
+        if entries.count > Self.linearSearchLimit { rebuildIndex() }
     }
 
     /// Builds a dictionary from pairs; a later duplicate key replaces the earlier value

@@ -74,6 +74,21 @@ struct BinaryPropertyListTests {
         #expect(error?.code == .referenceOutOfRange)
     }
 
+    @Test func duplicateKeysAreMergedEvenAfterRecordsWithDistinctKeys() throws {
+        // [{a: 1, b: 2}, {a: 1, b: 2}, {a: 1, a: 2}]: records 0 and 1 share key objects
+        // 4 and 5; record 2 names object 4 twice, and its later value wins.
+        let bytes = BinaryCorruptionTests.plist(objects: [
+            [0xA3, 0x01, 0x02, 0x03],
+            [0xD2, 0x04, 0x05, 0x06, 0x07],
+            [0xD2, 0x04, 0x05, 0x06, 0x07],
+            [0xD2, 0x04, 0x04, 0x06, 0x07],
+            [0x51, 0x61], [0x51, 0x62], [0x10, 0x01], [0x10, 0x02],
+        ])
+        let value = try PropertyListReader().read(bytes)
+        #expect(value == [["a": 1, "b": 2], ["a": 1, "b": 2], ["a": 2]])
+        #expect(value.arrayValue?[2].dictionaryValue?.count == 1)
+    }
+
     @Test func outputIsDeterministic() throws {
         let value: PropertyListValue = ["b": [1, 2], "a": ["x": "y"], "c": .date(Date(timeIntervalSinceReferenceDate: 0))]
         #expect(try PropertyListWriter.binary.write(value) == PropertyListWriter.binary.write(value))

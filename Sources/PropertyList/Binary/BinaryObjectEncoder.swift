@@ -2,9 +2,12 @@
 ///
 /// `package` so that writers that lay out objects themselves (the keyed archiver
 /// writes archives straight to binary) share one encoding with the plist writer.
+/// Inlinable because the archiver calls these per byte-sized field from another module,
+/// where an opaque call costs more than the work.
 package enum BinaryObjectEncoder {
     /// Appends a non-container value. Containers are laid out by the caller, which
     /// knows the object numbers: ``appendMarker(_:count:to:)`` then references.
+    @inlinable
     package static func appendScalar(_ value: PropertyListValue, to output: inout [UInt8]) {
         switch value {
         case .bool(let bool):
@@ -44,6 +47,7 @@ package enum BinaryObjectEncoder {
     }
 
     /// ASCII strings as bytes, all others as big-endian UTF-16, as Apple writes them.
+    @inlinable
     package static func appendString(_ string: String, to output: inout [UInt8]) {
         var string = string
         let wroteASCII = string.withUTF8 { utf8 in
@@ -62,6 +66,7 @@ package enum BinaryObjectEncoder {
 
     /// A marker (`0xA` array, `0xD` dictionary, `0x4` data…) with its count in the low
     /// nibble, or `F` followed by an integer object.
+    @inlinable
     package static func appendMarker(_ kind: UInt8, count: Int, to output: inout [UInt8]) {
         if count < 15 {
             output.append(kind << 4 | UInt8(count))
@@ -72,6 +77,7 @@ package enum BinaryObjectEncoder {
     }
 
     /// Non-negative values in 1, 2 or 4 unsigned bytes when they fit, else 8 signed.
+    @inlinable
     package static func appendInteger(_ integer: Int64, to output: inout [UInt8]) {
         let width = integer < 0 ? 8 : byteWidth(forMaximum: UInt64(integer))
         output.append(0x10 | UInt8(width.trailingZeroBitCount))
@@ -79,6 +85,7 @@ package enum BinaryObjectEncoder {
     }
 
     /// The offset table (each offset in the narrowest width that fits) and the trailer.
+    @inlinable
     package static func appendOffsetTableAndTrailer(
         offsets: some Collection<Int>, referenceSize: Int, topObject: Int, to output: inout [UInt8]
     ) {
@@ -96,6 +103,7 @@ package enum BinaryObjectEncoder {
     }
 
     /// 1, 2, 4 or 8: the widths every reader accepts for offsets and references.
+    @inlinable
     package static func byteWidth(forMaximum value: UInt64) -> Int {
         switch value {
         case ..<(1 << 8): 1
@@ -105,7 +113,7 @@ package enum BinaryObjectEncoder {
         }
     }
 
-    @inline(__always)
+    @inlinable @inline(__always)
     package static func appendBigEndian(_ value: UInt64, width: Int, to output: inout [UInt8]) {
         var shift = (width - 1) * 8
         while shift >= 0 {

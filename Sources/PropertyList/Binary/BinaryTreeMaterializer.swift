@@ -23,6 +23,9 @@ struct BinaryTreeMaterializer {
     private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
+    /// The key objects of the last small dictionary found to have distinct keys. Records
+    /// of one kind share their key objects, so later ones skip the distinctness check.
+    private var lastDistinctKeyObjects: [Int] = []
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
@@ -64,6 +67,7 @@ struct BinaryTreeMaterializer {
         case .dictionary:
             marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
+            let keysKnownDistinct = try hasLastDistinctKeyObjects(header, objectIndex: index)
             var entries: [PropertyListDictionary.Element] = []
             entries.reserveCapacity(header.count)
             for position in 0..<header.count {
@@ -73,7 +77,15 @@ struct BinaryTreeMaterializer {
                     at: header.payload, position: header.count + position, objectIndex: index)
                 entries.append((key, try self.value(ofObject: valueObject, depth: depth + 1)))
             }
-            value = .dictionary(PropertyListDictionary(readEntries: entries))
+            if keysKnownDistinct {
+                value = .dictionary(PropertyListDictionary(distinctEntries: entries))
+            } else {
+                let dictionary = PropertyListDictionary(readEntries: entries)
+                if dictionary.count == entries.count {
+                    try rememberDistinctKeyObjects(header, objectIndex: index)
+                }
+                value = .dictionary(dictionary)
+            }
         default:
             let bytes = header.kind == .data || header.kind == .asciiString || header.kind == .utf16String ? header.count : 0
             try account(values: 1, bytes: bytes, objectIndex: index)
@@ -106,6 +118,27 @@ struct BinaryTreeMaterializer {
         return key
     }
 
+    private func hasLastDistinctKeyObjects(
+        _ header: BinaryObjectReader.Header, objectIndex: Int
+    ) throws(PropertyListError) -> Bool {
+        guard header.count == lastDistinctKeyObjects.count, header.count > 0 else { return false }
+        for position in 0..<header.count
+        where try reader.reference(at: header.payload, position: position, objectIndex: objectIndex) != lastDistinctKeyObjects[position] {
+            return false
+        }
+        return true
+    }
+
+    private mutating func rememberDistinctKeyObjects(
+        _ header: BinaryObjectReader.Header, objectIndex: Int
+    ) throws(PropertyListError) {
+        guard header.count <= PropertyListDictionary.linearSearchLimit else { return }
+        lastDistinctKeyObjects.removeAll(keepingCapacity: true)
+        for position in 0..<header.count {
+            lastDistinctKeyObjects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
+        }
+    }
+
     /// Containers must be tracked (cycles, fan-out), and strings and data are cheaper
     /// to share than to decode again; numbers, dates and booleans are not.
     private static func isWorthSharing(_ header: BinaryObjectReader.Header) -> Bool {
@@ -130,6 +163,7 @@ struct BinaryTreeMaterializer {
         return memoValues.count - 1
     }
 
+    @inline(__always)
     private mutating func account(values: Int, bytes: Int, objectIndex: Int) throws(PropertyListError) {
         valueCount += values
         byteCount += bytes

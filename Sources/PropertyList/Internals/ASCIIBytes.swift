@@ -1,5 +1,7 @@
 /// Whether bytes are 7-bit ASCII, checked eight at a time.
+@usableFromInline
 enum ASCIIBytes {
+    @usableFromInline
     static func areASCII(_ bytes: UnsafeRawBufferPointer) -> Bool {
         var offset = 0
         var bits: UInt64 = 0
