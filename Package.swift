@@ -41,13 +41,14 @@ let package = Package(
             name: "KeepsakeCLI",
             dependencies: [
                 "PropertyList",
+                "KeyedArchive",
                 "AppSandbox",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
+        .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
     ],

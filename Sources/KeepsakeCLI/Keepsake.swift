@@ -6,7 +6,10 @@ import ArgumentParser
 struct Keepsake: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keepsake",
-        abstract: "Read, check and convert property lists; inspect and back up app containers.",
-        subcommands: [PrintCommand.self, LintCommand.self, ConvertCommand.self, SandboxCommand.self]
+        abstract: "Read, check and convert property lists and keyed archives; inspect and back up app containers.",
+        subcommands: [
+            PrintCommand.self, LintCommand.self, ConvertCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
+            SandboxCommand.self,
+        ]
     )
 }

@@ -1,0 +1,71 @@
+import Foundation
+import KeyedArchive
+import PropertyList
+import Testing
+
+/// `keepsake archive|unarchive`, run as a user would run them.
+@Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
+final class ArchiveCommandTests {
+    let directory: URL
+    static let corpus = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().appendingPathComponent("../../../shared/corpus/archives").standardized
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-archive-cli-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    @Test(arguments: [("binary1", PropertyListFormat.binary), ("xml1", .xml)])
+    func archiveStoresAPropertyListAsFoundationCollections(_ flag: String, _ format: PropertyListFormat) throws {
+        let value: PropertyListValue = ["name": "Spork", "values": [1, 2.5, true], "when": .date(Date(timeIntervalSinceReferenceDate: 7))]
+        let source = directory.appendingPathComponent("in.plist")
+        try Data(try PropertyListWriter.xml.write(value)).write(to: source)
+        let target = directory.appendingPathComponent("out.archive")
+        let result = try CLIRunner.run(["archive", source.path, "--format", flag, "-o", target.path])
+        #expect(result.status == 0, "\(result.stderr)")
+
+        let data = try Data(contentsOf: target)
+        #expect(PropertyListFormat.detect([UInt8](data)) == format)
+        let tree = try PropertyListReader().read(data)
+        #expect(tree["$archiver"] == "NSKeyedArchiver")
+        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: PropertyListValue.self, from: data) == value)
+    }
+
+    @Test func unarchivePrintsANibsObjectsAndSharedObjectsOnce() throws {
+        let nib = Self.corpus.appendingPathComponent("apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib")
+        try #require(FileManager.default.fileExists(atPath: nib.path), "corpus not found at \(nib.path)")
+        let result = try CLIRunner.run(["unarchive", nib.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.hasPrefix("\"IB.objectdata\" => <NSIBObjectData #1> {"))
+        #expect(result.stdout.contains("\"NSClassName\" => \"RConsoleController\""))
+        // The text view is its clip view's document view: a back reference, printed as one.
+        #expect(result.stdout.contains("\"NSDocView\" => <NSTextView #4> (see above)"))
+    }
+
+    @Test func unarchiveReadsStandardInput() throws {
+        let data = try KeyedArchiver.archivedData(withRootObject: ["a": [1, 2]] as PropertyListValue)
+        let result = try CLIRunner.run(["unarchive", "-"], stdin: data)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "\"root\" => {\n  \"a\" => [\n    0 => 1\n    1 => 2\n  ]\n}\n")
+    }
+
+    @Test func hostileArchivesFailWithAMessage() throws {
+        let folder = Self.corpus.appendingPathComponent("malformed/bpylist2")
+        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+        try #require(!files.isEmpty, "no malformed archives at \(folder.path)")
+        for name in files {
+            let result = try CLIRunner.run(["unarchive", folder.appendingPathComponent(name).path])
+            #expect(result.status == 1, "\(name): \(result.stdout)")
+            #expect(result.stderr.contains("Error"), "\(name): \(result.stderr)")
+        }
+    }
+
+    @Test func missingOutputIsAUsageError() throws {
+        #expect(try CLIRunner.run(["archive", "in.plist"]).status == 64)
+        #expect(try CLIRunner.run(["unarchive"]).status == 64)
+    }
+}
