@@ -10,10 +10,14 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
+        .executable(name: "homepwner", targets: ["Homepwner"]),
+        .executable(name: "foodtracker", targets: ["FoodTracker"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        // The reference web app (Homepwner) serves HTTP with Hummingbird.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
@@ -47,10 +51,46 @@ let package = Package(
             ]
         ),
 
+        // The reference apps: Homepwner (a web app) and FoodTracker (a command-line app),
+        // each a library with everything testable and a thin executable.
+        .target(
+            name: "HomepwnerApp",
+            dependencies: [
+                "KeyedArchive",
+                "AppSandbox",
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ]
+        ),
+        .executableTarget(
+            name: "Homepwner",
+            dependencies: [
+                "HomepwnerApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .target(name: "FoodTrackerApp", dependencies: ["KeyedArchive", "AppSandbox"]),
+        .executableTarget(
+            name: "FoodTracker",
+            dependencies: [
+                "FoodTrackerApp",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "HomepwnerTests",
+            dependencies: [
+                "HomepwnerApp",
+                "KeyedArchive",
+                "AppSandbox",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+            ]
+        ),
+        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,60 @@
+import Foundation
+import KeyedArchive
+
+/// A meal with a name, an optional photo and a 0–5 rating: the FoodTracker lesson's
+/// `Meal`, ported.
+///
+/// `class Meal: NSObject, NSCoding` becomes a struct adopting ``KeyedCoding``; the
+/// lesson's `PropertyKey` names the archive keys, and the failable initialiser
+/// refuses an empty name or a rating outside 0…5 as the lesson's does. The photo is
+/// kept as image bytes (the lesson's `UIImage`). Archived as `FoodTracker.Meal`.
+public struct Meal: KeyedCoding, Sendable, Hashable {
+    public struct PropertyKey {
+        public static let name = "name"
+        public static let photo = "photo"
+        public static let rating = "rating"
+    }
+
+    public static let ratingRange = 0...5
+
+    public var name: String
+    public var photo: Data?
+    public var rating: Int
+
+    public static var archiveClassName: String { "FoodTracker.Meal" }
+
+    /// Fails when `name` is empty or `rating` is outside 0…5, as the lesson's does.
+    public init?(name: String, photo: Data?, rating: Int) {
+        guard !name.isEmpty, Self.ratingRange.contains(rating) else { return nil }
+        self.name = name
+        self.photo = photo
+        self.rating = rating
+    }
+
+    public func encode(with aCoder: KeyedEncoder) {
+        aCoder.encode(name, forKey: PropertyKey.name)
+        aCoder.encode(photo, forKey: PropertyKey.photo)
+        aCoder.encode(rating, forKey: PropertyKey.rating)
+    }
+
+    /// - Throws: ``MealDecodingError`` where the lesson logged "Unable to decode the
+    ///   name for a Meal object." and returned `nil`.
+    public init(coder aDecoder: KeyedDecoder) throws {
+        guard let name = aDecoder.decodeObject(forKey: PropertyKey.name) as? String else {
+            throw MealDecodingError(message: "Unable to decode the name for a Meal object.")
+        }
+        // Because photo is an optional property of Meal, just use conditional cast.
+        let photo = aDecoder.decodeObject(forKey: PropertyKey.photo) as? Data
+        let rating = aDecoder.decodeInteger(forKey: PropertyKey.rating)
+        guard let meal = Meal(name: name, photo: photo, rating: rating) else {
+            throw MealDecodingError(message: "A saved meal has an empty name or a rating outside 0…5.")
+        }
+        self = meal
+    }
+}
+
+/// Why a saved meal could not be read.
+public struct MealDecodingError: Error, CustomStringConvertible, Sendable {
+    public var message: String
+    public var description: String { message }
+}

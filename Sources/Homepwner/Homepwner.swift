@@ -1,0 +1,56 @@
+import AppSandbox
+import ArgumentParser
+import Foundation
+import HomepwnerApp
+
+/// `homepwner`: the Homepwner inventory as a web app on this machine.
+@main
+struct Homepwner: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "homepwner",
+        abstract: "Serve Homepwner, the inventory app, from its own container.",
+        discussion: """
+            Items, photos and settings live in the app's container and survive restarts. \
+            The page's visibility and focus drive the app's lifecycle; entering the \
+            background saves, and so does SIGTERM before the server exits.
+            """)
+
+    @Option(name: .long, help: "Address to listen on.")
+    var host = "127.0.0.1"
+
+    @Option(name: .long, help: "Port to listen on; 0 picks a free one. Default: $HOMEPWNER_PORT, else 8080.")
+    var port: Int?
+
+    @Option(name: .long, help: ArgumentHelp(
+        "Folder holding the app's container. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.",
+        valueName: "DIR"))
+    var container: String?
+
+    @Option(name: .long, help: "Largest photo accepted, in bytes.")
+    var maxPhotoBytes: Int?
+
+    func validate() throws {
+        if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
+        if let maxPhotoBytes, maxPhotoBytes <= 0 { throw ValidationError("--max-photo-bytes must be positive") }
+    }
+
+    func run() async throws {
+        let environment = ProcessInfo.processInfo.environment
+        let port = try self.port ?? environment["HOMEPWNER_PORT"].map { text in
+            guard let value = Int(text), (0...65535).contains(value) else {
+                throw ValidationError("HOMEPWNER_PORT must be a port number, not \(text)")
+            }
+            return value
+        } ?? 8080
+        let appContainer = try AppContainer(
+            identifier: HomepwnerServer.identifier,
+            containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        var limits = Inventory.Limits()
+        if let maxPhotoBytes { limits.maxPhotoBytes = maxPhotoBytes }
+        let server = try HomepwnerServer(container: appContainer, limits: limits)
+        let host = host
+        try await server.run(host: host, port: port) { bound in
+            FileHandle.standardOutput.write(Data("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)\n".utf8))
+        }
+    }
+}

@@ -1,0 +1,305 @@
+import AppSandbox
+import Foundation
+import Hummingbird
+
+/// A page lifecycle event as `/app.js` reports it to `POST /lifecycle`.
+public enum PageEvent: String, Sendable, CaseIterable {
+    /// `visibilitychange` to hidden: the app enters the background (and saves).
+    case hidden
+    /// `visibilitychange` to visible: the app enters the foreground.
+    case visible
+    /// `blur`: the app resigns active.
+    case blur
+    /// `focus`: the app becomes active.
+    case focus
+    /// `pagehide`: the page is going away. One server serves many pages, so this
+    /// enters the background rather than ending the process; `SIGTERM` ends it.
+    case pagehide
+}
+
+/// The routes of the Homepwner web app.
+///
+/// | Route | What |
+/// |---|---|
+/// | `GET /` | the item list (`?sort=manual|name|value|date` overrides the setting) |
+/// | `POST /items` | add an item (form: `name`, `serialNumber`, `valueInDollars`) |
+/// | `POST /items/random` | add a random item |
+/// | `GET /items/:key` | the item's page: edit form and photo |
+/// | `POST /items/:key` | edit the item (same form as adding) |
+/// | `POST /items/:key/delete`, `DELETE /items/:key` | delete the item and its photo |
+/// | `POST /items/:key/move` | move it (form: `to`, the new index) |
+/// | `GET /items/:key/photo` | the photo's bytes |
+/// | `POST /items/:key/photo` | upload or replace it (multipart field `photo`, or a raw JPEG/PNG body) |
+/// | `POST /items/:key/photo/delete`, `DELETE /items/:key/photo` | delete the photo |
+/// | `GET /settings`, `POST /settings` | the settings page (user defaults) |
+/// | `GET /container` | the container: directories, files, sizes, backup plan |
+/// | `GET /lifecycle`, `POST /lifecycle` | the lifecycle log; page events (form: `event`) |
+/// | `GET /api/items` | the items as JSON |
+///
+/// Form posts answer `303 See Other` to the page to show next; refusals answer with
+/// their status and a one-line plain-text reason.
+public struct HomepwnerRoutes: Sendable {
+    public let inventory: Inventory
+    public let lifecycle: LifecycleLog
+    /// Called with each page event; the app turns them into lifecycle triggers.
+    public let onPageEvent: @Sendable (PageEvent) -> Void
+    /// The largest form body accepted (photos have their own limit).
+    public var maxFormBytes = 64 << 10
+
+    public init(inventory: Inventory, lifecycle: LifecycleLog, onPageEvent: @escaping @Sendable (PageEvent) -> Void) {
+        self.inventory = inventory
+        self.lifecycle = lifecycle
+        self.onPageEvent = onPageEvent
+    }
+
+    /// A router with every route.
+    public func router() -> Router<BasicRequestContext> {
+        let router = Router()
+        let routes = self
+        router.get("/") { request, _ in try routes.listPage(request) }
+        router.get("/items") { _, _ in Response.redirect(to: "/", type: .normal) }
+        router.post("/items") { request, _ in
+            let form = try await routes.form(request)
+            try routes.inventory.createItem(name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
+            return Response.redirect(to: "/", type: .normal)
+        }
+        router.post("/items/random") { _, _ in
+            try routes.inventory.createRandomItem()
+            return Response.redirect(to: "/", type: .normal)
+        }
+        router.get("/items/:key") { _, context in try routes.itemPage(context.parameters.require("key")) }
+        router.post("/items/:key") { request, context in
+            let key = try context.parameters.require("key")
+            let form = try await routes.form(request)
+            try routes.inventory.updateItem(forKey: key, name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
+            return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
+        }
+        router.post("/items/:key/delete") { _, context in
+            try routes.inventory.deleteItem(forKey: context.parameters.require("key"))
+            return Response.redirect(to: "/", type: .normal)
+        }
+        router.delete("/items/:key") { _, context in
+            try routes.inventory.deleteItem(forKey: context.parameters.require("key"))
+            return Response(status: .noContent)
+        }
+        router.post("/items/:key/move") { request, context in
+            let key = try context.parameters.require("key")
+            let form = try await routes.form(request)
+            guard let text = form["to"], let index = Int(text) else {
+                throw HomepwnerError(.badRequest, "to must be the item's new index")
+            }
+            try routes.inventory.moveItem(forKey: key, to: index)
+            return Response.redirect(to: "/", type: .normal)
+        }
+        router.get("/items/:key/photo") { _, context in
+            let photo = try routes.inventory.photo(forKey: context.parameters.require("key"))
+            var headers = HTTPFields()
+            headers[.contentType] = photo.mimeType
+            headers[.cacheControl] = "no-cache"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: photo.data)))
+        }
+        router.post("/items/:key/photo") { request, context in
+            let key = try context.parameters.require("key")
+            guard routes.inventory.item(forKey: key) != nil else { throw Inventory.noItem(key) }
+            let photo = try await routes.uploadedPhoto(request)
+            try routes.inventory.setPhoto(photo, forKey: key)
+            return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
+        }
+        router.post("/items/:key/photo/delete") { _, context in
+            let key = try context.parameters.require("key")
+            try routes.inventory.deletePhoto(forKey: key)
+            return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
+        }
+        router.delete("/items/:key/photo") { _, context in
+            try routes.inventory.deletePhoto(forKey: context.parameters.require("key"))
+            return Response(status: .noContent)
+        }
+        router.get("/settings") { request, _ in
+            routes.html(Pages.layout(title: "Settings", current: "/settings", body: Pages.settings(
+                order: routes.inventory.sortOrder, format: routes.inventory.currencyFormat,
+                showsSerials: routes.inventory.showsSerialNumbers,
+                saved: request.uri.queryParameters["saved"] != nil)))
+        }
+        router.post("/settings") { request, _ in
+            let form = try await routes.form(request)
+            try routes.inventory.updateSettings(
+                sortOrder: form["sortOrder"], currencyFormat: form["currencyFormat"],
+                showSerialNumbers: form["showSerialNumbers"] != nil)
+            return Response.redirect(to: "/settings?saved=1", type: .normal)
+        }
+        router.get("/container") { _, _ in try routes.containerPage() }
+        router.get("/lifecycle") { _, _ in routes.lifecyclePage() }
+        router.post("/lifecycle") { request, _ in
+            let form = try await routes.form(request)
+            guard let name = form["event"], let event = PageEvent(rawValue: name) else {
+                throw HomepwnerError(.badRequest, "event must be one of \(PageEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            routes.onPageEvent(event)
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: routes.lifecycle.state + "\n")))
+        }
+        router.get("/api/items") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "application/json"
+            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try routes.itemsJSON())))
+        }
+        router.get("/app.js") { _, _ in routes.asset(Assets.script, type: "text/javascript; charset=utf-8") }
+        router.get("/style.css") { _, _ in routes.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
+        return router
+    }
+
+    // MARK: Pages
+
+    func listPage(_ request: Request) throws -> Response {
+        var order = inventory.sortOrder
+        if let requested = request.uri.queryParameters["sort"] {
+            guard let parsed = SortOrder(rawValue: String(requested)) else {
+                throw HomepwnerError(.badRequest, "sort must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+            }
+            order = parsed
+        }
+        let items = inventory.items(sortedBy: order)
+        let photos = Set(items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
+        return html(Pages.layout(title: "Items", current: "/", body: Pages.itemList(
+            items, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers, photoKeys: photos)))
+    }
+
+    func itemPage(_ key: String) throws -> Response {
+        guard let item = inventory.item(forKey: key) else { throw Inventory.noItem(key) }
+        return html(Pages.layout(title: item.name, current: "", body: Pages.itemDetail(
+            item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key), maxPhotoBytes: inventory.limits.maxPhotoBytes)))
+    }
+
+    func containerPage() throws -> Response {
+        let container = inventory.container
+        let summary: ContainerSummary
+        let plan: BackupPlan
+        do {
+            summary = try ContainerSummary(container: container)
+            plan = try BackupPlan(container: container)
+        } catch {
+            throw HomepwnerError(.storageFailed, "could not read the container: \(error)")
+        }
+        let backedUp = Set(plan.items.map(\.path))
+        var body = "<p>Container <code>\(escapeHTML(container.identifier))</code> at <code>\(escapeHTML(container.url.path))</code></p>\n"
+        body += "<h2>Directories</h2>\n<table id=\"directories\"><thead><tr><th>Directory</th><th>Files</th><th>Size</th><th>Backed up</th></tr></thead><tbody>\n"
+        for row in summary.rows {
+            let path = row.directory.pathComponents.joined(separator: "/")
+            let included = BackupPlan.includedDirectories.contains(row.directory) && !BackupPlan.skippedDirectories.contains(row.directory)
+            body += "<tr><td><code>\(escapeHTML(path))/</code></td><td>\(row.fileCount)</td><td>\(Pages.byteCount(row.byteCount))</td><td>\(included ? "yes" : "no")</td></tr>\n"
+        }
+        body += "</tbody></table>\n<h2>Files</h2>\n<table id=\"files\"><thead><tr><th>Path</th><th>Size</th><th>In a backup</th></tr></thead><tbody>\n"
+        for (path, size) in Self.files(in: container.url) {
+            body += "<tr><td><code>\(escapeHTML(path))</code></td><td>\(size) bytes</td><td>\(backedUp.contains(path) ? "yes" : "no")</td></tr>\n"
+        }
+        body += "</tbody></table>\n<h2>A backup would include</h2>\n<ul id=\"backup\">\n"
+        for item in plan.items where item.kind == .file {
+            body += "<li><code>\(escapeHTML(item.path))</code> (\(item.size) bytes)</li>\n"
+        }
+        body += "</ul>\n<p>\(plan.items.filter { $0.kind == .file }.count) files, \(plan.totalBytes) bytes in all. <code>Library/Caches/</code> and <code>tmp/</code> are never backed up.</p>\n"
+        return html(Pages.layout(title: "Container", current: "/container", body: body))
+    }
+
+    /// Every regular file under `root`, as container-relative paths with sizes.
+    static func files(in root: URL) -> [(String, Int64)] {
+        let base = root.standardizedFileURL.path
+        var out: [(String, Int64)] = []
+        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey]) else { return [] }
+        for case let url as URL in enumerator {
+            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true else { continue }
+            var path = url.standardizedFileURL.path
+            if path.hasPrefix(base + "/") { path.removeFirst(base.count + 1) }
+            out.append((path, Int64(values.fileSize ?? 0)))
+        }
+        return out.sorted { $0.0 < $1.0 }
+    }
+
+    func lifecyclePage() -> Response {
+        let entries = lifecycle.entries.reversed().map { entry in
+            "<li><time>\(Pages.isoDate(entry.date))</time> <code>\(escapeHTML(entry.message))</code></li>"
+        }.joined(separator: "\n")
+        return html(Pages.layout(title: "Lifecycle", current: "/lifecycle", body: """
+            <p>State: <strong id="state">\(escapeHTML(lifecycle.state))</strong>. Hide this tab, switch windows or come back: the page reports
+            <code>visibilitychange</code>, <code>blur</code>, <code>focus</code> and <code>pagehide</code>, and the app moves between
+            active, inactive and background, saving when it enters the background. <code>SIGTERM</code> saves and ends the server.</p>
+            <ol id="log" reversed>\n\(entries)\n</ol>
+            """))
+    }
+
+    func itemsJSON() throws -> [UInt8] {
+        struct Row: Encodable {
+            var itemKey: String, name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date, hasPhoto: Bool
+        }
+        let rows = inventory.allItems.map {
+            Row(itemKey: $0.itemKey, name: $0.name, serialNumber: $0.serialNumber, valueInDollars: $0.valueInDollars,
+                dateCreated: $0.dateCreated, hasPhoto: inventory.hasPhoto(forKey: $0.itemKey))
+        }
+        let encoder = JSONEncoder()
+        encoder.dateEncodingStrategy = .iso8601
+        return Array(try encoder.encode(rows))
+    }
+
+    // MARK: Bodies
+
+    func html(_ text: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = "text/html; charset=utf-8"
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    func asset(_ text: String, type: String) -> Response {
+        var headers = HTTPFields()
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// Collects at most `limit` bytes of the body.
+    /// - Throws: ``HomepwnerError`` `.contentTooLarge` past the limit.
+    func body(_ request: Request, limit: Int, what: String) async throws -> [UInt8] {
+        if let length = request.headers[.contentLength].flatMap(Int.init), length > limit {
+            throw HomepwnerError(.contentTooLarge, "the \(what) is \(length) bytes; the limit is \(limit)")
+        }
+        do {
+            let buffer = try await request.body.collect(upTo: limit)
+            return Array(buffer.readableBytesView)
+        } catch let error as HomepwnerError {
+            throw error
+        } catch {
+            throw HomepwnerError(.contentTooLarge, "the \(what) is larger than \(limit) bytes")
+        }
+    }
+
+    /// The fields of a urlencoded form body (`sendBeacon`'s `text/plain` too).
+    func form(_ request: Request) async throws -> URLEncodedForm {
+        let type = request.headers[.contentType]?.lowercased() ?? ""
+        guard type.isEmpty || type.hasPrefix("application/x-www-form-urlencoded") || type.hasPrefix("text/plain") else {
+            if type.hasPrefix("multipart/form-data") {
+                throw HomepwnerError(.unsupportedMediaType, "send this form as application/x-www-form-urlencoded")
+            }
+            throw HomepwnerError(.unsupportedMediaType, "expected a form (application/x-www-form-urlencoded), got \(type.prefix(80))")
+        }
+        return try URLEncodedForm(bytes: try await body(request, limit: maxFormBytes, what: "form"))
+    }
+
+    /// The photo of an upload: the `photo` part of a multipart form, or a raw
+    /// `image/jpeg` / `image/png` body.
+    func uploadedPhoto(_ request: Request) async throws -> Data {
+        let type = request.headers[.contentType] ?? ""
+        let limit = inventory.limits.maxPhotoBytes
+        if let boundary = MultipartForm.boundary(fromContentType: type) {
+            // Room for the part headers and boundaries around the photo.
+            let bytes = try await body(request, limit: limit + 16 << 10, what: "upload")
+            let form = try MultipartForm(bytes: bytes, boundary: boundary)
+            guard let part = form.part(named: "photo") else {
+                throw HomepwnerError(.badRequest, "the upload has no field named photo")
+            }
+            return Data(part.body)
+        }
+        let lower = type.lowercased()
+        guard lower.hasPrefix("image/jpeg") || lower.hasPrefix("image/png") else {
+            throw HomepwnerError(.unsupportedMediaType, "upload a photo as multipart/form-data or image/jpeg or image/png")
+        }
+        return Data(try await body(request, limit: limit, what: "photo"))
+    }
+}

@@ -1,0 +1,238 @@
+import AppSandbox
+import Foundation
+import Synchronization
+
+/// The controller layer of Homepwner: the item list, photos and settings, over the
+/// stores that own loading and saving (the book's MVCS pattern).
+///
+/// Every change checks its input first and changes nothing when it is refused. Item
+/// operations go by ``Item/itemKey``, never by a list index the caller might hold from
+/// a stale page, and changes that touch two stores (deleting an item and its photo)
+/// run one at a time.
+public final class Inventory: Sendable {
+    /// Limits on what a request may store.
+    public struct Limits: Sendable {
+        public var maxNameLength = 200
+        public var maxSerialNumberLength = 64
+        public var maxValueInDollars = 1_000_000_000
+        public var maxItems = 100_000
+        /// The largest photo accepted, in bytes.
+        public var maxPhotoBytes = 8 << 20
+        public init() {}
+    }
+
+    public let container: AppContainer
+    public let limits: Limits
+    let itemStore: ItemStore<Item>
+    let imageStore: BlobStore
+    let defaults: Defaults
+    /// Serialises changes that read then write, or touch more than one store.
+    private let changes = Mutex(())
+
+    /// Opens the stores in `container`: items from `Documents/items.archive`, photos
+    /// from `Documents/images/`, settings from `Library/Preferences/`; registers the
+    /// default settings.
+    /// - Throws: the stores' errors when what is saved cannot be read; nothing is then
+    ///   overwritten.
+    public init(container: AppContainer, limits: Limits = Limits()) throws {
+        self.container = container
+        self.limits = limits
+        try container.createDirectories()
+        itemStore = ItemStore<Item>()
+        imageStore = BlobStore()
+        defaults = Defaults()
+        defaults.register(defaults: SettingsKey.registeredDefaults)
+    }
+
+    // MARK: Items
+
+    /// Every item, in the store's (manual) order.
+    public var allItems: [Item] { itemStore.allItems }
+
+    public func items(sortedBy order: SortOrder) -> [Item] { order.sorted(itemStore.allItems) }
+
+    public func item(forKey key: String) -> Item? { itemStore.allItems.first { $0.itemKey == key } }
+
+    /// Whether there are changes not yet saved.
+    public var hasUnsavedChanges: Bool { itemStore.isDirty }
+
+    /// Checks a new or edited item's fields as a form sends them.
+    /// - Throws: ``HomepwnerError`` `.badRequest` naming the field.
+    public func validatedFields(name: String?, serialNumber: String?, valueInDollars: String?) throws -> (name: String, serialNumber: String?, valueInDollars: Int) {
+        let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard !name.isEmpty else { throw HomepwnerError(.badRequest, "name is required") }
+        guard name.count <= limits.maxNameLength else {
+            throw HomepwnerError(.badRequest, "name is longer than \(limits.maxNameLength) characters")
+        }
+        guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
+            throw HomepwnerError(.badRequest, "name contains control characters")
+        }
+        let serial = (serialNumber ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard serial.count <= limits.maxSerialNumberLength,
+              !serial.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else { throw HomepwnerError(.badRequest, "serialNumber must be at most \(limits.maxSerialNumberLength) printable characters") }
+        let valueText = (valueInDollars ?? "").trimmingCharacters(in: .whitespaces)
+        let value: Int
+        if valueText.isEmpty {
+            value = 0
+        } else if let parsed = Int(valueText), (0...limits.maxValueInDollars).contains(parsed) {
+            value = parsed
+        } else {
+            throw HomepwnerError(.badRequest, "valueInDollars must be a whole number from 0 to \(limits.maxValueInDollars), not \"\(valueText.prefix(40))\"")
+        }
+        return (name, serial.isEmpty ? nil : serial, value)
+    }
+
+    /// Adds an item. Corresponds to the book's `createItem()`.
+    /// - Throws: ``HomepwnerError`` `.badRequest` when the fields are invalid or the
+    ///   inventory is full.
+    @discardableResult
+    public func createItem(name: String?, serialNumber: String?, valueInDollars: String?) throws -> Item {
+        let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
+        return try add(Item(name: fields.name, serialNumber: fields.serialNumber, valueInDollars: fields.valueInDollars))
+    }
+
+    /// Adds a random item from the book's adjectives and nouns.
+    @discardableResult
+    public func createRandomItem() throws -> Item { try add(Item.random()) }
+
+    private func add(_ item: Item) throws -> Item {
+        try changes.withLock { _ in
+            guard itemStore.allItems.count < limits.maxItems else {
+                throw HomepwnerError(.badRequest, "the inventory is full (\(limits.maxItems) items)")
+            }
+            itemStore.add(item)
+        }
+        return item
+    }
+
+    /// Replaces an item's name, serial number and value.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`.
+    @discardableResult
+    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?) throws -> Item {
+        let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
+        var updated: Item?
+        _ = itemStore.updateAll(where: { $0.itemKey == key }) { item in
+            item.name = fields.name
+            item.serialNumber = fields.serialNumber
+            item.valueInDollars = fields.valueInDollars
+            updated = item
+        }
+        guard let updated else { throw Self.noItem(key) }
+        return updated
+    }
+
+    /// Removes an item and its photo. Corresponds to the book's `removeItem(_:)` plus
+    /// `imageStore.deleteImage(forKey:)`.
+    /// - Throws: ``HomepwnerError`` `.notFound`; `.storageFailed` when the photo could
+    ///   not be removed (the item is then kept).
+    public func deleteItem(forKey key: String) throws {
+        try changes.withLock { _ in
+            guard item(forKey: key) != nil else { throw Self.noItem(key) }
+            do {
+                try imageStore.delete(forKey: key)
+            } catch {
+                throw HomepwnerError(.storageFailed, "could not delete the photo of \(key): \(error)")
+            }
+            _ = itemStore.removeAll { $0.itemKey == key }
+        }
+    }
+
+    /// Moves an item to `index` in the manual order (clamped to the list).
+    /// Corresponds to the book's `moveItem(from:to:)`.
+    /// - Throws: ``HomepwnerError`` `.notFound`.
+    public func moveItem(forKey key: String, to index: Int) throws {
+        try changes.withLock { _ in
+            let items = itemStore.allItems
+            guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
+            let to = min(max(index, 0), items.count - 1)
+            if from != to { _ = itemStore.move(from: from, to: to) }
+        }
+    }
+
+    /// Saves the items if anything changed.
+    /// - Throws: the item store's error; the previous archive is then intact.
+    public func save() throws { try itemStore.saveIfDirty() }
+
+    // MARK: Photos
+
+    /// Stores `data` as the item's photo, replacing any previous one.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.contentTooLarge`,
+    ///   `.unsupportedMediaType` (not JPEG or PNG), `.storageFailed`.
+    public func setPhoto(_ data: Data, forKey key: String) throws {
+        guard data.count <= limits.maxPhotoBytes else {
+            throw HomepwnerError(.contentTooLarge, "the photo is \(data.count) bytes; the limit is \(limits.maxPhotoBytes)")
+        }
+        guard !data.isEmpty else { throw HomepwnerError(.badRequest, "the photo is empty") }
+        guard ImageKind(bytes: data) != .unknown else {
+            throw HomepwnerError(.unsupportedMediaType, "the photo must be a JPEG or PNG image")
+        }
+        try changes.withLock { _ in
+            guard item(forKey: key) != nil else { throw Self.noItem(key) }
+            do {
+                try imageStore.set(data, forKey: key)
+            } catch {
+                throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
+            }
+        }
+    }
+
+    /// The item's photo and its media type.
+    /// - Throws: ``HomepwnerError`` `.notFound` (no such item, or no photo), `.storageFailed`.
+    public func photo(forKey key: String) throws -> (data: Data, mimeType: String) {
+        guard item(forKey: key) != nil else { throw Self.noItem(key) }
+        let data: Data?
+        do {
+            data = try imageStore.data(forKey: key)
+        } catch {
+            throw HomepwnerError(.storageFailed, "could not read the photo: \(error)")
+        }
+        guard let data else { throw HomepwnerError(.notFound, "item \(key) has no photo") }
+        return (data, ImageKind(bytes: data).mimeType)
+    }
+
+    public func hasPhoto(forKey key: String) -> Bool { imageStore.contains(key: key) }
+
+    /// Removes the item's photo; an item without one is not an error.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
+    public func deletePhoto(forKey key: String) throws {
+        try changes.withLock { _ in
+            guard item(forKey: key) != nil else { throw Self.noItem(key) }
+            do {
+                try imageStore.delete(forKey: key)
+            } catch {
+                throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")
+            }
+        }
+    }
+
+    // MARK: Settings
+
+    public var sortOrder: SortOrder {
+        defaults.string(forKey: SettingsKey.sortOrder).flatMap(SortOrder.init(rawValue:)) ?? .manual
+    }
+
+    public var currencyFormat: CurrencyFormat {
+        defaults.string(forKey: SettingsKey.currencyFormat).flatMap(CurrencyFormat.init(rawValue:)) ?? .dollars
+    }
+
+    public var showsSerialNumbers: Bool { defaults.bool(forKey: SettingsKey.showSerialNumbers) }
+
+    /// Stores the settings page's choices.
+    /// - Throws: ``HomepwnerError`` `.badRequest` for a value that is not one of the choices.
+    public func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) throws {
+        guard let order = SortOrder(rawValue: sortOrder ?? "") else {
+            throw HomepwnerError(.badRequest, "sortOrder must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard let format = CurrencyFormat(rawValue: currencyFormat ?? "") else {
+            throw HomepwnerError(.badRequest, "currencyFormat must be one of \(CurrencyFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        defaults.set(order.rawValue, forKey: SettingsKey.sortOrder)
+        defaults.set(format.rawValue, forKey: SettingsKey.currencyFormat)
+        defaults.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
+    }
+
+    static func noItem(_ key: String) -> HomepwnerError {
+        HomepwnerError(.notFound, "no item has the key \"\(key.prefix(80))\"")
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import KeyedArchive
+
+/// One thing the user owns: the seeds' `Item`, ported.
+///
+/// The book's `class Item: NSObject, NSCoding` becomes a struct adopting
+/// ``KeyedCoding``; `encode(with:)` and `init(coder:)` read as in the chapter. It is
+/// archived as `Homepwner.Item`, the class name the book's app writes, so the archive
+/// reads back in the original app.
+///
+/// ```swift
+/// let item = Item(name: "Bike", serialNumber: "B1K3", valueInDollars: 300)
+/// let random = Item.random()          // "Rusty Spork", $42, serial "E6R1X"
+/// ```
+public struct Item: KeyedCoding, Sendable, Hashable {
+    public var name: String
+    public var valueInDollars: Int
+    public var serialNumber: String?
+    public let dateCreated: Date
+    /// The item's identity, and the key of its photo in the image store.
+    public let itemKey: String
+
+    public static var archiveClassName: String { "Homepwner.Item" }
+
+    public init(name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(), itemKey: String = UUID().uuidString) {
+        self.name = name
+        self.serialNumber = serialNumber
+        self.valueInDollars = valueInDollars
+        self.dateCreated = dateCreated
+        self.itemKey = itemKey
+    }
+
+    /// The book's adjectives and nouns for random items.
+    public static let adjectives = ["Fluffy", "Rusty", "Shiny"]
+    public static let nouns = ["Bear", "Spork", "Mac"]
+
+    /// A random item, as the book's `init(random:)` makes one: an adjective and a noun,
+    /// a value below 100 dollars, a five-character serial number.
+    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> Item {
+        let adjective = adjectives.randomElement(using: &generator)!
+        let noun = nouns.randomElement(using: &generator)!
+        let value = Int.random(in: 0..<100, using: &generator)
+        let serial = String(UUID().uuidString.prefix(5))
+        return Item(name: "\(adjective) \(noun)", serialNumber: serial, valueInDollars: value)
+    }
+
+    public static func random() -> Item {
+        var generator = SystemRandomNumberGenerator()
+        return random(using: &generator)
+    }
+
+    public func encode(with aCoder: KeyedEncoder) {
+        aCoder.encode(name, forKey: "name")
+        aCoder.encode(dateCreated, forKey: "dateCreated")
+        aCoder.encode(itemKey, forKey: "itemKey")
+        aCoder.encode(serialNumber, forKey: "serialNumber")
+        aCoder.encode(valueInDollars, forKey: "valueInDollars")
+    }
+
+    public init(coder aDecoder: KeyedDecoder) throws {
+        name = try aDecoder.decode(String.self, forKey: "name")
+        dateCreated = try aDecoder.decode(Date.self, forKey: "dateCreated")
+        itemKey = try aDecoder.decode(String.self, forKey: "itemKey")
+        serialNumber = aDecoder.decodeObject(forKey: "serialNumber") as? String
+        valueInDollars = aDecoder.decodeInteger(forKey: "valueInDollars")
+    }
+}

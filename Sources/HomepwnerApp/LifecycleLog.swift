@@ -1,0 +1,43 @@
+import Foundation
+import Synchronization
+
+/// The lifecycle callbacks the app received, newest last, as the book's
+/// `print(#function)` exercise prints them; also printed to standard output.
+public final class LifecycleLog: Sendable {
+    public struct Entry: Sendable {
+        public var date: Date
+        public var message: String
+    }
+
+    private struct State {
+        var entries: [Entry] = []
+        var state = "notRunning"
+    }
+
+    private let storage = Mutex(State())
+    /// How many entries are kept.
+    public let capacity: Int
+    private let echo: Bool
+
+    /// - Parameter echo: whether each entry is also printed to standard output.
+    public init(capacity: Int = 500, echo: Bool = true) {
+        self.capacity = capacity
+        self.echo = echo
+    }
+
+    public func record(_ message: String) {
+        storage.withLock { state in
+            state.entries.append(Entry(date: Date(), message: message))
+            if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
+        }
+        if echo { FileHandle.standardOutput.write(Data((message + "\n").utf8)) }
+    }
+
+    public var entries: [Entry] { storage.withLock { $0.entries } }
+
+    /// The application state last reported, by name (`active`, `background`…).
+    public var state: String {
+        get { storage.withLock { $0.state } }
+        set { storage.withLock { $0.state = newValue } }
+    }
+}

@@ -1,0 +1,125 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// The built server as a child process: what it acknowledged is there after a restart.
+@Suite("Restarts", .serialized, .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+struct RestartTests {
+    @Test("Items, photos and settings survive SIGTERM and a restart")
+    func sigtermSavesEverything() async throws {
+        let containers = try temporaryFolder("homepwner-restart")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var server = try ServerProcess(containers: containers)
+        var base = server.baseURL
+        #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")]).status == 303)
+        #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "Camera"), ("valueInDollars", "120")]).status == 303)
+        let items = try await HTTP.items(base)
+        let camera = try #require(items.first { $0.name == "Camera" })
+        let photoURL = base.appendingPathComponent("items/\(camera.itemKey)/photo")
+        #expect(try await HTTP.send("POST", photoURL, body: RealImages.png, contentType: "image/png").status == 303)
+        #expect(try await HTTP.postForm(base.appendingPathComponent("items/\(camera.itemKey)/move"), [("to", "0")]).status == 303)
+        #expect(try await HTTP.postForm(base.appendingPathComponent("settings"), [("sortOrder", "name"), ("currencyFormat", "cents")]).status == 303)
+
+        #expect(try server.terminate() == 0)
+        #expect(server.log.contains("applicationWillTerminate"))
+        server = try ServerProcess(containers: containers)
+        base = server.baseURL
+        let after = try await HTTP.items(base)
+        #expect(after.map(\.name) == ["Camera", "Bike"])
+        #expect(after.map(\.itemKey) == [camera.itemKey, items.first { $0.name == "Bike" }!.itemKey])
+        #expect(after.first?.hasPhoto == true)
+        let photo = try await HTTP.send("GET", base.appendingPathComponent("items/\(camera.itemKey)/photo"))
+        #expect(photo.body == RealImages.png)
+        #expect(photo.headers["content-type"] == "image/png")
+        let settings = String(decoding: try await HTTP.send("GET", base.appendingPathComponent("settings")).body, as: UTF8.self)
+        #expect(settings.contains("value=\"name\" checked"))
+        #expect(settings.contains("value=\"cents\" checked"))
+        #expect(try server.terminate() == 0)
+    }
+
+    @Test("Entering the background saves: a page hidden, then SIGKILL, loses nothing")
+    func backgroundSaves() async throws {
+        let containers = try temporaryFolder("homepwner-background")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var server = try ServerProcess(containers: containers)
+        var base = server.baseURL
+        for name in ["A", "B", "C"] {
+            #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", name)]).status == 303)
+        }
+        let hidden = try await HTTP.postForm(base.appendingPathComponent("lifecycle"), [("event", "hidden")])
+        #expect(String(decoding: hidden.body, as: UTF8.self).contains("background"))
+        try server.waitForOutput(matching: "applicationDidEnterBackground")
+        // SIGKILL gives no callback: only what the background save wrote survives.
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+
+        server = try ServerProcess(containers: containers)
+        base = server.baseURL
+        #expect(try await HTTP.items(base).map(\.name) == ["A", "B", "C"])
+        #expect(try server.terminate() == 0)
+    }
+
+    @Test("Under concurrent edits for a fixed time, every acknowledged edit survives a restart")
+    func loadThenRestart() async throws {
+        let clients = 8
+        let duration: Duration = .seconds(3)
+        let maxRequestsPerClient = 400
+        let containers = try temporaryFolder("homepwner-load")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var server = try ServerProcess(containers: containers)
+        let base = server.baseURL
+        for client in 0..<clients {
+            #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "client \(client)"), ("valueInDollars", "0")]).status == 303)
+        }
+        let keys = try await HTTP.items(base).map(\.itemKey)
+        #expect(keys.count == clients)
+
+        struct Acknowledged: Sendable { var client: Int; var lastValue = 0; var lastName: String; var added: [String] = []; var requests = 0 }
+        let deadline = ContinuousClock.now + duration
+        let results = try await withThrowingTaskGroup(of: Acknowledged.self) { group in
+            for client in 0..<clients {
+                group.addTask {
+                    var acknowledged = Acknowledged(client: client, lastName: "client \(client)")
+                    var n = 0
+                    while ContinuousClock.now < deadline && n < maxRequestsPerClient {
+                        n += 1
+                        if n % 10 == 0 {
+                            let name = "added \(client)-\(n)"
+                            let reply = try await HTTP.postForm(base.appendingPathComponent("items"), [("name", name), ("valueInDollars", "\(n)")])
+                            if reply.status == 303 { acknowledged.added.append(name) }
+                        } else {
+                            let name = "client \(client) edit \(n)"
+                            let reply = try await HTTP.postForm(base.appendingPathComponent("items/\(keys[client])"),
+                                                                [("name", name), ("serialNumber", "S\(n)"), ("valueInDollars", "\(n)")])
+                            if reply.status == 303 { acknowledged.lastValue = n; acknowledged.lastName = name }
+                        }
+                        acknowledged.requests += 1
+                    }
+                    return acknowledged
+                }
+            }
+            var all: [Acknowledged] = []
+            for try await result in group { all.append(result) }
+            return all
+        }
+        let total = results.reduce(0) { $0 + $1.requests }
+        #expect(total >= clients * 5, "the load test made too few requests (\(total)) to mean anything")
+
+        #expect(try server.terminate() == 0)
+        server = try ServerProcess(containers: containers)
+        let after = try await HTTP.items(server.baseURL)
+        let byKey = Dictionary(uniqueKeysWithValues: after.map { ($0.itemKey, $0) })
+        let names = Set(after.map(\.name))
+        for (client, key) in keys.enumerated() {
+            let item = try #require(byKey[key])
+            let acked = try #require(results.first { $0.client == client })
+            #expect(item.name == acked.lastName, "client \(client)'s last acknowledged edit was lost")
+            #expect(item.valueInDollars == acked.lastValue)
+        }
+        for added in results.flatMap(\.added) { #expect(names.contains(added), "acknowledged add \(added) was lost") }
+        #expect(after.count == clients + results.reduce(0) { $0 + $1.added.count })
+        #expect(try server.terminate() == 0)
+    }
+}
