@@ -77,9 +77,12 @@ let package = Package(
             ]
         ),
 
-        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList"]),
-        .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox"]),
+        // The shared corpus, as the test targets read it.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
+        .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "HomepwnerTests",

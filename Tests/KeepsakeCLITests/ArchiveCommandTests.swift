@@ -1,14 +1,13 @@
 import Foundation
 import KeyedArchive
 import PropertyList
+import TestSupport
 import Testing
 
 /// `keepsake archive|unarchive`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class ArchiveCommandTests {
     let directory: URL
-    static let corpus = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().appendingPathComponent("../../../shared/corpus/archives").standardized
 
     init() throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-archive-cli-\(UUID())")
@@ -35,9 +34,9 @@ final class ArchiveCommandTests {
         #expect(try KeyedUnarchiver.unarchivedObject(ofClass: PropertyListValue.self, from: data) == value)
     }
 
-    @Test func unarchivePrintsANibsObjectsAndSharedObjectsOnce() throws {
-        let nib = Self.corpus.appendingPathComponent("apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib")
-        try #require(FileManager.default.fileExists(atPath: nib.path), "corpus not found at \(nib.path)")
+    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    func unarchivePrintsANibsObjectsAndSharedObjectsOnce() throws {
+        let nib = try #require(Corpus.url("archives/apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib"), "no corpus")
         let result = try CLIRunner.run(["unarchive", nib.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("\"IB.objectdata\" => <NSIBObjectData #1> {"))
@@ -53,12 +52,12 @@ final class ArchiveCommandTests {
         #expect(result.stdout == "\"root\" => {\n  \"a\" => [\n    0 => 1\n    1 => 2\n  ]\n}\n")
     }
 
-    @Test func hostileArchivesFailWithAMessage() throws {
-        let folder = Self.corpus.appendingPathComponent("malformed/bpylist2")
-        let files = try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
-        try #require(!files.isEmpty, "no malformed archives at \(folder.path)")
+    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    func hostileArchivesFailWithAMessage() throws {
+        let files = Corpus.files(under: "archives/malformed/bpylist2")
+        try #require(!files.isEmpty, "no malformed archives in the corpus")
         for name in files {
-            let result = try CLIRunner.run(["unarchive", folder.appendingPathComponent(name).path])
+            let result = try CLIRunner.run(["unarchive", try #require(Corpus.url(name)).path])
             #expect(result.status == 1, "\(name): \(result.stdout)")
             #expect(result.stderr.contains("Error"), "\(name): \(result.stderr)")
         }

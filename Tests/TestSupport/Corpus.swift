@@ -2,19 +2,19 @@ import Foundation
 
 /// The shared conformance corpus, read in place from `../shared/corpus` beside the
 /// checkout. Tests that need it skip cleanly when it is absent.
-enum Corpus {
-    static let root: URL? = {
+public enum Corpus {
+    public static let root: URL? = {
         var url = URL(fileURLWithPath: #filePath)
-        // Support → KeyedArchiveTests → Tests → package root.
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        // Corpus.swift → TestSupport → Tests → package root.
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         let corpus = url.deletingLastPathComponent().appendingPathComponent("shared/corpus")
         return FileManager.default.fileExists(atPath: corpus.path) ? corpus : nil
     }()
 
-    static var isAvailable: Bool { root != nil }
+    public static var isAvailable: Bool { root != nil }
 
     /// Relative paths (from the corpus root) of every file under `folder`, sorted.
-    static func files(under folder: String) -> [String] {
+    public static func files(under folder: String) -> [String] {
         guard let root else { return [] }
         let base = root.appendingPathComponent(folder)
         guard let enumerator = FileManager.default.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey])
@@ -27,12 +27,16 @@ enum Corpus {
         return paths.sorted()
     }
 
-    static func url(_ relativePath: String) -> URL? {
+    public static func url(_ relativePath: String) -> URL? {
         root?.appendingPathComponent(relativePath)
     }
 
-    static func data(_ relativePath: String) throws -> Data {
+    public static func data(_ relativePath: String) throws -> Data {
         guard let url = url(relativePath) else { throw CocoaError(.fileNoSuchFile) }
         return try Data(contentsOf: url)
+    }
+
+    public static func bytes(_ relativePath: String) throws -> [UInt8] {
+        [UInt8](try data(relativePath))
     }
 }
