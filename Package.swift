@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
+        .library(name: "AppDefaults", targets: ["AppDefaults"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
@@ -30,17 +31,23 @@ let package = Package(
             dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
+        // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
+        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults"]),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
+        // Child process for the defaults' cross-process and crash tests.
+        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
             dependencies: [
                 "PropertyList",
                 "AppSandbox",
+                "AppDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -49,6 +56,7 @@ let package = Package(
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )
