@@ -121,6 +121,16 @@ extension Defaults {
         store(.bool(value), forKey: key)
     }
 
+    /// Corresponds to `set(_:forKey:)` with `Data`.
+    public func set(_ value: Data, forKey key: String) {
+        store(.data(value), forKey: key)
+    }
+
+    /// Corresponds to `set(_:forKey:)` with a `Date`.
+    public func set(_ value: Date, forKey key: String) {
+        store(.date(value), forKey: key)
+    }
+
     /// Stores a URL as text: a file URL as its path, others as their absolute string.
     /// Corresponds to `set(_:forKey:)` with a `URL`.
     public func set(_ url: URL, forKey key: String) {
