@@ -107,14 +107,17 @@ public final class Defaults: @unchecked Sendable {
     /// A suite's defaults: a domain shared by every process that opens it in the same
     /// container (an app-group container, for an app and its extensions).
     /// Corresponds to `UserDefaults(suiteName:)`.
-    /// - Throws: ``DefaultsError`` `.invalidDomain` when `suiteName` is the app's own
-    ///   identifier or ``globalDomain`` (as Apple's initializer returns nil), or cannot
-    ///   name a file.
+    ///
+    /// The usual suite is named after its app group and opened in the group's
+    /// container (`AppContainer(identifier: "group.com.example.shared")`); a suite named
+    /// like the container is then that container's own domain.
+    /// - Throws: ``DefaultsError`` `.invalidDomain` when `suiteName` is ``globalDomain``
+    ///   (Apple's initializer returns nil) or cannot name a file.
     public convenience init(
         suiteName: String, container: AppContainer, configuration: Configuration = Configuration()
     ) throws(DefaultsError) {
-        guard suiteName != container.identifier, suiteName != Self.globalDomain else {
-            throw DefaultsError(.invalidDomain, "a suite cannot be the app's own domain or the global domain", domain: suiteName)
+        guard suiteName != Self.globalDomain else {
+            throw DefaultsError(.invalidDomain, "a suite cannot be the global domain", domain: suiteName)
         }
         try Self.validate(domainName: suiteName)
         self.init(container: container, primary: suiteName, configuration: configuration)

@@ -128,16 +128,21 @@ struct SearchListTests {
         #expect(!FileManager.default.fileExists(atPath: try fixture.preferences().appendingPathComponent("Session.plist").path))
     }
 
-    @Test("A suite may not be the app's own domain or the global domain, and must name one file")
+    @Test("A suite may not be the global domain, and must name one file")
     func suiteNamesAreChecked() throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }
-        for name in ["com.example.Homepwner", Defaults.globalDomain, "", "..", "a/b", "x\0y"] {
+        for name in [Defaults.globalDomain, "", "..", "a/b", "x\0y"] {
             let error = #expect(throws: DefaultsError.self, "\(name.debugDescription)") { try fixture.suite(name) }
             #expect(error?.code == .invalidDomain)
         }
         let defaults = try fixture.defaults()
         #expect(throws: DefaultsError.self) { try defaults.addSuite(named: "../escape") }
+        // A group container's suite is named after the group: that is its own domain.
+        let group = try Defaults(suiteName: "group.a", container: try fixture.container("group.a"), configuration: fixture.configuration())
+        group.set(1, forKey: "k")
+        try group.flush()
+        #expect(try fixture.file("group.a", in: "group.a") == ["k": 1])
     }
 
     @Test("dictionaryRepresentation merges every searched domain with the winners' values")
