@@ -7,6 +7,6 @@ struct Keepsake: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keepsake",
         abstract: "Read, check and convert property lists; inspect and back up app containers.",
-        subcommands: [PrintCommand.self, LintCommand.self, ConvertCommand.self, SandboxCommand.self]
+        subcommands: [PrintCommand.self, LintCommand.self, ConvertCommand.self, SandboxCommand.self, DefaultsCommand.self]
     )
 }
