@@ -15,15 +15,15 @@ extension Defaults {
     ///   (the first such error; every domain is still tried).
     public func flush() throws(DefaultsError) {
         saveLock.lock()
-        defer { saveLock.unlock() }
         lock.lock()
         saveScheduled = false
         let dirty = domains.values.filter(\.isDirty).map { ($0, $0.takeSnapshot()) }
         lock.unlock()
         var firstError: DefaultsError?
+        var changes: [DefaultsChange] = []
         for (domain, snapshot) in dirty {
             do {
-                try save(domain, snapshot)
+                changes += try save(domain, snapshot)
             } catch {
                 lock.lock()
                 domain.restore(snapshot)
@@ -31,7 +31,10 @@ extension Defaults {
                 firstError = firstError ?? error
             }
         }
+        saveLock.unlock()
+        // Observers may save again from their handlers: deliver after unlocking.
         announceErrors()
+        deliver(changes)
         if let firstError { throw firstError }
     }
 
@@ -80,7 +83,8 @@ extension Defaults {
 
     /// Writes one domain under the cross-process lock: this process's changed keys on
     /// top of the file as it is now.
-    private func save(_ domain: PersistentDomain, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) {
+    /// - Returns: the changes of winning values that others' saves brought in.
+    private func save(_ domain: PersistentDomain, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) -> [DefaultsChange] {
         let file = domain.file
         var corruption: DefaultsError?
         let (saved, stamp, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
@@ -115,13 +119,16 @@ extension Defaults {
             changes = diffLocked(from: before, isExternal: true)
         }
         lock.unlock()
-        deliver(changes)
+        return changes
     }
 
     /// Reads every domain whose file another process replaced, and delivers the
     /// changed keys to observers. Runs every ``Configuration/externalChangeInterval``
     /// and from ``synchronize()``.
     public func checkForExternalChanges() {
+        // Not while a save is under way: its changes are in neither `pending` nor the
+        // file yet, and rebuilding the view from the file would hide them.
+        saveLock.lock()
         lock.lock()
         let watched = Array(domains.values)
         lock.unlock()
@@ -142,6 +149,7 @@ extension Defaults {
             }
             lock.unlock()
         }
+        saveLock.unlock()
         announceErrors()
         deliver(changes)
     }

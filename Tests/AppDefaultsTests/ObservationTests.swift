@@ -115,4 +115,28 @@ struct ObservationTests {
         try watcher.flush()
         #expect(try fixture.file("com.example.Homepwner") == ["color": "red", "shape": "square"])
     }
+
+    @Test("An observer may save and read from its handler, also when a save delivers another writer's change",
+          .timeLimit(.minutes(1)))
+    func handlersMayCallBack() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let defaults = try fixture.defaults()
+        let other = try fixture.defaults()
+        let recorder = Recorder()
+        let token = defaults.observe("k") { [defaults] change in
+            try? defaults.flush()
+            defaults.synchronize()
+            recorder.record(change)
+            _ = defaults.string(forKey: "k")
+        }
+        defer { token.cancel() }
+        defaults.set("local", forKey: "k")
+        other.set("theirs", forKey: "k")
+        try other.flush()
+        defaults.set("mine", forKey: "unrelated")
+        try defaults.flush()  // reads the file other replaced and delivers "theirs"
+        #expect(recorder.all.map(\.newValue) == ["local", "theirs"])
+        #expect(recorder.all.last?.isExternal == true)
+    }
 }

@@ -182,4 +182,25 @@ struct PersistenceTests {
         }
         #expect(try fixture.file("com.example.Homepwner") == ["released": true])
     }
+
+    @Test("Threads setting, reading and saving at once lose nothing", .timeLimit(.minutes(1)))
+    func concurrentUse() async throws {
+        defer { fixture.remove() }
+        let defaults = try fixture.defaults()
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for round in 0..<200 {
+                        defaults.set(round, forKey: "w\(worker)-\(round)")
+                        _ = defaults.integer(forKey: "w\((worker + 1) % 8)-\(round)")
+                        if round % 50 == 0 { try? defaults.flush() }
+                    }
+                }
+            }
+        }
+        try defaults.flush()
+        let file = try #require(try fixture.file("com.example.Homepwner")?.dictionaryValue)
+        #expect(file.count == 8 * 200)
+        #expect((0..<8).allSatisfy { worker in (0..<200).allSatisfy { file["w\(worker)-\($0)"] == .integer(Int64($0)) } })
+    }
 }
