@@ -194,7 +194,7 @@ extension Defaults {
     /// Runs `body` holding the cross-process write lock of `file`.
     private func coordinate<T>(writing file: PreferencesFile, _ body: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
         do {
-            try FileSystem.default.createDirectory(at: file.url.deletingLastPathComponent())
+            try file.fileSystem.createDirectory(at: file.url.deletingLastPathComponent())
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "creating Library/Preferences")
         }

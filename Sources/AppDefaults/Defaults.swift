@@ -60,6 +60,8 @@ public final class Defaults: @unchecked Sendable {
         /// Called with every error that no caller can catch: a corrupt file found while
         /// loading, a failed background save. nil writes them to standard error.
         public var errorHandler: (@Sendable (DefaultsError) -> Void)?
+        /// Reads, writes and moves the files; tests inject failing system calls.
+        package var fileSystem = FileSystem.default
 
         public init() {}
     }
@@ -367,7 +369,9 @@ public final class Defaults: @unchecked Sendable {
     func persistentDomainLocked(named name: String) -> PersistentDomain {
         if let domain = domains[name] { return domain }
         let fileName = name == Self.globalDomain ? ".GlobalPreferences.plist" : "\(name).plist"
-        let file = PreferencesFile(domain: name, url: container.preferencesDirectory.appendingPathComponent(fileName))
+        let file = PreferencesFile(
+            domain: name, url: container.preferencesDirectory.appendingPathComponent(fileName),
+            fileSystem: configuration.fileSystem)
         let domain = PersistentDomain(file: file)
         domains[name] = domain
         load(domain)

@@ -1,6 +1,7 @@
 import AppDefaults
 import AppSandbox
 import Foundation
+import Synchronization
 import PropertyList
 import Testing
 
@@ -202,5 +203,47 @@ struct PersistenceTests {
         let file = try #require(try fixture.file("com.example.Homepwner")?.dictionaryValue)
         #expect(file.count == 8 * 200)
         #expect((0..<8).allSatisfy { worker in (0..<200).allSatisfy { file["w\(worker)-\($0)"] == .integer(Int64($0)) } })
+    }
+
+    /// Live system calls whose writes and fsyncs fail with `errno` while `failing` is set.
+    final class Faults: Sendable {
+        let failing = Mutex<Int32?>(nil)
+
+        var systemCalls: SystemCalls {
+            var calls = SystemCalls.live
+            calls.write = { fd, buffer throws(Errno) in
+                if let errno = self.failing.withLock({ $0 }), errno != EIO { throw Errno(errno) }
+                return try SystemCalls.live.write(fd, buffer)
+            }
+            calls.fsync = { fd throws(Errno) in
+                if self.failing.withLock({ $0 }) == EIO { throw Errno(EIO) }
+                try SystemCalls.live.fsync(fd)
+            }
+            return calls
+        }
+    }
+
+    @Test("A save failing with ENOSPC or EIO keeps the previous file byte for byte and the changes for the next save",
+          arguments: [ENOSPC, EIO])
+    func injectedFaults(errno: Int32) throws {
+        defer { fixture.remove() }
+        let faults = Faults()
+        var configuration = fixture.configuration()
+        configuration.fileSystem = FileSystem(system: faults.systemCalls)
+        let defaults = Defaults(container: try fixture.container(), configuration: configuration)
+        defaults.set("first", forKey: "a")
+        try defaults.flush()
+        let before = try Data(contentsOf: fileURL)
+
+        faults.failing.withLock { $0 = errno }
+        defaults.set("second", forKey: "b")
+        let error = #expect(throws: DefaultsError.self) { try defaults.flush() }
+        #expect(error?.code == .fileSystem)
+        #expect((error?.underlyingError as? SandboxError)?.code == (errno == ENOSPC ? .noSpace : .ioError))
+        #expect(try Data(contentsOf: fileURL) == before, "a failed save must leave the previous file as it was")
+
+        faults.failing.withLock { $0 = nil }
+        try defaults.flush()
+        #expect(try fixture.file("com.example.Homepwner") == ["a": "first", "b": "second"])
     }
 }

@@ -29,6 +29,8 @@ struct PreferencesFile: Sendable {
 
     let domain: String
     let url: URL
+    /// Injected so tests can fail a save's system calls.
+    let fileSystem: FileSystem
 
     var lockURL: URL { url }
 
@@ -44,7 +46,7 @@ struct PreferencesFile: Sendable {
     func read() throws(DefaultsError) -> Contents {
         let data: Data
         do {
-            data = try FileSystem.default.contents(of: url)
+            data = try fileSystem.contents(of: url)
         } catch .noSuchFile {
             return .absent
         } catch {
@@ -63,7 +65,7 @@ struct PreferencesFile: Sendable {
         let aside = url.deletingLastPathComponent().appendingPathComponent(
             "\(url.lastPathComponent).corrupt-\(Self.timestamp())-\(UInt32.random(in: 0 ... .max))")
         do {
-            try FileSystem.default.moveItem(at: url, to: aside)
+            try fileSystem.moveItem(at: url, to: aside)
         } catch {
             throw DefaultsError(error, domain: domain, operation: "moving a corrupt preferences file aside")
         }
@@ -74,7 +76,7 @@ struct PreferencesFile: Sendable {
     /// Reads the file without a lock and without touching it: `.corrupt` then only
     /// says the bytes were bad when read (a writer may have replaced them since).
     func readWithoutMovingAside() -> Contents {
-        guard let data = try? FileSystem.default.contents(of: url) else { return .absent }
+        guard let data = try? fileSystem.contents(of: url) else { return .absent }
         if case .dictionary(let values)? = try? PropertyListReader().read(data) { return .values(values) }
         return .corrupt(DefaultsError(.corruptFile, "the file is not a plist dictionary", domain: domain, path: url.path))
     }
@@ -88,11 +90,11 @@ struct PreferencesFile: Sendable {
             throw DefaultsError(.notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
         }
         do {
-            try FileSystem.default.write(Data(bytes), to: url)
+            try fileSystem.write(Data(bytes), to: url)
         } catch .noSuchFile {
             do {
-                try FileSystem.default.createDirectory(at: url.deletingLastPathComponent())
-                try FileSystem.default.write(Data(bytes), to: url)
+                try fileSystem.createDirectory(at: url.deletingLastPathComponent())
+                try fileSystem.write(Data(bytes), to: url)
             } catch {
                 throw DefaultsError(error, domain: domain, operation: "writing the preferences file")
             }
@@ -104,7 +106,7 @@ struct PreferencesFile: Sendable {
     /// Removes the file; a missing file is not an error.
     func remove() throws(DefaultsError) {
         do {
-            try FileSystem.default.removeItem(at: url)
+            try fileSystem.removeItem(at: url)
         } catch .noSuchFile {
         } catch {
             throw DefaultsError(error, domain: domain, operation: "removing the preferences file")
