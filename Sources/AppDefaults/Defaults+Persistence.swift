@@ -209,6 +209,25 @@ extension Defaults {
         }
     }
 
+    /// Checks for other processes' changes whenever a file in `Library/Preferences/`
+    /// is replaced (creating the folder if needed); without a watch, only the periodic
+    /// check runs.
+    func startWatching() {
+        #if os(Linux)
+        let folder = container.preferencesDirectory
+        guard (try? configuration.fileSystem.createDirectory(at: folder)) != nil else { return }
+        watcher = DirectoryWatcher(directory: folder.path) { [weak self] in
+            self?.checkForExternalChanges()
+        }
+        #endif
+    }
+
+    func stopWatching() {
+        #if os(Linux)
+        (watcher as? DirectoryWatcher)?.stop()
+        #endif
+    }
+
     /// Checks for other processes' changes every ``Configuration/externalChangeInterval``
     /// while this ``Defaults`` lives.
     func schedulePoll() {

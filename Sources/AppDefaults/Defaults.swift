@@ -47,9 +47,13 @@ public final class Defaults: @unchecked Sendable {
     public struct Configuration: Sendable {
         /// The longest a change waits before it is saved. Changes within it are saved together.
         public var writeDelay: Duration = .milliseconds(200)
-        /// How often the files are checked for other processes' changes; nil never checks
-        /// (``synchronize()`` still does).
-        public var externalChangeInterval: Duration? = .seconds(1)
+        /// Watch `Library/Preferences/` (`inotify` on Linux) and check for other
+        /// processes' changes as soon as a file there is replaced.
+        public var watchesFiles = true
+        /// How often the files are also checked for other processes' changes, for file
+        /// systems and platforms without a watch; nil never checks (``synchronize()``
+        /// still does).
+        public var externalChangeInterval: Duration? = .seconds(2)
         /// The command line the argument domain is parsed from.
         public var arguments: [String] = CommandLine.arguments
         /// Runs deferred saves and checks; tests inject one they drive by hand.
@@ -97,6 +101,8 @@ public final class Defaults: @unchecked Sendable {
     var observers: [String: [UInt64: @Sendable (DefaultsChange) -> Void]] = [:]
     var nextObserverID: UInt64 = 0
     var errors: [DefaultsError] = []
+    /// Set once by the initializer.
+    var watcher: (any Sendable)?
     /// Errors found under the lock, handed to the error handler once it is released.
     var unannouncedErrors: [DefaultsError] = []
 
@@ -139,9 +145,11 @@ public final class Defaults: @unchecked Sendable {
         announceErrors()
         ExitFlush.register(self)
         schedulePoll()
+        if configuration.watchesFiles { startWatching() }
     }
 
     deinit {
+        stopWatching()
         ExitFlush.unregister(self)
         try? flush()
     }

@@ -12,6 +12,9 @@
 //   DefaultsTestHelper hammer CONTAINERS GROUP SUITE NAME ROUNDS
 //       ROUNDS times: sets NAME-i = i and "shared" = "NAME-i" in the suite, and saves
 //       (every round, or on the short write delay every third round); prints "done"
+//   DefaultsTestHelper watches CONTAINERS APP
+//       prints the inotify descriptors open before, while 10 watching Defaults live,
+//       and after they are released (waiting up to 5 s for their threads to end)
 import AppDefaults
 import AppSandbox
 import Foundation
@@ -48,6 +51,7 @@ func configuration(writeDelay: Duration = .milliseconds(50)) -> Defaults.Configu
     configuration.arguments = []
     configuration.writeDelay = writeDelay
     configuration.externalChangeInterval = nil
+    configuration.watchesFiles = false
     configuration.errorHandler = { error in FileHandle.standardError.write(Data("reported: \(error)\n".utf8)) }
     return configuration
 }
@@ -110,6 +114,21 @@ case "hammer" where arguments.count == 7:
         fail("flush failed: \(error)")
     }
     say("done")
+
+case "watches" where arguments.count == 4:
+    func inotifyDescriptors() -> Int {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        return names.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify" }.count
+    }
+    var watching = configuration()
+    watching.watchesFiles = true
+    let before = inotifyDescriptors()
+    var all = (0..<10).map { _ in Defaults(container: container(arguments[3]), configuration: watching) }
+    let during = inotifyDescriptors()
+    all.removeAll()
+    let deadline = ContinuousClock.now + .seconds(5)
+    while inotifyDescriptors() > before, ContinuousClock.now < deadline { usleep(5_000) }
+    say("before \(before) during \(during) after \(inotifyDescriptors())")
 
 default:
     fail("unknown command or wrong arguments: \(arguments.dropFirst().joined(separator: " "))")

@@ -101,13 +101,17 @@ struct CrossProcessTests {
         #expect(["left-\(rounds - 1)", "right-\(rounds - 1)"].contains(shared), "shared is \(shared), no process's last write")
     }
 
-    @Test("A change another process saves to a shared suite reaches this process's observers")
-    func anotherProcessesChangeIsDelivered() throws {
+    @Test(
+        "A change another process saves reaches this process's observers, by the file watch or by the periodic check",
+        arguments: [true, false]
+    )
+    func anotherProcessesChangeIsDelivered(watch: Bool) throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }
         var configuration = fixture.configuration()
         configuration.scheduler = DispatchDefaultsScheduler()
-        configuration.externalChangeInterval = .milliseconds(20)
+        configuration.watchesFiles = watch
+        configuration.externalChangeInterval = watch ? nil : .milliseconds(20)
         let watcher = Defaults(container: try fixture.container(), configuration: configuration)
         let seen = NSLock()
         nonisolated(unsafe) var changes: [DefaultsChange] = []
@@ -118,4 +122,15 @@ struct CrossProcessTests {
         #expect(eventually { seen.withLock { !changes.isEmpty } }, "the file watch never delivered the change")
         #expect(seen.withLock { changes } == [DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)])
     }
+
+    #if os(Linux)
+    @Test("Releasing a watching Defaults ends its watch and closes its descriptors")
+    func watchEndsWithItsDefaults() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let result = try Helper.run(["watches", fixture.url.path, app])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "before 0 during 10 after 0\n", "one inotify descriptor per live Defaults, none after")
+    }
+    #endif
 }

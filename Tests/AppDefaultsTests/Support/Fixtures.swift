@@ -95,6 +95,7 @@ struct TestContainers {
         configuration.scheduler = scheduler
         configuration.writeDelay = .milliseconds(100)
         configuration.externalChangeInterval = watch ? .milliseconds(500) : nil
+        configuration.watchesFiles = false
         configuration.errorHandler = { [log] in log.record($0) }
         return configuration
     }
