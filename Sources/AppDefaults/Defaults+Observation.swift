@@ -1,39 +1,6 @@
 import Foundation
 import PropertyList
 
-/// One change of a key's winning value.
-public struct DefaultsChange: Sendable, Equatable {
-    public var key: String
-    /// The value before, through the search list; nil when there was none.
-    public var oldValue: PropertyListValue?
-    /// The value after, through the search list; nil when there is none.
-    public var newValue: PropertyListValue?
-    /// True when another process made the change (seen in the shared file).
-    public var isExternal: Bool
-
-    public init(key: String, oldValue: PropertyListValue?, newValue: PropertyListValue?, isExternal: Bool) {
-        self.key = key
-        self.oldValue = oldValue
-        self.newValue = newValue
-        self.isExternal = isExternal
-    }
-}
-
-/// Keeps an observation alive; it ends with ``cancel()`` or when this is released.
-/// Corresponds to `NSKeyValueObservation`.
-public final class DefaultsObservation: Sendable {
-    private let onCancel: @Sendable () -> Void
-
-    init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = onCancel
-    }
-
-    /// Stops the observation; calling it again does nothing.
-    public func cancel() { onCancel() }
-
-    deinit { onCancel() }
-}
-
 extension Defaults {
     /// Calls `handler` after every change of `key`'s winning value: this process's
     /// sets and removals, registrations, and other processes' saves to a shared

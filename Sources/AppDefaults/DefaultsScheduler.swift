@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Runs the deferred work of ``Defaults``: the coalesced save after a change and the
 /// check for other processes' changes. Injected so tests run it by hand instead of
 /// waiting.
@@ -12,19 +10,4 @@ import Dispatch
 public protocol DefaultsScheduler: Sendable {
     /// Runs `work` once, about `delay` from now, on any thread.
     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void)
-}
-
-/// The default scheduler: a Dispatch queue's timer.
-public struct DispatchDefaultsScheduler: DefaultsScheduler {
-    private let queue: DispatchQueue
-
-    public init(queue: DispatchQueue = DispatchQueue(label: "org.keepsake.defaults", qos: .utility)) {
-        self.queue = queue
-    }
-
-    public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        let (seconds, attoseconds) = delay.components
-        let nanoseconds = max(0, Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000))
-        queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds), execute: work)
-    }
 }
