@@ -67,17 +67,31 @@ extension Defaults {
         synchronize()
     }
 
-    /// Asks for a save within the write delay, unless one is already asked for.
-    func scheduleSaveLocked() {
+    /// Asks for a save within `delay` (the write delay by default), unless one is
+    /// already asked for.
+    func scheduleSaveLocked(after delay: Duration? = nil) {
         guard !saveScheduled else { return }
         saveScheduled = true
-        configuration.scheduler.schedule(after: configuration.writeDelay) { [weak self] in
-            guard let self else { return }
-            do throws(DefaultsError) {
-                try self.flush()
-            } catch {
-                self.report(error)
-            }
+        configuration.scheduler.schedule(after: delay ?? configuration.writeDelay) { [weak self] in
+            self?.backgroundSave()
+        }
+    }
+
+    /// A scheduled save. A failure is reported and the save tried again, after twice
+    /// the previous wait each time (from one second up to a minute), until one works.
+    private func backgroundSave() {
+        do throws(DefaultsError) {
+            try flush()
+            lock.lock()
+            failedSaves = 0
+            lock.unlock()
+        } catch {
+            report(error)
+            lock.lock()
+            failedSaves += 1
+            let wait = Duration.seconds(1 << min(failedSaves - 1, 6))
+            scheduleSaveLocked(after: max(configuration.writeDelay, min(wait, .seconds(60))))
+            lock.unlock()
         }
     }
 

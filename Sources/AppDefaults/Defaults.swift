@@ -98,6 +98,8 @@ public final class Defaults: @unchecked Sendable {
     /// The persistent part of the search list, in order.
     var searchList: [PersistentDomain] = []
     var saveScheduled = false
+    /// Scheduled saves that failed in a row, for the retry's back-off.
+    var failedSaves = 0
     var observers: [String: [UInt64: @Sendable (DefaultsChange) -> Void]] = [:]
     var nextObserverID: UInt64 = 0
     var errors: [DefaultsError] = []

@@ -246,4 +246,26 @@ struct PersistenceTests {
         try defaults.flush()
         #expect(try fixture.file("com.example.Homepwner") == ["a": "first", "b": "second"])
     }
+
+    @Test("A scheduled save that fails is reported and retried with a growing wait until it works")
+    func backgroundSaveRetries() throws {
+        defer { fixture.remove() }
+        let faults = Faults()
+        var configuration = fixture.configuration()
+        configuration.fileSystem = FileSystem(system: faults.systemCalls)
+        let defaults = Defaults(container: try fixture.container(), configuration: configuration)
+        faults.failing.withLock { $0 = ENOSPC }
+        defaults.set("kept", forKey: "k")
+        fixture.scheduler.advance(by: .milliseconds(100))
+        #expect(fixture.log.all.map(\.code) == [.fileSystem], "the failed save must be reported")
+        #expect(fixture.scheduler.pendingCount == 1, "a retry must be scheduled")
+        fixture.scheduler.advance(by: .seconds(1))
+        #expect(fixture.log.all.count == 2, "the first retry comes a second later")
+        fixture.scheduler.advance(by: .milliseconds(1_999))
+        #expect(fixture.log.all.count == 2, "the second retry waits two seconds")
+        faults.failing.withLock { $0 = nil }
+        fixture.scheduler.advance(by: .milliseconds(1))
+        #expect(try fixture.file("com.example.Homepwner") == ["k": "kept"])
+        #expect(fixture.scheduler.pendingCount == 0, "no retry after a save that worked")
+    }
 }
