@@ -112,7 +112,7 @@ struct CrossProcessTests {
         configuration.scheduler = DispatchDefaultsScheduler()
         configuration.watchesFiles = watch
         configuration.externalChangeInterval = watch ? nil : .milliseconds(20)
-        let watcher = Defaults(container: try fixture.container(), configuration: configuration)
+        let watcher = try fixture.make(configuration)
         let seen = NSLock()
         nonisolated(unsafe) var changes: [DefaultsChange] = []
         let token = watcher.observe("greeting") { change in seen.withLock { changes.append(change) } }

@@ -90,7 +90,7 @@ struct ObservationTests {
     func externalChangesAreDelivered() throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }
-        let watcher = Defaults(container: try fixture.container(), configuration: fixture.configuration(watch: true))
+        let watcher = try fixture.make(fixture.configuration(watch: true))
         let recorder = Recorder()
         let token = watcher.observe("color") { recorder.record($0) }
         defer { token.cancel() }

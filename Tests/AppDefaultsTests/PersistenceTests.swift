@@ -230,7 +230,7 @@ struct PersistenceTests {
         let faults = Faults()
         var configuration = fixture.configuration()
         configuration.fileSystem = FileSystem(system: faults.systemCalls)
-        let defaults = Defaults(container: try fixture.container(), configuration: configuration)
+        let defaults = try fixture.make(configuration)
         defaults.set("first", forKey: "a")
         try defaults.flush()
         let before = try Data(contentsOf: fileURL)
@@ -253,7 +253,7 @@ struct PersistenceTests {
         let faults = Faults()
         var configuration = fixture.configuration()
         configuration.fileSystem = FileSystem(system: faults.systemCalls)
-        let defaults = Defaults(container: try fixture.container(), configuration: configuration)
+        let defaults = try fixture.make(configuration)
         faults.failing.withLock { $0 = ENOSPC }
         defaults.set("kept", forKey: "k")
         fixture.scheduler.advance(by: .milliseconds(100))

@@ -22,13 +22,9 @@ struct SearchListTests {
         try app.flush()
         try added.flush()
 
-        let withArguments = Defaults(
-            container: try fixture.container(),
-            configuration: fixture.configuration(arguments: ["/bin/app", "-k", "argument", "-only-argument", "argument"]))
+        let withArguments = try fixture.defaults(arguments: ["/bin/app", "-k", "argument", "-only-argument", "argument"])
         // A suite whose own domain is the primary one, with the app domain after it.
-        let primary = try Defaults(
-            suiteName: "group.primary", container: try fixture.container(),
-            configuration: fixture.configuration(arguments: ["/bin/app", "-k", "argument"]))
+        let primary = try fixture.suite("group.primary", configuration: fixture.configuration(arguments: ["/bin/app", "-k", "argument"]))
         for defaults in [withArguments, primary] {
             try defaults.addSuite(named: "group.added")
             defaults.register(["k": "registration", "only-registration": "registration"])
@@ -139,7 +135,7 @@ struct SearchListTests {
         let defaults = try fixture.defaults()
         #expect(throws: DefaultsError.self) { try defaults.addSuite(named: "../escape") }
         // A group container's suite is named after the group: that is its own domain.
-        let group = try Defaults(suiteName: "group.a", container: try fixture.container("group.a"), configuration: fixture.configuration())
+        let group = try fixture.suite("group.a", in: "group.a")
         group.set(1, forKey: "k")
         try group.flush()
         #expect(try fixture.file("group.a", in: "group.a") == ["k": 1])

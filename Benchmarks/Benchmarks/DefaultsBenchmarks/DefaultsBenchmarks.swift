@@ -14,7 +14,9 @@ let benchmarks: @Sendable () -> Void = {
         maxDuration: .seconds(5),
         maxIterations: 500
     )
-    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-bench-\(UUID())")
+    // One fixed folder, emptied at every start: the harness starts this process several times.
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-bench")
+    try? FileManager.default.removeItem(at: scratch)
     try! FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
     setenv("HOME", scratch.path, 1)
     setenv("XDG_CONFIG_HOME", scratch.appendingPathComponent(".config").path, 1)

@@ -68,11 +68,30 @@ final class ErrorLog: @unchecked Sendable {
     }
 }
 
+/// The Defaults a test made, so that they can be saved before its folder is removed
+/// (a Defaults saves what is left when it is released, which would make the folder again).
+final class DefaultsRegistry: @unchecked Sendable {
+    // @unchecked: `all` is guarded by `lock`.
+    private final class Weak { weak var value: Defaults?; init(_ value: Defaults) { self.value = value } }
+    private let lock = NSLock()
+    private var all: [Weak] = []
+
+    func add(_ defaults: Defaults) -> Defaults {
+        lock.withLock { all.append(Weak(defaults)) }
+        return defaults
+    }
+
+    func flushAll() {
+        for defaults in lock.withLock({ all.compactMap(\.value) }) { try? defaults.flush() }
+    }
+}
+
 /// A folder of containers made for one test, removed at the end.
 struct TestContainers {
     let url: URL
     let scheduler = ManualScheduler()
     let log = ErrorLog()
+    let made = DefaultsRegistry()
 
     init() throws {
         url = FileManager.default.temporaryDirectory
@@ -101,11 +120,18 @@ struct TestContainers {
     }
 
     func defaults(_ identifier: String = "com.example.Homepwner", arguments: [String] = []) throws -> Defaults {
-        Defaults(container: try container(identifier), configuration: configuration(arguments: arguments))
+        try make(configuration(arguments: arguments), in: identifier)
     }
 
-    func suite(_ name: String, in identifier: String = "com.example.Homepwner") throws -> Defaults {
-        try Defaults(suiteName: name, container: try container(identifier), configuration: configuration())
+    /// A Defaults of the app `identifier` with `configuration`, saved before ``remove()``.
+    func make(_ configuration: Defaults.Configuration, in identifier: String = "com.example.Homepwner") throws -> Defaults {
+        made.add(Defaults(container: try container(identifier), configuration: configuration))
+    }
+
+    func suite(
+        _ name: String, in identifier: String = "com.example.Homepwner", configuration: Defaults.Configuration? = nil
+    ) throws -> Defaults {
+        made.add(try Defaults(suiteName: name, container: try container(identifier), configuration: configuration ?? self.configuration()))
     }
 
     /// What the preferences file of `domain` holds, read with our reader.
@@ -115,7 +141,11 @@ struct TestContainers {
         return try PropertyListReader().read(try Data(contentsOf: url))
     }
 
-    func remove() { try? FileManager.default.removeItem(at: url) }
+    /// Saves what the test's Defaults have not saved, then removes the folder.
+    func remove() {
+        made.flushAll()
+        try? FileManager.default.removeItem(at: url)
+    }
 }
 
 /// The built `DefaultsTestHelper` executable next to the test bundle, if it was built.
