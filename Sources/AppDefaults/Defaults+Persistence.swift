@@ -101,18 +101,19 @@ extension Defaults {
     private func save(_ domain: PersistentDomain, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) -> [DefaultsChange] {
         let file = domain.file
         var corruption: DefaultsError?
-        let (saved, stamp, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
+        let (saved, version, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
             var base: PropertyListDictionary
             var readFile = false
-            if snapshot.replaced || file.stamp() == snapshot.stamp {
-                // No one replaced the file since it was read: the view in memory is the
-                // file plus this process's changes.
+            let bytes = snapshot.replaced ? nil : try file.bytes()
+            if snapshot.replaced || bytes.map(PreferencesFile.Version.init(of:)) == snapshot.version {
+                // The file is the one this view was built on (or is replaced as a whole):
+                // the view in memory is the file plus this process's changes.
                 base = snapshot.values
             } else {
                 readFile = true
-                switch try file.read() {
+                switch try bytes.map(file.interpret) ?? .absent {
                 case .absent: base = [:]
-                case .values(let values): base = values
+                case .values(let values, _): base = values
                 case .corrupt(let error):
                     // Keep what was last known good; the bad file is already aside.
                     corruption = error
@@ -120,12 +121,11 @@ extension Defaults {
                 }
                 for (key, value) in snapshot.pending { base[key] = value }
             }
-            try file.write(base)
-            return (base, file.stamp(), readFile)
+            return (base, try file.write(base), readFile)
         }
         lock.lock()
         if let corruption { reportLocked(corruption) }
-        domain.stamp = stamp
+        domain.version = version
         var changes: [DefaultsChange] = []
         if readFile {
             let before = snapshotLocked()
@@ -137,8 +137,8 @@ extension Defaults {
     }
 
     /// Reads every domain whose file another process replaced, and delivers the
-    /// changed keys to observers. Runs every ``Configuration/externalChangeInterval``
-    /// and from ``synchronize()``.
+    /// changed keys to observers. Runs when the file watch sees a change, every
+    /// ``Configuration/externalChangeInterval``, and from ``synchronize()``.
     public func checkForExternalChanges() {
         // Not while a save is under way: its changes are in neither `pending` nor the
         // file yet, and rebuilding the view from the file would hide them.
@@ -149,18 +149,18 @@ extension Defaults {
         var changes: [DefaultsChange] = []
         for domain in watched {
             lock.lock()
-            let known = domain.stamp
+            let known = domain.version
             lock.unlock()
-            let current = domain.file.stamp()
-            guard current != known else { continue }
-            guard let (values, stamp) = readFile(of: domain) else { continue }
+            guard let (values, version) = readFile(of: domain, unlessAt: known) else { continue }
             lock.lock()
-            if domain.stamp == known, !domain.replaced {
+            domain.version = version
+            if let values, !domain.replaced {
                 let before = snapshotLocked()
                 domain.values = domain.applyingPending(to: values)
-                domain.stamp = stamp
                 changes += diffLocked(from: before, isExternal: true)
             }
+            // A corrupt file (now aside) leaves the view as it was: the next save writes
+            // the last values known good.
             lock.unlock()
         }
         saveLock.unlock()
@@ -171,32 +171,34 @@ extension Defaults {
     /// Reads a domain's file for the first time.
     func load(_ domain: PersistentDomain) {
         // Called under `lock` from `persistentDomainLocked`; files are small.
-        guard let (values, stamp) = readFile(of: domain, reportingLocked: true) else { return }
-        domain.values = values
-        domain.stamp = stamp
+        guard let (values, version) = readFile(of: domain, reportingLocked: true) else { return }
+        domain.values = values ?? [:]
+        domain.version = version
     }
 
-    /// The file's values and the stamp they belong to; nil when it could not be read
-    /// (reported). A corrupt file is moved aside under the write lock and reads as
-    /// empty, reported.
-    private func readFile(of domain: PersistentDomain, reportingLocked: Bool = false) -> (PropertyListDictionary, PreferencesFile.Stamp?)? {
+    /// The file's values and their version; nil when the file is still at `known`, or
+    /// could not be read (reported). A corrupt file is moved aside under the write lock
+    /// and reported; its values are then nil, and its version nil (no file).
+    private func readFile(
+        of domain: PersistentDomain, unlessAt known: PreferencesFile.Version?? = .none, reportingLocked: Bool = false
+    ) -> (PropertyListDictionary?, PreferencesFile.Version?)? {
         let file = domain.file
         let record: (DefaultsError) -> Void = { error in
             if reportingLocked { self.reportLocked(error) } else { self.report(error) }
         }
-        // The stamp first: a replacement after it is seen again by the next check.
-        let stamp = file.stamp()
-        guard stamp != nil else { return ([:], nil) }
-        if case .values(let values) = file.readWithoutMovingAside() { return (values, stamp) }
         do {
+            // Without the lock first: files are replaced whole, so the bytes are one version.
+            guard let bytes = try file.bytes() else { return known == .some(nil) ? nil : ([:], nil) }
+            let version = PreferencesFile.Version(of: bytes)
+            if known == .some(version) { return nil }
+            if case .success(let values) = file.parse(bytes) { return (values, version) }
             return try coordinate(writing: file) { () throws(DefaultsError) in
-                let stamp = file.stamp()
                 switch try file.read() {
                 case .absent: return ([:], nil)
-                case .values(let values): return (values, stamp)
+                case .values(let values, let version): return (values, version)
                 case .corrupt(let error):
                     record(error)
-                    return ([:], nil)
+                    return (nil, nil)
                 }
             }
         } catch {

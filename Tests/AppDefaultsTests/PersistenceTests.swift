@@ -268,4 +268,21 @@ struct PersistenceTests {
         #expect(try fixture.file("com.example.Homepwner") == ["k": "kept"])
         #expect(fixture.scheduler.pendingCount == 0, "no retry after a save that worked")
     }
+
+    @Test("A file another process corrupts is noticed by the check, moved aside, and the last good values saved again")
+    func corruptionFoundByTheCheck() throws {
+        defer { fixture.remove() }
+        let defaults = try fixture.defaults()
+        defaults.set("kept", forKey: "old")
+        try defaults.flush()
+        try Data("garbage".utf8).write(to: fileURL)
+        defaults.checkForExternalChanges()
+        let error = try #require(defaults.reportedErrors.first)
+        #expect(error.code == .corruptFile)
+        #expect(try Data(contentsOf: URL(fileURLWithPath: try #require(error.movedTo))) == Data("garbage".utf8))
+        #expect(defaults.string(forKey: "old") == "kept", "the view must keep the last good values")
+        defaults.set("new", forKey: "new")
+        try defaults.flush()
+        #expect(try fixture.file("com.example.Homepwner") == ["old": "kept", "new": "new"])
+    }
 }

@@ -7,7 +7,7 @@ import PropertyList
 /// ``Defaults``' lock.
 final class PersistentDomain {
     let file: PreferencesFile
-    /// The file at ``stamp`` plus ``pending``.
+    /// The file at ``version`` plus ``pending``.
     var values: PropertyListDictionary
     /// Changes not yet saved, per key; a nil value is a removal.
     var pending: [String: PropertyListValue?] = [:]
@@ -15,20 +15,19 @@ final class PersistentDomain {
     /// it is instead of being merged with the file.
     var replaced = false
     /// The file version ``values`` was built on; nil when there was no file.
-    var stamp: PreferencesFile.Stamp?
+    var version: PreferencesFile.Version?
 
     var name: String { file.domain }
     var isDirty: Bool { replaced || !pending.isEmpty }
 
-    init(file: PreferencesFile, values: PropertyListDictionary = [:], stamp: PreferencesFile.Stamp? = nil) {
+    init(file: PreferencesFile) {
         self.file = file
-        self.values = values
-        self.stamp = stamp
+        self.values = [:]
     }
 
     /// A copy of what a save needs, taken under the lock; clears the unsaved state.
     func takeSnapshot() -> Snapshot {
-        let snapshot = Snapshot(pending: pending, replaced: replaced, values: values, stamp: stamp)
+        let snapshot = Snapshot(pending: pending, replaced: replaced, values: values, version: version)
         pending = [:]
         replaced = false
         return snapshot
@@ -54,6 +53,6 @@ final class PersistentDomain {
         var pending: [String: PropertyListValue?]
         var replaced: Bool
         var values: PropertyListDictionary
-        var stamp: PreferencesFile.Stamp?
+        var version: PreferencesFile.Version?
     }
 }

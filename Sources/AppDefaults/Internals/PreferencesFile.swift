@@ -11,18 +11,24 @@ import Darwin
 #endif
 
 /// One domain's file, `Library/Preferences/<domain>.plist`: read, durable replace,
-/// corrupt files moved aside, and a stamp telling whether someone replaced it.
+/// corrupt files moved aside, and versions telling whether someone replaced it.
 struct PreferencesFile: Sendable {
-    /// What identifies one version of the file: a durable replace makes a new inode.
-    struct Stamp: Equatable, Sendable {
-        var inode: UInt64
-        var size: Int64
-        var modificationTime: Double
+    /// One version of the file's content: its length and FNV-1a hash. Compared rather
+    /// than inode numbers and modification times, which a busy directory can repeat
+    /// (a freed inode is reused; times are as coarse as the kernel's tick).
+    struct Version: Equatable, Sendable {
+        var length: Int
+        var hash: UInt64
+
+        init(of bytes: Data) {
+            length = bytes.count
+            hash = bytes.reduce(0xcbf2_9ce4_8422_2325) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
+        }
     }
 
     enum Contents {
         case absent
-        case values(PropertyListDictionary)
+        case values(PropertyListDictionary, Version)
         /// The file is not a plist dictionary; it has been moved aside, as the error says.
         case corrupt(DefaultsError)
     }
@@ -34,83 +40,70 @@ struct PreferencesFile: Sendable {
 
     var lockURL: URL { url }
 
-    /// The file's current stamp; nil when there is no file.
-    func stamp() -> Stamp? {
-        guard let status = try? SystemCalls.live.fstatat(AT_FDCWD, url.path, true) else { return nil }
-        return Stamp(inode: status.inode, size: status.size, modificationTime: status.modificationTime)
-    }
-
-    /// Reads the file. A corrupt one is moved aside to
-    /// `<domain>.plist.corrupt-<UTC timestamp>` before this returns; call it under the
-    /// write lock so that no one replaces the file in between.
-    func read() throws(DefaultsError) -> Contents {
-        let data: Data
+    /// The file's bytes; nil when there is no file.
+    func bytes() throws(DefaultsError) -> Data? {
         do {
-            data = try fileSystem.contents(of: url)
+            return try fileSystem.contents(of: url)
         } catch .noSuchFile {
-            return .absent
+            return nil
         } catch {
             throw DefaultsError(error, domain: domain, operation: "reading the preferences file")
         }
-        let reason: String
-        let underlying: (any Error & Sendable)?
-        do {
-            if case .dictionary(let values) = try PropertyListReader().read(data) { return .values(values) }
-            reason = data.isEmpty ? "the file is empty" : "the file holds a plist that is not a dictionary"
-            underlying = nil
-        } catch {
-            reason = "the file is not a property list: \(error)"
-            underlying = error
-        }
-        let aside = url.deletingLastPathComponent().appendingPathComponent(
-            "\(url.lastPathComponent).corrupt-\(Self.timestamp())-\(UInt32.random(in: 0 ... .max))")
-        do {
-            try fileSystem.moveItem(at: url, to: aside)
-        } catch {
-            throw DefaultsError(error, domain: domain, operation: "moving a corrupt preferences file aside")
-        }
-        return .corrupt(DefaultsError(
-            .corruptFile, reason, domain: domain, path: url.path, movedTo: aside.path, underlyingError: underlying))
     }
 
-    /// Reads the file without a lock and without touching it: `.corrupt` then only
-    /// says the bytes were bad when read (a writer may have replaced them since).
-    func readWithoutMovingAside() -> Contents {
-        guard let data = try? fileSystem.contents(of: url) else { return .absent }
-        if case .dictionary(let values)? = try? PropertyListReader().read(data) { return .values(values) }
-        return .corrupt(DefaultsError(.corruptFile, "the file is not a plist dictionary", domain: domain, path: url.path))
+    /// The dictionary `bytes` hold, or why they are not one.
+    func parse(_ bytes: Data) -> Result<PropertyListDictionary, DefaultsError> {
+        do {
+            if case .dictionary(let values) = try PropertyListReader().read(bytes) { return .success(values) }
+            let reason = bytes.isEmpty ? "the file is empty" : "the file holds a plist that is not a dictionary"
+            return .failure(DefaultsError(.corruptFile, reason, domain: domain, path: url.path))
+        } catch {
+            return .failure(DefaultsError(
+                .corruptFile, "the file is not a property list: \(error)", domain: domain, path: url.path, underlyingError: error))
+        }
+    }
+
+    /// Reads the file. A corrupt one is moved aside to
+    /// `<domain>.plist.corrupt-<UTC timestamp>-<n>` before this returns; call it under
+    /// the write lock so that no one replaces the file in between.
+    func read() throws(DefaultsError) -> Contents {
+        guard let bytes = try bytes() else { return .absent }
+        return try interpret(bytes)
+    }
+
+    /// ``read()`` for bytes already read under the write lock.
+    func interpret(_ bytes: Data) throws(DefaultsError) -> Contents {
+        switch parse(bytes) {
+        case .success(let values):
+            return .values(values, Version(of: bytes))
+        case .failure(var error):
+            let aside = url.deletingLastPathComponent().appendingPathComponent(
+                "\(url.lastPathComponent).corrupt-\(Self.timestamp())-\(UInt32.random(in: 0 ... .max))")
+            do {
+                try fileSystem.moveItem(at: url, to: aside)
+            } catch {
+                throw DefaultsError(error, domain: domain, operation: "moving a corrupt preferences file aside")
+            }
+            error.movedTo = aside.path
+            return .corrupt(error)
+        }
     }
 
     /// Replaces the file with `values` as a binary plist, durably and atomically.
-    func write(_ values: PropertyListDictionary) throws(DefaultsError) {
-        let bytes: [UInt8]
+    /// - Returns: the version written.
+    func write(_ values: PropertyListDictionary) throws(DefaultsError) -> Version {
+        let bytes: Data
         do {
-            bytes = try PropertyListWriter.binary.write(.dictionary(values))
+            bytes = Data(try PropertyListWriter.binary.write(.dictionary(values)))
         } catch {
             throw DefaultsError(.notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
         }
         do {
-            try fileSystem.write(Data(bytes), to: url)
-        } catch .noSuchFile {
-            do {
-                try fileSystem.createDirectory(at: url.deletingLastPathComponent())
-                try fileSystem.write(Data(bytes), to: url)
-            } catch {
-                throw DefaultsError(error, domain: domain, operation: "writing the preferences file")
-            }
+            try fileSystem.write(bytes, to: url)
         } catch {
             throw DefaultsError(error, domain: domain, operation: "writing the preferences file")
         }
-    }
-
-    /// Removes the file; a missing file is not an error.
-    func remove() throws(DefaultsError) {
-        do {
-            try fileSystem.removeItem(at: url)
-        } catch .noSuchFile {
-        } catch {
-            throw DefaultsError(error, domain: domain, operation: "removing the preferences file")
-        }
+        return Version(of: bytes)
     }
 
     /// `20261122T070109Z`: sorts by time, safe in a file name.
