@@ -36,9 +36,13 @@ extension Defaults {
         }
     }
 
-    /// Stores `value` under the key.
+    /// Stores `value` under the key; nil (for an optional value type) removes it.
     /// - Throws: ``DefaultsError`` `.encodingFailed` when it cannot be represented.
     public func set<Value>(_ value: Value, for key: Key<Value>) throws(DefaultsError) {
+        if let optional = value as? any OptionalDefaultsValue, optional.isNone {
+            removeObject(forKey: key.name)
+            return
+        }
         do throws(DefaultsError) {
             store(try value.defaultsValue(), forKey: key.name)
         } catch {

@@ -14,6 +14,15 @@ extension Defaults {
     /// - Throws: ``DefaultsError`` `.fileSystem` when a file cannot be locked or written
     ///   (the first such error; every domain is still tried).
     public func flush() throws(DefaultsError) {
+        let (changes, firstError) = saveAll()
+        // Observers may save again from their handlers: deliver after unlocking.
+        announceErrors()
+        deliver(changes)
+        if let firstError { throw firstError }
+    }
+
+    /// Saves every dirty domain; the changes others' saves brought in, and the first error.
+    func saveAll() -> ([DefaultsChange], DefaultsError?) {
         saveLock.lock()
         lock.lock()
         saveScheduled = false
@@ -32,10 +41,7 @@ extension Defaults {
             }
         }
         saveLock.unlock()
-        // Observers may save again from their handlers: deliver after unlocking.
-        announceErrors()
-        deliver(changes)
-        if let firstError { throw firstError }
+        return (changes, firstError)
     }
 
     /// Saves unsaved changes and reads other processes' changes now.

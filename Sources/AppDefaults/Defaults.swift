@@ -153,7 +153,9 @@ public final class Defaults: @unchecked Sendable {
     deinit {
         stopWatching()
         ExitFlush.unregister(self)
-        try? flush()
+        // Saves what is left; nothing is delivered or posted for an object going away.
+        _ = saveAll()
+        announceErrors()
     }
 
     // MARK: The search list

@@ -4,8 +4,9 @@ import PropertyList
 /// A type a ``Defaults/Key`` can hold: how it is stored as a property-list value and
 /// read back.
 ///
-/// Strings, integers, reals, `Bool`, `Date`, `Data`, `URL`, ``PropertyListValue`` and
-/// arrays and string-keyed dictionaries of them conform. A `Codable` type conforms by
+/// Strings, integers, reals, `Bool`, `Date`, `Data`, `URL`, ``PropertyListValue``,
+/// arrays and string-keyed dictionaries of them, and optionals of any of these (nil is
+/// an absent key) conform. A `Codable` type conforms by
 /// declaring it, and is stored as the tree `PropertyListEncoder` would make:
 ///
 /// ```swift
@@ -146,4 +147,29 @@ extension Dictionary: DefaultsStorable where Key == String, Value: DefaultsStora
         for (key, value) in self.sorted(by: { $0.key < $1.key }) { entries[key] = try value.defaultsValue() }
         return .dictionary(entries)
     }
+}
+
+extension Optional: DefaultsStorable where Wrapped: DefaultsStorable {
+    /// A stored value is never nil: one that does not convert fails, so the key's
+    /// default is used.
+    public init?(defaultsValue value: PropertyListValue) {
+        guard let wrapped = Wrapped(defaultsValue: value) else { return nil }
+        self = .some(wrapped)
+    }
+
+    /// - Throws: ``DefaultsError`` `.encodingFailed` for nil, which is stored by
+    ///   removing the key (``Defaults/set(_:for:)`` does that) and has no value of its own.
+    public func defaultsValue() throws(DefaultsError) -> PropertyListValue {
+        guard let wrapped = self else { throw DefaultsError(.encodingFailed, "nil has no property-list value") }
+        return try wrapped.defaultsValue()
+    }
+}
+
+/// Lets ``Defaults/set(_:for:)`` store an optional's nil as a removal.
+protocol OptionalDefaultsValue {
+    var isNone: Bool { get }
+}
+
+extension Optional: OptionalDefaultsValue {
+    var isNone: Bool { self == nil }
 }

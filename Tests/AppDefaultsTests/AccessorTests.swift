@@ -197,6 +197,23 @@ struct AccessorTests {
         #expect(defaults[rows] == 4)
     }
 
+    @Test("An optional key reads nil when absent, and setting nil removes the key")
+    func optionalKeys() throws {
+        defer { fixture.remove() }
+        let nickname = Defaults.Key<String?>("nickname", default: nil)
+        let fallback = Defaults.Key<Int?>("limit", default: 10)
+        #expect(defaults[nickname] == nil)
+        #expect(defaults[fallback] == 10)
+        defaults[nickname] = "Spork"
+        #expect(defaults[nickname] == "Spork")
+        #expect(defaults.string(forKey: "nickname") == "Spork")
+        defaults[nickname] = nil
+        #expect(defaults.object(forKey: "nickname") == nil, "nil must remove the key")
+        #expect(defaults.reportedErrors.isEmpty)
+        defaults[fallback] = nil
+        #expect(defaults[fallback] == 10, "an absent key reads as the default, even for an optional type")
+    }
+
     @Test("Codable values are stored as plist trees and read back; mismatches are typed errors")
     func codableValues() throws {
         defer { fixture.remove() }
