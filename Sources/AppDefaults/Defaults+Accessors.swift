@@ -71,7 +71,7 @@ extension Defaults {
         self[key]?.dataValue
     }
 
-    /// A URL stored with ``set(_:forKey:)-(URL,_)``, or read from a string: a path
+    /// A URL stored with `set(_:forKey:)`, or read from a string: a path
     /// (`/…` or `~/…`) becomes a file URL. Corresponds to `url(forKey:)`.
     public func url(forKey key: String) -> URL? {
         guard case .string(let string)? = self[key] else { return nil }

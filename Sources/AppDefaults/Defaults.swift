@@ -19,7 +19,9 @@ import PropertyList
 /// Changes go to the primary domain and are saved without `synchronize()`: within
 /// ``Configuration/writeDelay`` of the first unsaved change, coalesced, as a binary
 /// plist replaced durably and atomically (`Library/Preferences/<domain>.plist`). Call
-/// ``flush()`` (or ``applicationDidEnterBackground()``) to save at once.
+/// ``flush()`` (or ``applicationDidEnterBackground()``) to save at once; a normal
+/// `exit` and releasing the ``Defaults`` save too. A process killed sooner than the
+/// delay loses only the changes of that last delay, and never the file.
 ///
 /// Several processes may share a domain (a suite in an app-group container): a save
 /// takes a cross-process lock, reads what others saved and applies only this process's
