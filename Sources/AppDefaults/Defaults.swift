@@ -189,12 +189,7 @@ public final class Defaults: @unchecked Sendable {
     public var values: PropertyListDictionary {
         lock.lock()
         defer { lock.unlock() }
-        var result = registrationValues
-        for domain in searchList.reversed() {
-            for (key, value) in domain.values { result[key] = value }
-        }
-        for (key, value) in argumentValues { result[key] = value }
-        return result
+        return snapshotLocked()
     }
 
     /// Corresponds to `dictionaryRepresentation()`.
