@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
+        .library(name: "AppDefaults", targets: ["AppDefaults"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
@@ -31,11 +32,16 @@ let package = Package(
             dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
+        // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
+        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults"]),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
+        // Child process for the defaults' cross-process and crash tests.
+        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -43,6 +49,7 @@ let package = Package(
                 "PropertyList",
                 "KeyedArchive",
                 "AppSandbox",
+                "AppDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -54,6 +61,7 @@ let package = Package(
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )
