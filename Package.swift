@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
+        .library(name: "AppDefaults", targets: ["AppDefaults"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
         .executable(name: "homepwner", targets: ["Homepwner"]),
         .executable(name: "foodtracker", targets: ["FoodTracker"]),
@@ -35,11 +36,16 @@ let package = Package(
             dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
+        // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
+        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults"]),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
+        // Child process for the defaults' cross-process and crash tests.
+        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -47,6 +53,7 @@ let package = Package(
                 "PropertyList",
                 "KeyedArchive",
                 "AppSandbox",
+                "AppDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
@@ -58,6 +65,7 @@ let package = Package(
             dependencies: [
                 "KeyedArchive",
                 "AppSandbox",
+                "AppDefaults",
                 .product(name: "Hummingbird", package: "hummingbird"),
             ]
         ),
@@ -94,6 +102,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox"]),
+        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
     ],
     swiftLanguageModes: [.v6]
 )

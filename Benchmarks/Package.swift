@@ -54,5 +54,15 @@ let package = Package(
             path: "Benchmarks/SandboxBenchmarks",
             plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
         ),
+        .executableTarget(
+            name: "DefaultsBenchmarks",
+            dependencies: [
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "AppDefaults", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+            ],
+            path: "Benchmarks/DefaultsBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
     ]
 )

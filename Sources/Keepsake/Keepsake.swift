@@ -1,3 +1,4 @@
+@_exported import AppDefaults
 @_exported import AppSandbox
 @_exported import KeyedArchive
 @_exported import PropertyList

@@ -1,23 +1,17 @@
 /// Rebuilds a `Decodable` value from a ``PropertyListValue`` tree shaped as
-/// ``PropertyListValueEncoder`` (or Foundation's `PropertyListEncoder`) shapes it.
+/// ``PropertyListTreeEncoder`` (or Foundation's `PropertyListEncoder`) shapes it.
 ///
 /// Trees from an archive share repeated subtrees, so the decoder counts every value it
 /// visits against ``PropertyListLimits/maxObjectCount``: a small archive that fans out
 /// cannot make decoding take exponential time.
-enum PropertyListValueDecoder {
-    /// - Throws: ``KeyedArchiveError``: `.typeMismatch` wrapping the `DecodingError`,
-    ///   or `.limitExceeded`.
-    static func decode<Value: Decodable>(
+package enum PropertyListTreeDecoder {
+    /// - Throws: the `DecodingError` or the value's own error, or ``PropertyListError``
+    ///   `.limitExceeded`; callers map them to their error.
+    package static func decode<Value: Decodable>(
         _ type: Value.Type, from tree: PropertyListValue, limits: PropertyListLimits
-    ) throws(KeyedArchiveError) -> Value {
+    ) throws -> Value {
         let budget = DecodingBudget(limit: limits.maxObjectCount)
-        do {
-            return try NodeDecoder(value: tree, codingPath: [], budget: budget).decodeValue(type)
-        } catch let error as KeyedArchiveError {
-            throw error
-        } catch {
-            throw KeyedArchiveError(.typeMismatch, "cannot decode \(Value.self): \(error)", underlyingError: error)
-        }
+        return try NodeDecoder(value: tree, codingPath: [], budget: budget).decodeValue(type)
     }
 }
 
@@ -31,7 +25,7 @@ final class DecodingBudget {
     func spend() throws {
         used += 1
         guard used <= limit else {
-            throw KeyedArchiveError(.limitExceeded, "more than \(limit) values visited while decoding")
+            throw PropertyListError(.limitExceeded, "more than \(limit) values visited while decoding")
         }
     }
 }
@@ -60,11 +54,11 @@ private struct NodeDecoder: Decoder {
 
     func mismatch(_ type: Any.Type) -> DecodingError {
         DecodingError.typeMismatch(
-            type, .init(codingPath: codingPath, debugDescription: "found \(value.archiveDescription)"))
+            type, .init(codingPath: codingPath, debugDescription: "found a value of type \(value.kindName)"))
     }
 
     var isNull: Bool {
-        if case .string(ArchiveFormat.null) = value { true } else { false }
+        if case .string(PropertyListTreeEncoder.null) = value { true } else { false }
     }
 
     func decodeValue<Value: Decodable>(_ type: Value.Type) throws -> Value {
@@ -179,7 +173,7 @@ private struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
     }
 
     mutating func decodeNil() throws -> Bool {
-        guard !isAtEnd, case .string(ArchiveFormat.null) = elements[currentIndex] else { return false }
+        guard !isAtEnd, case .string(PropertyListTreeEncoder.null) = elements[currentIndex] else { return false }
         currentIndex += 1
         return true
     }

@@ -1,16 +1,15 @@
 /// Turns an `Encodable` value into a ``PropertyListValue`` tree: the shape
 /// `PropertyListEncoder` gives it (keyed containers as dictionaries, unkeyed ones as
-/// arrays, `Date` and `Data` as themselves, `nil` as the string `"$null"`), which the
-/// archiver then stores as Foundation objects.
-enum PropertyListValueEncoder {
-    /// - Throws: ``KeyedArchiveError`` with `.unsupportedValue`, the value's own error underneath.
-    static func encode<Value: Encodable>(_ value: Value) throws(KeyedArchiveError) -> PropertyListValue {
+/// arrays, `Date` and `Data` as themselves, `nil` as the string `"$null"`). Shared by
+/// the archiver (`encodeEncodable`) and user defaults (`Codable` values).
+package enum PropertyListTreeEncoder {
+    /// How `nil` is stored, as `PropertyListEncoder` stores it.
+    package static let null = "$null"
+
+    /// - Throws: whatever the value's `encode(to:)` throws; callers map it to their error.
+    package static func encode<Value: Encodable>(_ value: Value) throws -> PropertyListValue {
         let root = EncodingNode()
-        do {
-            try root.encode(value, codingPath: [])
-        } catch {
-            throw KeyedArchiveError(.unsupportedValue, "cannot encode \(Value.self): \(error)", underlyingError: error)
-        }
+        try root.encode(value, codingPath: [])
         return root.value
     }
 }
@@ -116,7 +115,7 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedEncodingContainerProtoco
 
     private func child(_ key: Key) -> EncodingNode { node.child(forKey: key.stringValue) }
 
-    mutating func encodeNil(forKey key: Key) throws { child(key).set(.string(ArchiveFormat.null)) }
+    mutating func encodeNil(forKey key: Key) throws { child(key).set(.string(PropertyListTreeEncoder.null)) }
     mutating func encode(_ value: Bool, forKey key: Key) throws { child(key).set(.bool(value)) }
     mutating func encode(_ value: String, forKey key: Key) throws { child(key).set(.string(value)) }
     mutating func encode(_ value: Double, forKey key: Key) throws { child(key).set(.real(value)) }
@@ -153,7 +152,7 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
     let codingPath: [any CodingKey]
     var count: Int { node.childCount }
 
-    mutating func encodeNil() throws { node.appendChild().set(.string(ArchiveFormat.null)) }
+    mutating func encodeNil() throws { node.appendChild().set(.string(PropertyListTreeEncoder.null)) }
     mutating func encode(_ value: Bool) throws { node.appendChild().set(.bool(value)) }
     mutating func encode(_ value: String) throws { node.appendChild().set(.string(value)) }
     mutating func encode(_ value: Double) throws { node.appendChild().set(.real(value)) }
@@ -183,7 +182,7 @@ private struct SingleNodeContainer: SingleValueEncodingContainer {
     let node: EncodingNode
     let codingPath: [any CodingKey]
 
-    mutating func encodeNil() throws { node.set(.string(ArchiveFormat.null)) }
+    mutating func encodeNil() throws { node.set(.string(PropertyListTreeEncoder.null)) }
     mutating func encode(_ value: Bool) throws { node.set(.bool(value)) }
     mutating func encode(_ value: String) throws { node.set(.string(value)) }
     mutating func encode(_ value: Double) throws { node.set(.real(value)) }

@@ -1,0 +1,184 @@
+import AppDefaults
+import AppSandbox
+import ArgumentParser
+import Foundation
+import PropertyList
+
+/// `keepsake defaults read|write|delete|domains|export|import DOMAIN …`, shaped like
+/// macOS `defaults`. DOMAIN is an app identifier (or an app group's): the domain of that
+/// name in that container. Writes merge with what the app saves meanwhile, key by key.
+struct DefaultsCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "defaults",
+        abstract: "Read and write an app's user defaults (shaped like macOS defaults).",
+        discussion: """
+            DOMAIN is an app identifier; its preferences live in the app's container at \
+            Library/Preferences/DOMAIN.plist.
+            """,
+        subcommands: [Read.self, Write.self, Delete.self, Domains.self, Export.self, Import.self]
+    )
+
+    /// Where the domain is: its app identifier, and optionally the folder of containers.
+    struct DomainOptions: ParsableArguments {
+        @Argument(help: "The domain: an app identifier (reverse DNS, e.g. com.example.Homepwner).")
+        var domain: String
+
+        @Option(help: "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.")
+        var containers: String?
+
+        func container() throws -> AppContainer {
+            let folder = containers.map { URL(fileURLWithPath: $0) }
+            guard let container = try? AppContainer(identifier: domain, containersDirectory: folder) else {
+                throw ValidationError("'\(domain)' is not an app identifier (reverse DNS, e.g. com.example.Homepwner).")
+            }
+            return container
+        }
+
+        /// The domain's defaults: no command line, no watching, errors on standard error.
+        func defaults() throws -> Defaults {
+            var configuration = Defaults.Configuration()
+            configuration.arguments = []
+            configuration.externalChangeInterval = nil
+            configuration.errorHandler = { error in
+                FileHandle.standardError.write(Data("keepsake: \(error)\n".utf8))
+            }
+            return Defaults(container: try container(), configuration: configuration)
+        }
+
+        /// The domain's stored values, nil when it has none.
+        func storedValues(_ defaults: Defaults) -> PropertyListDictionary? {
+            defaults.persistentValues(forName: domain)
+        }
+    }
+
+    struct Read: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the domain, or the bare value of one key.")
+
+        @OptionGroup var location: DomainOptions
+
+        @Argument(help: "The key to print; the whole domain when absent.")
+        var key: String?
+
+        func run() throws {
+            let defaults = try location.defaults()
+            guard let values = location.storedValues(defaults) else {
+                throw failure("Domain \(location.domain) does not exist")
+            }
+            if let key {
+                guard let value = values[key] else {
+                    throw failure("The domain/default pair of (\(location.domain), \(key)) does not exist")
+                }
+                print(DefaultsText.bare(value))
+            } else {
+                print(DefaultsText.render(.dictionary(values)))
+            }
+        }
+    }
+
+    struct Write: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set one key.",
+            discussion: """
+                VALUE is a plist literal ('(a, b)', '{ k = v; }'), else a string. Typed: \
+                -string S, -int N, -float N, -bool YES|NO, -date 2026-01-02T03:04:05Z, \
+                -data HEX, -array V…, -array-add V…, -dict K V…, -dict-add K V… \
+                (array and dictionary values may carry a type flag each).
+                """
+        )
+
+        @OptionGroup var location: DomainOptions
+
+        @Argument(help: "The key to set.")
+        var key: String
+
+        @Argument(parsing: .allUnrecognized, help: "The value, optionally after a type flag.")
+        var value: [String] = []
+
+        func run() throws {
+            let defaults = try location.defaults()
+            let current = location.storedValues(defaults)?[key]
+            defaults[key] = try TypedValue.parse(value, current: current)
+            try defaults.flush()
+        }
+    }
+
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove one key, or the whole domain.")
+
+        @OptionGroup var location: DomainOptions
+
+        @Argument(help: "The key to remove; every key when absent.")
+        var key: String?
+
+        func run() throws {
+            let defaults = try location.defaults()
+            guard let values = location.storedValues(defaults) else {
+                throw failure("Domain \(location.domain) does not exist")
+            }
+            if let key {
+                guard values[key] != nil else {
+                    throw failure("The domain/default pair of (\(location.domain), \(key)) does not exist")
+                }
+                defaults.removeObject(forKey: key)
+            } else {
+                defaults.removePersistentDomain(forName: location.domain)
+            }
+            try defaults.flush()
+        }
+    }
+
+    struct Domains: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List the domains saved in the container, comma-separated.")
+
+        @OptionGroup var location: DomainOptions
+
+        func run() throws {
+            let folder = try location.container().preferencesDirectory
+            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let domains = names.filter { $0.hasSuffix(".plist") }.map { String($0.dropLast(6)) }
+                .map { $0 == ".GlobalPreferences" ? Defaults.globalDomain : $0 }.sorted()
+            print(domains.joined(separator: ", "))
+        }
+    }
+
+    struct Export: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Write the domain as an XML plist to a file (- is standard output).")
+
+        @OptionGroup var location: DomainOptions
+
+        @Argument(help: "The file to write; - for standard output.")
+        var path: String
+
+        func run() throws {
+            let defaults = try location.defaults()
+            guard let values = location.storedValues(defaults) else {
+                throw failure("Domain \(location.domain) does not exist")
+            }
+            try PropertyListOutput.write(try PropertyListWriter.xml.write(.dictionary(values)), to: path)
+        }
+    }
+
+    struct Import: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Replace the domain with a plist dictionary read from a file (- is standard input).")
+
+        @OptionGroup var location: DomainOptions
+
+        @Argument(help: "A plist file in any format holding a dictionary; - for standard input.")
+        var path: String
+
+        func run() throws {
+            guard case .dictionary(let values) = try PropertyListInput.read(path) else {
+                throw failure("\(path) does not hold a dictionary")
+            }
+            let defaults = try location.defaults()
+            try defaults.setPersistentValues(values, forName: location.domain)
+            try defaults.flush()
+        }
+    }
+}
+
+/// Prints `message` to standard error and ends with exit status 1.
+private func failure(_ message: String) -> ExitCode {
+    FileHandle.standardError.write(Data("keepsake: \(message)\n".utf8))
+    return .failure
+}

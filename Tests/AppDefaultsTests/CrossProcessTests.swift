@@ -1,0 +1,136 @@
+import AppDefaults
+import Foundation
+import PropertyList
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Real processes (DefaultsTestHelper): saving without synchronize(), kill -9, and two
+/// processes hammering one suite.
+@Suite(
+    "Cross-process",
+    .enabled(if: Helper.url != nil, "DefaultsTestHelper is not built next to the tests"),
+    .timeLimit(.minutes(3))
+)
+struct CrossProcessTests {
+    let app = "com.example.Homepwner"
+
+    @Test("A value set in one process is read by a fresh process, with no synchronize() anywhere")
+    func freshProcessReadsWithoutSynchronize() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        // The writer's delay is a minute and it exits at once: only the exit-time save can keep it.
+        let set = try Helper.run(["set", fixture.url.path, app, "greeting", "hello"])
+        #expect(set.status == 0, "\(set.errors)")
+        let read = try Helper.run(["read", fixture.url.path, app, "greeting"])
+        #expect(read.output == "hello\n")
+    }
+
+    @Test("kill -9 after the write delay loses nothing")
+    func killAfterDelayLosesNothing() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        for round in 0..<3 {
+            let child = try Helper.start(["set-and-hang", fixture.url.path, app, "round-\(round)", "value-\(round)", "50"])
+            #expect(Helper.lines(child.output, count: 1) == ["set"])
+            // The bounded wait the guarantee is about: the delay (50 ms) plus room for a
+            // durable write on a busy machine.
+            usleep(1_500_000)
+            kill(child.process.processIdentifier, SIGKILL)
+            child.process.waitUntilExit()
+            #expect(child.process.terminationReason == .uncaughtSignal)
+        }
+        let read = try fixture.defaults()
+        for round in 0..<3 {
+            #expect(read.string(forKey: "round-\(round)") == "value-\(round)", "round \(round) was lost")
+        }
+    }
+
+    @Test("kill -9 during a save leaves the previous file readable, never older than reported")
+    func killDuringWriteKeepsAReadableFile() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        var lastSaved = 0
+        for iteration in 0..<20 {
+            let child = try Helper.start(["crash-writer", fixture.url.path, app])
+            let lines = Helper.lines(child.output, count: Int.random(in: 1...4))
+            kill(child.process.processIdentifier, SIGKILL)
+            child.process.waitUntilExit()
+            let rest = child.output.fileHandleForReading.readDataToEndOfFile()
+            let all = lines + String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
+            let reported = all.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
+            #expect(child.process.terminationReason == .uncaughtSignal, "iteration \(iteration)")
+
+            let file = try #require(try fixture.file(app), "iteration \(iteration): no file")
+            let counter = try #require(file["counter"]?.int64Value, "iteration \(iteration): no counter in \(file)")
+            #expect(counter >= reported, "iteration \(iteration): \(counter) older than the reported \(reported)")
+            #expect(counter <= reported + 1, "iteration \(iteration): \(counter) was never saved")
+            #expect(file["payload"]?.dataValue?.first == UInt8(truncatingIfNeeded: counter), "iteration \(iteration): keys from different saves")
+            lastSaved = Int(counter)
+        }
+        let corrupt = try FileManager.default.contentsOfDirectory(atPath: try fixture.preferences().path).filter { $0.contains("corrupt") }
+        #expect(corrupt.isEmpty, "a kill must never leave a file that reads as corrupt: \(corrupt)")
+    }
+
+    @Test("Two processes hammering one suite lose no key; the shared key holds one process's last write")
+    func twoProcessesHammerOneSuite() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let rounds = 150
+        let group = "group.com.example.shared"
+        let children = try ["left", "right"].map { name in
+            try Helper.start(["hammer", fixture.url.path, group, "group.com.example.shared", name, String(rounds)])
+        }
+        for child in children {
+            let output = child.output.fileHandleForReading.readDataToEndOfFile()
+            let errors = child.errors.fileHandleForReading.readDataToEndOfFile()
+            child.process.waitUntilExit()
+            #expect(child.process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+            #expect(String(decoding: output, as: UTF8.self) == "done\n")
+            #expect(errors.isEmpty, "\(String(decoding: errors, as: UTF8.self))")
+        }
+        let file = try #require(try fixture.file(group, in: group)?.dictionaryValue)
+        for name in ["left", "right"] {
+            let missing = (0..<rounds).filter { file["\(name)-\($0)"] != .integer(Int64($0)) }
+            #expect(missing.isEmpty, "\(name) lost \(missing.count) keys: \(missing.prefix(10))")
+        }
+        #expect(file.count == 2 * rounds + 1)
+        let shared = try #require(file["shared"]?.stringValue)
+        #expect(["left-\(rounds - 1)", "right-\(rounds - 1)"].contains(shared), "shared is \(shared), no process's last write")
+    }
+
+    @Test(
+        "A change another process saves reaches this process's observers, by the file watch or by the periodic check",
+        arguments: [true, false]
+    )
+    func anotherProcessesChangeIsDelivered(watch: Bool) throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        var configuration = fixture.configuration()
+        configuration.scheduler = DispatchDefaultsScheduler()
+        configuration.watchesFiles = watch
+        configuration.externalChangeInterval = watch ? nil : .milliseconds(20)
+        let watcher = try fixture.make(configuration)
+        let seen = NSLock()
+        nonisolated(unsafe) var changes: [DefaultsChange] = []
+        let token = watcher.observe("greeting") { change in seen.withLock { changes.append(change) } }
+        defer { token.cancel() }
+        let set = try Helper.run(["set", fixture.url.path, app, "greeting", "from afar"])
+        #expect(set.status == 0)
+        #expect(eventually { seen.withLock { !changes.isEmpty } }, "the file watch never delivered the change")
+        #expect(seen.withLock { changes } == [DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)])
+    }
+
+    #if os(Linux)
+    @Test("Releasing a watching Defaults ends its watch and closes its descriptors")
+    func watchEndsWithItsDefaults() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let result = try Helper.run(["watches", fixture.url.path, app])
+        #expect(result.status == 0, "\(result.errors)")
+        #expect(result.output == "before 0 during 10 after 0\n", "one inotify descriptor per live Defaults, none after")
+    }
+    #endif
+}
