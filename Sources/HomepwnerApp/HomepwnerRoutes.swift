@@ -2,21 +2,6 @@ import AppSandbox
 import Foundation
 import Hummingbird
 
-/// A page lifecycle event as `/app.js` reports it to `POST /lifecycle`.
-public enum PageEvent: String, Sendable, CaseIterable {
-    /// `visibilitychange` to hidden: the app enters the background (and saves).
-    case hidden
-    /// `visibilitychange` to visible: the app enters the foreground.
-    case visible
-    /// `blur`: the app resigns active.
-    case blur
-    /// `focus`: the app becomes active.
-    case focus
-    /// `pagehide`: the page is going away. One server serves many pages, so this
-    /// enters the background rather than ending the process; `SIGTERM` ends it.
-    case pagehide
-}
-
 /// The routes of the Homepwner web app.
 ///
 /// | Route | What |
@@ -115,7 +100,7 @@ public struct HomepwnerRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("/settings") { request, _ in
-            routes.html(Pages.layout(title: "Settings", current: "/settings", body: Pages.settings(
+            routes.html(Pages.layout(title: "Settings", current: "/settings", state: routes.lifecycle.state, body: Pages.settings(
                 order: routes.inventory.sortOrder, format: routes.inventory.currencyFormat,
                 showsSerials: routes.inventory.showsSerialNumbers,
                 saved: request.uri.queryParameters["saved"] != nil)))
@@ -161,13 +146,13 @@ public struct HomepwnerRoutes: Sendable {
         }
         let items = inventory.items(sortedBy: order)
         let photos = Set(items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
-        return html(Pages.layout(title: "Items", current: "/", body: Pages.itemList(
+        return html(Pages.layout(title: "Items", current: "/", state: lifecycle.state, body: Pages.itemList(
             items, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers, photoKeys: photos)))
     }
 
     func itemPage(_ key: String) throws -> Response {
         guard let item = inventory.item(forKey: key) else { throw Inventory.noItem(key) }
-        return html(Pages.layout(title: item.name, current: "", body: Pages.itemDetail(
+        return html(Pages.layout(title: item.name, current: "", state: lifecycle.state, body: Pages.itemDetail(
             item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key), maxPhotoBytes: inventory.limits.maxPhotoBytes)))
     }
 
@@ -186,8 +171,9 @@ public struct HomepwnerRoutes: Sendable {
         body += "<h2>Directories</h2>\n<table id=\"directories\"><thead><tr><th>Directory</th><th>Files</th><th>Size</th><th>Backed up</th></tr></thead><tbody>\n"
         for row in summary.rows {
             let path = row.directory.pathComponents.joined(separator: "/")
-            let included = BackupPlan.includedDirectories.contains(row.directory) && !BackupPlan.skippedDirectories.contains(row.directory)
-            body += "<tr><td><code>\(escapeHTML(path))/</code></td><td>\(row.fileCount)</td><td>\(Pages.byteCount(row.byteCount))</td><td>\(included ? "yes" : "no")</td></tr>\n"
+            func isInside(_ other: AppContainer.Directory) -> Bool { row.directory.pathComponents.starts(with: other.pathComponents) }
+            let included = BackupPlan.includedDirectories.contains(where: isInside) && !BackupPlan.skippedDirectories.contains(where: isInside)
+            body += "<tr data-directory=\"\(escapeHTML(path))/\"><td><code>\(escapeHTML(path))/</code></td><td>\(row.fileCount)</td><td>\(Pages.byteCount(row.byteCount))</td><td>\(included ? "yes" : "no")</td></tr>\n"
         }
         body += "</tbody></table>\n<h2>Files</h2>\n<table id=\"files\"><thead><tr><th>Path</th><th>Size</th><th>In a backup</th></tr></thead><tbody>\n"
         for (path, size) in Self.files(in: container.url) {
@@ -198,7 +184,7 @@ public struct HomepwnerRoutes: Sendable {
             body += "<li><code>\(escapeHTML(item.path))</code> (\(item.size) bytes)</li>\n"
         }
         body += "</ul>\n<p>\(plan.items.filter { $0.kind == .file }.count) files, \(plan.totalBytes) bytes in all. <code>Library/Caches/</code> and <code>tmp/</code> are never backed up.</p>\n"
-        return html(Pages.layout(title: "Container", current: "/container", body: body))
+        return html(Pages.layout(title: "Container", current: "/container", state: lifecycle.state, body: body))
     }
 
     /// Every regular file under `root`, as container-relative paths with sizes.
@@ -219,7 +205,7 @@ public struct HomepwnerRoutes: Sendable {
         let entries = lifecycle.entries.reversed().map { entry in
             "<li><time>\(Pages.isoDate(entry.date))</time> <code>\(escapeHTML(entry.message))</code></li>"
         }.joined(separator: "\n")
-        return html(Pages.layout(title: "Lifecycle", current: "/lifecycle", body: """
+        return html(Pages.layout(title: "Lifecycle", current: "/lifecycle", state: lifecycle.state, body: """
             <p>State: <strong id="state">\(escapeHTML(lifecycle.state))</strong>. Hide this tab, switch windows or come back: the page reports
             <code>visibilitychange</code>, <code>blur</code>, <code>focus</code> and <code>pagehide</code>, and the app moves between
             active, inactive and background, saving when it enters the background. <code>SIGTERM</code> saves and ends the server.</p>

@@ -8,11 +8,13 @@ public enum SettingsKey {
     public static let showSerialNumbers = "showSerialNumbers"
 
     /// The registration domain: what a first run shows.
-    public static let registeredDefaults: [String: any Sendable] = [
-        sortOrder: SortOrder.manual.rawValue,
-        currencyFormat: CurrencyFormat.dollars.rawValue,
-        showSerialNumbers: true,
-    ]
+    public static var registeredDefaults: [String: Any] {
+        [
+            sortOrder: SortOrder.manual.rawValue,
+            currencyFormat: CurrencyFormat.dollars.rawValue,
+            showSerialNumbers: true,
+        ]
+    }
 }
 
 /// How the item list is ordered.

@@ -1,3 +1,4 @@
+import AppDefaults
 import AppSandbox
 import Foundation
 import Synchronization
@@ -23,9 +24,13 @@ public final class Inventory: Sendable {
 
     public let container: AppContainer
     public let limits: Limits
+    /// The items, archived to `Documents/items.archive`. Corresponds to the book's `ItemStore`.
     let itemStore: ItemStore<Item>
+    /// The photos, one file per item key in `Documents/images/`. Corresponds to the
+    /// book's `ImageStore`.
     let imageStore: BlobStore
-    let defaults: Defaults
+    /// The settings, in `Library/Preferences/`.
+    public let defaults: Defaults
     /// Serialises changes that read then write, or touch more than one store.
     private let changes = Mutex(())
 
@@ -40,8 +45,11 @@ public final class Inventory: Sendable {
         try container.createDirectories()
         itemStore = ItemStore<Item>()
         imageStore = BlobStore()
-        defaults = Defaults()
-        defaults.register(defaults: SettingsKey.registeredDefaults)
+        var configuration = Defaults.Configuration()
+        // The command line is the server's own (--port…), not a defaults argument domain.
+        configuration.arguments = []
+        defaults = Defaults(container: container, configuration: configuration)
+        try defaults.register(defaults: SettingsKey.registeredDefaults)
     }
 
     // MARK: Items
@@ -150,9 +158,17 @@ public final class Inventory: Sendable {
         }
     }
 
-    /// Saves the items if anything changed.
-    /// - Throws: the item store's error; the previous archive is then intact.
-    public func save() throws { try itemStore.saveIfDirty() }
+    /// Saves the items if anything changed, and the settings.
+    /// - Throws: the item store's or the defaults' error; what was saved before is
+    ///   then intact.
+    public func save() throws {
+        try itemStore.saveIfDirty()
+        try defaults.flush()
+    }
+
+    /// ``save()`` reporting success as a `Bool`, as the book's `saveChanges()` does.
+    @discardableResult
+    public func saveChanges() -> Bool { (try? save()) != nil }
 
     // MARK: Photos
 

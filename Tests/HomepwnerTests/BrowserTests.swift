@@ -50,10 +50,23 @@ struct BrowserTests {
         try browser.waitUntil("[...document.images].every(i => i.complete && i.naturalWidth > 0) && document.images.length === 1")
         try browser.screenshot(to: Self.screenshots.appendingPathComponent("homepwner-1-items.png"))
 
+        // Focus: the page's blur and focus make the app resign and regain active.
+        try browser.send("Emulation.setFocusEmulationEnabled", ["enabled": true])
+        try server.waitForOutput(matching: "page event: focus", timeout: .seconds(15))
+        var mark = server.mark
+        try browser.send("Emulation.setFocusEmulationEnabled", ["enabled": false])
+        try server.waitForOutput(matching: "page event: blur", since: mark)
+        try server.waitForOutput(matching: "applicationWillResignActive(_:)", since: mark)
+        mark = server.mark
+        try browser.send("Emulation.setFocusEmulationEnabled", ["enabled": true])
+        try server.waitForOutput(matching: "applicationDidBecomeActive(_:)", since: mark)
+
         // Hide the page: leaving it fires visibilitychange (hidden) and pagehide, which
         // the page reports; the app enters the background and saves.
+        mark = server.mark
         _ = try browser.send("Page.navigate", ["url": "about:blank"])
-        try server.waitForOutput(matching: "applicationDidEnterBackground", timeout: .seconds(15))
+        try server.waitForOutput(matching: "applicationDidEnterBackground(_:)", since: mark, timeout: .seconds(15))
+        try server.waitForOutput(matching: "Saved all of the Items", since: mark)
         #expect(try server.terminate() == 0)
         #expect(server.log.contains("applicationWillTerminate"))
 

@@ -66,6 +66,12 @@ struct SettingsAndContainerTests {
             }
             #expect(text.contains("<code>Library/Caches/thumbs.bin</code></td><td>5 bytes</td><td>no</td>"))
             #expect(text.contains(harness.container.url.path))
+            for (directory, backedUp) in [("Documents/", "yes"), ("Library/", "yes"), ("Library/Preferences/", "yes"),
+                                          ("Library/Application Support/", "yes"), ("Library/Caches/", "no"), ("tmp/", "no")] {
+                let row = try #require(text.range(of: "<tr data-directory=\"\(directory)\">"))
+                let end = try #require(text.range(of: "</tr>", range: row.upperBound..<text.endIndex))
+                #expect(text[row.upperBound..<end.lowerBound].hasSuffix("<td>\(backedUp)</td>"), "\(directory) backed up: \(backedUp)")
+            }
         }
     }
 

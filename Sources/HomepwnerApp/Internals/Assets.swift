@@ -9,7 +9,7 @@ enum Assets {
     main { padding: 0 1em 2em; max-width: 60em; }
     table { border-collapse: collapse; width: 100%; background: white; }
     th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid #ddd; }
-    td.value, th:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
+    td.value, #items th:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
     tfoot td { font-weight: bold; border-bottom: none; }
     img.thumb { width: 40px; height: 40px; object-fit: cover; border-radius: 4px; }
     img.photo { max-width: 320px; max-height: 320px; border: 1px solid #ccc; }

@@ -25,7 +25,7 @@ func escapePath(_ text: String) -> String {
 /// The server-rendered pages. They work without JavaScript; `/app.js` adds niceties
 /// and reports the page's lifecycle.
 enum Pages {
-    static func layout(title: String, current: String, body: String) -> String {
+    static func layout(title: String, current: String, state: String, body: String) -> String {
         func link(_ path: String, _ name: String) -> String {
             "<a href=\"\(path)\"\(current == path ? " class=\"current\"" : "")>\(name)</a>"
         }
@@ -41,7 +41,7 @@ enum Pages {
         </head>
         <body>
         <header><strong>Homepwner</strong> \(link("/", "Items")) \(link("/settings", "Settings")) \(link("/container", "Container")) \(link("/lifecycle", "Lifecycle"))
-        <span id="app-state" title="application state"></span></header>
+        <span id="app-state" title="application state">\(escapeHTML(state))</span></header>
         <main>
         <h1>\(escapeHTML(title))</h1>
         \(body)
@@ -156,6 +156,6 @@ enum Pages {
     }
 
     static func byteCount(_ count: Int64) -> String {
-        ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
+        count < 1024 ? "\(count) bytes" : ByteCountFormatter.string(fromByteCount: count, countStyle: .file)
     }
 }

@@ -1,6 +1,6 @@
-// Stand-ins with the names and methods of the AppStores and AppDefaults layers, which
+// Stand-ins with the names and methods of the AppStores layer, which
 // are not in this branch yet. They keep state in memory only; this file goes away when
-// those layers land and the app switches to them.
+// that layer lands and the app switches to it.
 import Foundation
 import Synchronization
 
@@ -81,16 +81,4 @@ final class BlobStore: Sendable {
     func data(forKey key: String) throws -> Data? { blobs.withLock { $0[key] } }
     func delete(forKey key: String) throws { _ = blobs.withLock { $0.removeValue(forKey: key) } }
     func contains(key: String) -> Bool { blobs.withLock { $0[key] != nil } }
-}
-
-final class Defaults: Sendable {
-    private struct State { var registered: [String: any Sendable] = [:]; var values: [String: any Sendable] = [:] }
-    private let state = Mutex(State())
-    init() {}
-    func register(defaults: [String: any Sendable]) { state.withLock { $0.registered.merge(defaults) { $1 } } }
-    func object(forKey key: String) -> (any Sendable)? { state.withLock { $0.values[key] ?? $0.registered[key] } }
-    func string(forKey key: String) -> String? { object(forKey: key) as? String }
-    func bool(forKey key: String) -> Bool { object(forKey: key) as? Bool ?? false }
-    func set(_ value: String, forKey key: String) { state.withLock { $0.values[key] = value } }
-    func set(_ value: Bool, forKey key: String) { state.withLock { $0.values[key] = value } }
 }

@@ -37,10 +37,11 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server with its containers in `containers` and waits (at most
     /// `timeout`) until it says where it serves.
-    init(containers: URL, extraArguments: [String] = [], timeout: Duration = .seconds(30)) throws {
+    init(containers: URL, arguments: [String]? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(30)) throws {
         guard let executable = Self.executable else { throw Failure(description: "build the homepwner product first (swift build)") }
         process.executableURL = executable
-        process.arguments = ["--port", "0", "--container", containers.path] + extraArguments
+        process.arguments = arguments ?? ["--port", "0", "--container", containers.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
@@ -61,12 +62,17 @@ final class ServerProcess: @unchecked Sendable {
 
     var log: String { output.text.withLock { $0 } }
 
-    /// The first output line containing `text`, waiting at most `timeout` for it.
+    /// How much output there is so far, for ``waitForOutput(matching:since:timeout:)``.
+    var mark: Int { log.utf8.count }
+
+    /// The first output line containing `text` (printed after `mark`), waiting at most
+    /// `timeout` for it.
     @discardableResult
-    func waitForOutput(matching text: String, timeout: Duration = .seconds(10)) throws -> String {
+    func waitForOutput(matching text: String, since mark: Int = 0, timeout: Duration = .seconds(10)) throws -> String {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            if let line = log.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let recent = String(decoding: log.utf8.dropFirst(mark), as: UTF8.self)
+            if let line = recent.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             if !process.isRunning, !log.contains(text) {
                 throw Failure(description: "homepwner exited (\(process.terminationStatus)) before printing \"\(text)\":\n\(log)")
             }

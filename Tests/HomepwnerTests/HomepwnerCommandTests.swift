@@ -1,0 +1,65 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+import Testing
+
+/// The `homepwner` executable's options, run as a user runs them.
+@Suite("homepwner command", .serialized, .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+struct HomepwnerCommandTests {
+    struct Result { var status: Int32; var output: String }
+
+    /// Runs the executable to completion, killing it after `timeout`.
+    func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> Result {
+        let process = Process()
+        process.executableURL = ServerProcess.executable
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        try process.run()
+        let deadline = ContinuousClock.now + timeout
+        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    }
+
+    @Test("--help names the options")
+    func help() throws {
+        let result = try run(["--help"])
+        #expect(result.status == 0)
+        for option in ["--port", "--host", "--container", "--max-photo-bytes"] { #expect(result.output.contains(option)) }
+    }
+
+    @Test("Bad options are usage errors", arguments: [["--port", "70000"], ["--port", "http"], ["--max-photo-bytes", "0"]])
+    func badOptions(_ arguments: [String]) throws {
+        let result = try run(arguments)
+        #expect(result.status == 64)
+        #expect(result.output.contains("Error"))
+    }
+
+    @Test("HOMEPWNER_PORT picks the port when --port is absent")
+    func portFromEnvironment() async throws {
+        let containers = try temporaryFolder("homepwner-env")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let server = try ServerProcess(containers: containers, arguments: ["--container", containers.path], environment: ["HOMEPWNER_PORT": "0"])
+        #expect(server.port != 8080 && server.port > 0)
+        #expect(try await HTTP.send("GET", server.baseURL).status == 200)
+        #expect(try server.terminate() == 0)
+    }
+
+    @Test("A port in use fails with a message, and the other server goes on")
+    func portInUse() async throws {
+        let containers = try temporaryFolder("homepwner-busy")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let first = try ServerProcess(containers: containers)
+        let other = containers.appendingPathComponent("other")
+        let result = try run(["--port", "\(first.port)", "--container", other.path])
+        #expect(result.status != 0)
+        #expect(result.output.lowercased().contains("address"))
+        #expect(try await HTTP.send("GET", first.baseURL).status == 200)
+        #expect(try first.terminate() == 0)
+    }
+}
