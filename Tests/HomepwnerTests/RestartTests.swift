@@ -65,7 +65,7 @@ struct RestartTests {
     func loadThenRestart() async throws {
         let clients = 8
         let duration: Duration = .seconds(3)
-        let maxRequestsPerClient = 400
+        let maxRequestsPerClient = 2_000
         let containers = try temporaryFolder("homepwner-load")
         defer { try? FileManager.default.removeItem(at: containers) }
         var server = try ServerProcess(containers: containers)
