@@ -103,4 +103,31 @@ struct PhotoRoutesTests {
             #expect(!harness.inventory.hasPhoto(forKey: item.itemKey))
         }
     }
+
+    @Test("Mangled multipart bodies never crash the server and never store a photo")
+    func mangledMultipart() async throws {
+        let harness = try HTTPHarness()
+        try await harness.run { client async throws in
+            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let uri = "/items/\(item.itemKey)/photo"
+            let (valid, type) = Multipart.body(data: Array("not an image at all".utf8), field: "photo", filename: "x.png", partType: "image/png")
+            var generator = SystemRandomNumberGenerator()
+            for round in 0..<150 {
+                var body = valid
+                // Cut, flip or splice bytes; the photo itself is never a valid image.
+                switch round % 3 {
+                case 0: body = Array(body.prefix(Int.random(in: 0..<body.count, using: &generator)))
+                case 1:
+                    for _ in 0..<4 { body[Int.random(in: 0..<body.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+                default:
+                    let at = Int.random(in: 0..<body.count, using: &generator)
+                    body.insert(contentsOf: Array("\r\n--\(Multipart.boundary)\r\n".utf8), at: at)
+                }
+                let status = try await client.post(uri, body: body, contentType: type).status
+                #expect([.badRequest, .unsupportedMediaType].contains(status), "round \(round): \(status)")
+            }
+            #expect(!harness.inventory.hasPhoto(forKey: item.itemKey))
+            #expect(try await client.get("/").status == .ok)
+        }
+    }
 }
