@@ -209,7 +209,11 @@ extension KeyedDecoder {
             if case .uid = value {
                 throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
             }
-            return try PropertyListValue._decodeField(value, from: self)
+            // Memoised like every object built from others, so a plain array that
+            // refers to itself is a cycle and shared ones are decoded once.
+            return try memoized(uid, as: PropertyListValue.self, entry: entry) { _ throws(KeyedArchiveError) in
+                try PropertyListValue._decodeField(value, from: self)
+            }
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
         let elementValue = { (uid: Int) throws(KeyedArchiveError) -> PropertyListValue in try self.decodePropertyListValue(uid: uid) }
