@@ -53,6 +53,8 @@ extension KeyedDecoder {
         case .string(let string): return string
         case .data(let data): return data
         case .value(let value): return value
+        case .classDescription:
+            return try memoizedValue(uid, as: Any.self) as Any
         case .decoding:
             throw KeyedArchiveError(.cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
         case .empty: break
@@ -131,11 +133,15 @@ extension KeyedDecoder {
     /// Fills in the fields of every generic object created so far, iteratively: a field
     /// that references another generic object only creates its shell.
     func finishGenericObjects() throws(KeyedArchiveError) {
+        guard !pendingGenericObjects.isEmpty else { return }
         while let (object, fields, uid) = pendingGenericObjects.popLast() {
             var values: [(key: String, value: Any?)] = []
             values.reserveCapacity(fields.count)
-            for (key, value) in zip(fields.keys, fields.values) where key != "$class" {
+            for position in 0..<fields.count {
+                let key = try objects.key(at: position, in: fields)
+                guard key != "$class" else { continue }
                 do {
+                    let value = try objects.value(at: position, in: fields)
                     values.append((key, try anyValue(fromField: value).map(object.stored)))
                 } catch {
                     throw error.prefixed(by: key).located(uid: uid, className: object.className)

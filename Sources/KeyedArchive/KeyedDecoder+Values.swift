@@ -17,8 +17,8 @@ extension KeyedDecoder {
     /// The value under `key`, or `nil` when the key is absent or holds `nil`.
     /// - Throws: ``KeyedArchiveError`` when a value is there but cannot be decoded.
     public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
-        guard let value = rawValue(forKey: key), !value.isNullReference else { return nil }
         do {
+            guard let value = try rawValue(forKey: key), !value.isNullReference else { return nil }
             let result = try Value._decodeField(value, from: self)
             try finishGenericObjects()
             return result
@@ -31,8 +31,8 @@ extension KeyedDecoder {
     /// Corresponds to `decodeTopLevelObject(forKey:)`.
     /// - Throws: ``KeyedArchiveError``.
     public func decodeTopLevelObject(forKey key: String) throws(KeyedArchiveError) -> Any? {
-        guard let value = rawValue(forKey: key) else { return nil }
         do {
+            guard let value = try rawValue(forKey: key) else { return nil }
             let result = try anyValue(fromField: value)
             try finishGenericObjects()
             return result
@@ -56,7 +56,13 @@ extension KeyedDecoder {
         _ type: Value.Type, forKey key: String, assign: @escaping (Value?) -> Void
     ) {
         guard error == nil else { return }
-        guard let value = rawValue(forKey: key), !value.isNullReference else { return assign(nil) }
+        let stored: PropertyListValue?
+        do {
+            stored = try rawValue(forKey: key)
+        } catch {
+            return failWithError(error.prefixed(by: key))
+        }
+        guard let value = stored, !value.isNullReference else { return assign(nil) }
         if case .uid(let reference) = value, reference.value < UInt64(slots.count), case .decoding = slots[Int(reference.value)] {
             let path = key
             backReferences[Int(reference.value), default: []].append { [unowned self] decoded in
@@ -141,8 +147,9 @@ extension KeyedDecoder {
     public func decodeFloat(forKey key: String) -> Float { decodeNumber(Float.self, forKey: key) ?? 0 }
 
     private func decodeNumber<Number: KeyedArchivable>(_ type: Number.Type, forKey key: String) -> Number? {
-        guard error == nil, let value = rawValue(forKey: key), !value.isNullReference else { return nil }
+        guard error == nil else { return nil }
         do {
+            guard let value = try rawValue(forKey: key), !value.isNullReference else { return nil }
             return try Number._decodeField(value, from: self)
         } catch {
             failWithError(error.prefixed(by: key))

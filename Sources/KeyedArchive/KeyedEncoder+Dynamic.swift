@@ -28,12 +28,12 @@ extension KeyedEncoder {
         }
         switch object {
         case let array as [Any]:
-            return encodeCollection(array, className: "NSArray", encodeElement: encodeAnyObject)
+            return encodeCollection(array, kind: .array, encodeElement: encodeAnyObject)
         case let dictionary as [AnyHashable: Any]:
             return encodeDictionary(
                 dictionary, encodeKey: { self.encodeAnyObject($0.base) }, encodeValue: encodeAnyObject)
         case let set as Set<AnyHashable>:
-            return encodeCollection(set, className: "NSSet") { self.encodeAnyObject($0.base) }
+            return encodeCollection(set, kind: .set) { self.encodeAnyObject($0.base) }
         case let element as ArchivedElement:
             return encodeAnyObject(element.value)
         default:

@@ -50,10 +50,10 @@ struct ArchiveWriterTests {
 
     @Test func encodingTheSameValueTwiceStoresItOnce() throws {
         let encoder = KeyedEncoder()
-        let date = Date(timeIntervalSinceReferenceDate: 5)
+        let data = Data([1, 2, 3])
         encoder.encode(["same", "same"], forKey: "a")
-        encoder.encode(date, forKey: "b")
-        encoder.encode(date, forKey: "c")
+        encoder.encode(data, forKey: "b")
+        encoder.encode(data, forKey: "c")
         let tree = try encoder.encodedPropertyList
         let objects = tree["$objects"]?.arrayValue ?? []
         #expect(objects.filter { $0 == "same" }.count == 1)

@@ -1,12 +1,14 @@
 /// What the unarchiver knows about one UID: nothing yet, being decoded (reaching it
-/// again is a cycle), or its decoded value. Strings and data get their own cases so the
-/// common typed decodes need no dynamic cast.
+/// again is a cycle), its decoded value, or the class it describes. Strings and data
+/// get their own cases so the common typed decodes need no dynamic cast.
 enum DecodeSlot {
     case empty
     case decoding
     case string(String)
     case data(Data)
     case value(Any)
+    /// A class description (`{$classname, $classes}`), cached where its UID is.
+    case classDescription(ArchivedClass)
 }
 
 /// A class entry (`{$classname, $classes}`) as read, shared by all its instances.
@@ -37,6 +39,28 @@ final class ArchivedClass {
         foundationKind = FoundationClass(className: name)
     }
 
+    /// The requested type ``resolves(_:as:)`` last accepted.
+    private var acceptedRequest: ObjectIdentifier?
+
+    /// Whether `resolved` (this class's type) is `requested` or a subclass of it.
+    func resolves(_ resolved: any KeyedCoding.Type, as requested: any KeyedCoding.Type) -> Bool {
+        let request = ObjectIdentifier(requested)
+        if acceptedRequest == request { return true }
+        guard Self.isType(resolved, kindOf: requested) else { return false }
+        acceptedRequest = request
+        return true
+    }
+
+    /// Whether `type` is `requested` or a subclass of it.
+    static func isType(_ type: Any.Type, kindOf requested: Any.Type) -> Bool {
+        var current: Any.Type? = type
+        while let candidate = current {
+            if ObjectIdentifier(candidate) == ObjectIdentifier(requested) { return true }
+            current = (candidate as? AnyClass).flatMap(_getSuperclass)
+        }
+        return false
+    }
+
     /// Whether this class is `name` or derives from it.
     func isKind(of name: String) -> Bool {
         self.name == name || chain.contains(name)
@@ -53,7 +77,7 @@ final class ArchivedClass {
 }
 
 /// Foundation's value classes, which decode into Swift values.
-enum FoundationClass {
+enum FoundationClass: Int, CaseIterable {
     case string, array, set, dictionary, date, data, uuid, url
 
     init?(className: String) {
