@@ -32,10 +32,11 @@ extension KeyedDecoder {
     }
 
     private func readClass(of fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> ArchivedClass {
-        guard let reference = try field("$class", in: fields) else {
+        guard let position = objects.position(of: "$class", in: fields) else {
             throw KeyedArchiveError(.invalidObject, "an object dictionary without $class", uid: uid)
         }
-        guard case .uid(let classReference) = reference else {
+        guard let classReference = objects.uid(at: position, in: fields) else {
+            let reference = try objects.value(at: position, in: fields)
             throw KeyedArchiveError(.invalidClassTable, "$class is \(reference.archiveDescription), not a UID", uid: uid)
         }
         let classUID = try checkedUID(classReference)

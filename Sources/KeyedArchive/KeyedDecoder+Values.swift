@@ -18,8 +18,15 @@ extension KeyedDecoder {
     /// - Throws: ``KeyedArchiveError`` when a value is there but cannot be decoded.
     public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
         do {
-            guard let value = try rawValue(forKey: key), !value.isNullReference else { return nil }
-            let result = try Value._decodeField(value, from: self)
+            guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
+            frame.cursor = position + 1
+            let result: Value
+            if let uid = objects.uid(at: position, in: frame.fields) {
+                guard uid.value != 0 else { return nil }
+                result = try Value._decodeObject(at: uid, from: self)
+            } else {
+                result = try Value._decodeField(objects.value(at: position, in: frame.fields), from: self)
+            }
             try finishGenericObjects()
             return result
         } catch {
@@ -32,8 +39,14 @@ extension KeyedDecoder {
     /// - Throws: ``KeyedArchiveError``.
     public func decodeTopLevelObject(forKey key: String) throws(KeyedArchiveError) -> Any? {
         do {
-            guard let value = try rawValue(forKey: key) else { return nil }
-            let result = try anyValue(fromField: value)
+            guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
+            frame.cursor = position + 1
+            let result: Any?
+            if let uid = objects.uid(at: position, in: frame.fields) {
+                result = try decodeAny(uid: checkedUID(uid))
+            } else {
+                result = try anyValue(fromField: objects.value(at: position, in: frame.fields))
+            }
             try finishGenericObjects()
             return result
         } catch {
@@ -134,7 +147,17 @@ extension KeyedDecoder {
     }
 
     /// `0` when absent. Corresponds to `decodeInteger(forKey:)`.
-    public func decodeInteger(forKey key: String) -> Int { decodeNumber(Int.self, forKey: key) ?? 0 }
+    public func decodeInteger(forKey key: String) -> Int {
+        // The common case, an inline integer that fits, without the general path.
+        if error == nil, let position = objects.position(of: key, in: frame.fields, hint: frame.cursor),
+            case .integer(let integer)? = objects.inlineScalar(at: position, in: frame.fields),
+            let value = Int(exactly: integer)
+        {
+            frame.cursor = position + 1
+            return value
+        }
+        return decodeNumber(Int.self, forKey: key) ?? 0
+    }
     /// Corresponds to `decodeInt32(forKey:)`.
     public func decodeInt32(forKey key: String) -> Int32 { decodeNumber(Int32.self, forKey: key) ?? 0 }
     /// Corresponds to `decodeInt64(forKey:)`.

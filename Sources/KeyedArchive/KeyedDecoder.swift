@@ -62,7 +62,7 @@ public final class KeyedDecoder {
     @exclusivity(unchecked) var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
     /// Generic objects made so far, which numbers them in decoding order.
     var genericObjectCount = 0
-    var backReferences: [Int: [(Any) -> Void]] = [:]
+    @exclusivity(unchecked) var backReferences: [Int: [(Any) -> Void]] = [:]
 
     /// Opens an archive in any property-list format (binary, XML…).
     /// Corresponds to `NSKeyedUnarchiver(forReadingFrom:)`.
@@ -141,8 +141,10 @@ public final class KeyedDecoder {
     }
 
     /// The stored value under `key` of an object's dictionary.
+    /// Searched from the second key: the first is usually `$class`.
     func field(_ key: String, in fields: InstanceFields) throws(KeyedArchiveError) -> PropertyListValue? {
-        try objects.value(forKey: key, in: fields)
+        guard let position = objects.position(of: key, in: fields, hint: 1) else { return nil }
+        return try objects.value(at: position, in: fields)
     }
 }
 

@@ -192,17 +192,38 @@ final class ArchiveObjects {
         }
     }
 
-    /// The value under `key`, if any.
-    func value(forKey key: String, in fields: InstanceFields) throws(KeyedArchiveError) -> PropertyListValue? {
-        guard let position = position(of: key, in: fields) else { return nil }
-        return try value(at: position, in: fields)
+    /// The value at `position` if it is a number, boolean or UID stored inline; `nil`
+    /// for anything else, which ``value(at:in:)`` reads.
+    @inline(__always)
+    func inlineScalar(at position: Int, in fields: InstanceFields) -> PropertyListValue? {
+        switch fields.storage {
+        case .tree(_, let values):
+            return values[position]
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
+            return layout.simpleScalar(number)
+        }
+    }
+
+    /// The value at `position` if it is a UID (`nil` for anything else, which
+    /// ``value(at:in:)`` reads): the common case, without making a value.
+    @inline(__always)
+    func uid(at position: Int, in fields: InstanceFields) -> PropertyListUID? {
+        switch fields.storage {
+        case .tree(_, let values):
+            if case .uid(let uid) = values[position] { return uid }
+            return nil
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
+            return layout.uid(number).map(PropertyListUID.init)
+        }
     }
 
     /// The value tree below a binary object, counted against the running budget each
     /// time it is reached, so shared structure cannot fan out unchecked.
     private func materialize(_ number: Int, layout: BinaryArchiveLayout, depth: Int) throws(KeyedArchiveError) -> PropertyListValue {
         if let scalar = layout.simpleScalar(number) {
-            try account(values: 1, bytes: 0)
+            try account(values: 1, bytes: scalar.payloadByteCount)
             return scalar
         }
         let object: BinaryPropertyList.Object

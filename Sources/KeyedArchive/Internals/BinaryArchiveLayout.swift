@@ -107,8 +107,19 @@ final class BinaryArchiveLayout {
         return number
     }
 
-    /// Object `number` when it is a UID, an integer that fits `Int64`, a 64-bit real or a
-    /// boolean; `nil` for anything else, which the caller reads through ``plist``.
+    /// Object `number` when it is a UID: the reference most fields hold, read without
+    /// making a value.
+    @inline(__always)
+    func uid(_ number: Int) -> UInt64? {
+        guard let offset = offset(of: number), raw[offset] >> 4 == 0x8 else { return nil }
+        let size = Int(raw[offset] & 0x0F) + 1
+        guard size <= 8, size < tableOffset - offset, let value = read(at: offset + 1, size: size) else { return nil }
+        return UInt64(value)
+    }
+
+    /// Object `number` when it is a UID, an integer that fits `Int64`, a 64-bit real, a
+    /// boolean or an ASCII string; `nil` for anything else, which the caller reads
+    /// through ``plist`` (which also reports what is wrong with a malformed object).
     func simpleScalar(_ number: Int) -> PropertyListValue? {
         guard let offset = offset(of: number) else { return nil }
         let marker = raw[offset]
@@ -128,6 +139,21 @@ final class BinaryArchiveLayout {
         case 0x2 where low == 3:
             guard room >= 8 else { return nil }
             return .real(Double(bitPattern: UInt64(bigEndian: raw.loadUnaligned(fromByteOffset: offset + 1, as: UInt64.self))))
+        case 0x5:
+            var start = offset + 1
+            var length = low
+            if low == 0x0F {
+                // The length follows as an integer object of 1, 2, 4 or 8 bytes.
+                guard room >= 1, raw[start] >> 4 == 0x1, raw[start] & 0x0F <= 3 else { return nil }
+                let size = 1 << Int(raw[start] & 0x0F)
+                guard size < room, let extended = read(at: start + 1, size: size) else { return nil }
+                start += 1 + size
+                length = extended
+            }
+            guard length <= tableOffset - start else { return nil }
+            let text = UnsafeRawBufferPointer(rebasing: raw[start..<start + length])
+            guard text.allSatisfy({ $0 < 0x80 }) else { return nil }
+            return .string(String(decoding: text, as: UTF8.self))
         default:
             return nil
         }
