@@ -61,7 +61,11 @@ extension KeyedDecoder {
     func decodeDate(uid: Int, entry: ArchiveObjectEntry? = nil) throws(KeyedArchiveError) -> Date {
         let entry = if let entry { entry } else { try leafEntry(uid) }
         if case .scalar(.date(let date)) = entry { return date }
-        let fields = try foundationFields(entry, kind: .date, uid: uid)
+        return try date(from: foundationFields(entry, kind: .date, uid: uid), uid: uid)
+    }
+
+    /// The date of an `NSDate`'s fields.
+    func date(from fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> Date {
         guard let seconds = try field("NS.time", in: fields).flatMap(Double.init(archived:)) else {
             throw KeyedArchiveError(.invalidObject, "NSDate without a numeric NS.time", uid: uid)
         }

@@ -53,8 +53,9 @@ extension KeyedDecoder {
         case .string(let string): return string
         case .data(let data): return data
         case .value(let value): return value
-        case .classDescription:
-            return try memoizedValue(uid, as: Any.self) as Any
+        case .classDescription(let archivedClass):
+            throw KeyedArchiveError(
+                .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
         case .decoding:
             throw KeyedArchiveError(.cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
         case .empty: break
@@ -63,8 +64,12 @@ extension KeyedDecoder {
         guard case .instance(let fields) = entry else {
             guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
             switch value {
-            case .string: return try decodeString(uid: uid, entry: entry)
-            case .data: return try decodeData(uid: uid, entry: entry)
+            case .string(let string):
+                slots[uid] = .string(string)
+                return string
+            case .data(let data):
+                slots[uid] = .data(data)
+                return data
             case .uid: throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
             default:
                 // Memoised, so plain arrays of references can neither loop nor fan out.
@@ -79,6 +84,10 @@ extension KeyedDecoder {
         let archivedClass = try archivedClass(of: fields, uid: uid)
         if let type = registry.explicitClass(forClassName: archivedClass.name) {
             return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
+        }
+        if archivedClass.foundationKind == .date {
+            // The common leaf, read from the fields at hand.
+            return try date(from: fields, uid: uid)
         }
         if let kind = archivedClass.foundationKind {
             return try decodeFoundationAny(kind, uid: uid, entry: entry)
