@@ -147,26 +147,3 @@ public final class KeyedDecoder {
         return try objects.value(at: position, in: fields)
     }
 }
-
-/// The object whose `init(coder:)` is running (or `$top`).
-struct DecodingFrame {
-    var fields: InstanceFields
-    var uid: Int?
-    var archivedClass: ArchivedClass?
-    var cursor: Int
-
-    init(fields: InstanceFields, uid: Int?, archivedClass: ArchivedClass?) {
-        self.fields = fields
-        self.uid = uid
-        self.archivedClass = archivedClass
-        // Objects usually start with $class; $top has none.
-        cursor = uid == nil ? 0 : 1
-    }
-}
-
-extension PropertyListValue {
-    /// A reference to `$null`.
-    var isNullReference: Bool {
-        if case .uid(let uid) = self { uid.value == 0 } else { false }
-    }
-}

@@ -1,12 +1,3 @@
-/// Lets dynamic encoding see through optionals hidden in `Any`.
-protocol AnyOptional {
-    var wrappedAny: Any? { get }
-}
-
-extension Optional: AnyOptional {
-    var wrappedAny: Any? { self.map { $0 as Any } }
-}
-
 extension KeyedEncoder {
     /// `encode(_: Any?, forKey:)`: numbers inline, everything else by reference.
     /// (Values boxed in `AnyHashable` need no case of their own: dynamic casts see

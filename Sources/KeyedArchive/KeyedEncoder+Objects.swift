@@ -1,10 +1,3 @@
-/// What the encoder remembers per Swift type.
-struct EncodedTypeInfo {
-    var isReference: Bool
-    /// The UID of the type's class entry, once one instance is finished.
-    var classUID: Int?
-}
-
 extension KeyedEncoder {
     /// Encodes a ``KeyedCoding`` value as an instance dictionary and returns its UID.
     ///
@@ -112,12 +105,28 @@ extension KeyedEncoder {
 
     // MARK: Foundation's value classes
 
+    /// Short strings are merged by value; longer ones only when they are the same
+    /// string (share storage), which spares hashing every long string: Darwin's archiver
+    /// likewise merges only the same `NSString`.
     func encodeString(_ string: String) -> Int {
-        if let uid = stringUIDs[string] { return uid }
-        entries.append(.string(string))
-        stringUIDs[string] = entries.count - 1
+        if string.utf8.count <= Self.shortStringLength {
+            if let uid = stringUIDs[string] { return uid }
+            entries.append(.string(string))
+            stringUIDs[string] = entries.count - 1
+            return entries.count - 1
+        }
+        var stored = string
+        // The entry keeps the storage alive, so its address cannot be reused for
+        // another string while encoding.
+        let storage = stored.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+        if let uid = longStringUIDs[storage] { return uid }
+        entries.append(.string(stored))
+        longStringUIDs[storage] = entries.count - 1
         return entries.count - 1
     }
+
+    /// The longest UTF-8 length Swift stores inline, without storage of its own.
+    private static let shortStringLength = 15
 
     func encodeData(_ data: Data) -> Int {
         if let uid = dataUIDs[data] { return uid }

@@ -4,9 +4,12 @@
 /// Corresponds to `NSKeyedArchiver` in its role as the `NSCoder` handed to
 /// `encode(with:)`. Every distinct object gets one UID in `$objects`: class instances
 /// by identity (so shared references stay shared and cycles are fine), values by
-/// equality (equal strings, numbers, dates, data, UUIDs and URLs are stored once, as
-/// Foundation does). Numbers and booleans encoded directly are stored inline in the
-/// object's dictionary; `nil` is a reference to `$null`.
+/// equality (equal numbers, data, UUIDs, URLs and strings of up to 15 UTF-8 bytes are
+/// stored once, as Foundation on Linux does; a longer string is stored once per
+/// `String` storage and each encoded date is its own `NSDate`, as on Darwin, where the
+/// archiver merges objects by identity).
+/// Numbers and booleans encoded directly are stored inline in the object's dictionary;
+/// `nil` is a reference to `$null`.
 ///
 /// ```swift
 /// let encoder = KeyedEncoder()
@@ -50,6 +53,8 @@ public final class KeyedEncoder {
     // Equal values are stored once, as Foundation does (dates excepted: they are rarely
     // repeated, and Darwin's archiver does not merge them either).
     @exclusivity(unchecked) var stringUIDs: [String: Int] = [:]
+    /// Long strings by the address of their storage.
+    @exclusivity(unchecked) var longStringUIDs: [UInt: Int] = [:]
     @exclusivity(unchecked) var dataUIDs: [Data: Int] = [:]
     @exclusivity(unchecked) var integerUIDs: [Int64: Int] = [:]
     @exclusivity(unchecked) var unsignedUIDs: [UInt64: Int] = [:]
@@ -91,7 +96,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: String?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeString) ?? 0))
+        let uid = if let value { encodeString(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     public func encode(_ value: Int, forKey key: String) {
@@ -130,7 +136,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: Date?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeDate) ?? 0))
+        let uid = if let value { encodeDate(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     /// Data stored inline in `$objects`, as Foundation stores `NSData`.
@@ -139,7 +146,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: Data?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeData) ?? 0))
+        let uid = if let value { encodeData(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     /// Any archivable value: a ``KeyedCoding`` object, an array, dictionary or set,

@@ -135,18 +135,20 @@ struct ArchiveBinaryWriter {
             classKeyNumber = classKey
             appendReference(classKey)
             let slot = classUID & (classKeys.count - 1)
-            var known = classKeys[slot].classUID == classUID ? classKeys[slot].keys : []
-            classKeys[slot] = (-1, [])
+            if classKeys[slot].classUID != classUID { classKeys[slot] = (classUID, []) }
             for (position, field) in fields.enumerated() {
-                if position < known.count, known[position].key == field.key {
-                    appendReference(known[position].number)
+                if position < classKeys[slot].keys.count, classKeys[slot].keys[position].key == field.key {
+                    appendReference(classKeys[slot].keys[position].number)
                     continue
                 }
                 let number = stringNumber(field.key)
-                if position < known.count { known[position] = (field.key, number) } else { known.append((field.key, number)) }
+                if position < classKeys[slot].keys.count {
+                    classKeys[slot].keys[position] = (field.key, number)
+                } else {
+                    classKeys[slot].keys.append((field.key, number))
+                }
                 appendReference(number)
             }
-            classKeys[slot] = (classUID, known)
             appendReference(uidBase + classUID)
         } else {
             for field in fields { appendReference(stringNumber(field.key)) }

@@ -22,7 +22,7 @@ final class ArchiveObjects {
     @exclusivity(unchecked) private var byteCount = 0
     /// Key strings by object number, direct-mapped: writers store each key string once,
     /// so a handful of numbers recur in every object and a key is compared as a Swift
-    /// string instead of byte by byte.
+    /// string instead of decoded again. Only `binaryKey` touches them, between calls.
     @exclusivity(unchecked) private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
     @exclusivity(unchecked) private var keyStrings = [String](repeating: "", count: keyCacheSize)
     private static let keyCacheSize = 256
@@ -272,34 +272,6 @@ final class ArchiveObjects {
         }
         guard byteCount <= limits.maxByteCount else {
             throw KeyedArchiveError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data")
-        }
-    }
-}
-
-extension PropertyListValue {
-    /// Bytes of string or data payload, for the byte budget.
-    var payloadByteCount: Int {
-        switch self {
-        case .string(let string): string.utf8.count
-        case .data(let data): data.count
-        default: 0
-        }
-    }
-
-    /// A short account of a value for error messages.
-    var archiveDescription: String {
-        switch self {
-        case .string(let string): "the string \"\(string.count > 40 ? String(string.prefix(40)) + "…" : string)\""
-        case .integer(let integer): "the integer \(integer)"
-        case .unsignedInteger(let integer): "the integer \(integer)"
-        case .real(let real): "the real \(real)"
-        case .float(let float): "the real \(float)"
-        case .bool(let bool): "the boolean \(bool)"
-        case .date(let date): "the date \(date)"
-        case .data(let data): "\(data.count) bytes of data"
-        case .array(let elements): "an inline array of \(elements.count)"
-        case .dictionary(let dictionary): "an inline dictionary of \(dictionary.count)"
-        case .uid(let uid): "a reference to UID \(uid.value)"
         }
     }
 }
