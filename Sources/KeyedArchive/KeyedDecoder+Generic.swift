@@ -85,12 +85,8 @@ extension KeyedDecoder {
         if let type = registry.explicitClass(forClassName: archivedClass.name) {
             return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
         }
-        if archivedClass.foundationKind == .date {
-            // The common leaf, read from the fields at hand.
-            return try date(from: fields, uid: uid)
-        }
         if let kind = archivedClass.foundationKind {
-            return try decodeFoundationAny(kind, uid: uid, entry: entry)
+            return try decodeFoundationAny(kind, uid: uid, entry: entry, fields: fields)
         }
         do {
             if let type = try resolveType(archivedClass) {
@@ -103,13 +99,15 @@ extension KeyedDecoder {
         return genericShell(fields: fields, archivedClass: archivedClass, uid: uid)
     }
 
-    private func decodeFoundationAny(_ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry) throws(KeyedArchiveError) -> Any {
+    private func decodeFoundationAny(
+        _ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry, fields: InstanceFields
+    ) throws(KeyedArchiveError) -> Any {
         // decodeArray and decodeDictionary refuse nil elements before calling this.
         let element = { (uid: Int) throws(KeyedArchiveError) -> Any in try self.decodeAnyObject(uid: uid) }
         switch kind {
         case .string: return try decodeString(uid: uid, entry: entry)
         case .data: return try decodeData(uid: uid, entry: entry)
-        case .date: return try decodeDate(uid: uid, entry: entry)
+        case .date: return try date(from: fields, uid: uid)
         case .uuid: return try decodeUUID(uid: uid, entry: entry)
         case .url: return try decodeURL(uid: uid, entry: entry)
         case .array: return try decodeArray(uid: uid, entry: entry, element: element)

@@ -60,6 +60,24 @@ struct ArchiveWriterTests {
         #expect(tree["$top"]?["b"] == tree["$top"]?["c"])
     }
 
+    @Test func longStringsAreMergedOnlyWhenTheyAreTheSameString() throws {
+        let shared = String(repeating: "long string ", count: 4)
+        let encoder = KeyedEncoder()
+        encoder.encode([shared, shared], forKey: "shared")
+        // Temporaries that die after each call: their storage must not be mistaken for
+        // a later string's, or values would be swapped.
+        for index in 0..<500 {
+            encoder.encode(String(repeating: "temporary ", count: 3) + String(index), forKey: "t\(index)")
+        }
+        let tree = try encoder.encodedPropertyList
+        #expect(tree["$objects"]?.arrayValue?.filter { $0 == .string(shared) }.count == 1)
+        let decoder = try KeyedDecoder(bytes: encoder.encodedBytes)
+        #expect(try decoder.decode([String].self, forKey: "shared") == [shared, shared])
+        for index in 0..<500 {
+            #expect(try decoder.decode(String.self, forKey: "t\(index)") == String(repeating: "temporary ", count: 3) + String(index))
+        }
+    }
+
     @Test func nilIsAReferenceToNull() throws {
         let encoder = KeyedEncoder()
         encoder.encode(nil as String?, forKey: "string")
