@@ -20,7 +20,7 @@ for target in $targets; do
     binary="$out/fuzz-$target"
     extra=""
     if [ "$target" = archive ]; then extra=$(find Sources/KeyedArchive -name '*.swift'); fi
-    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz \
+    swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz -package-name keepsake \
         $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
         | { grep -v "Cannot export local symbol" || true; }
     work="$out/work-$target"

@@ -42,7 +42,7 @@ struct ArchiveBinaryWriter {
         for entry in content.entries {
             if case .classDescription(let chain, let versions) = entry { extrasBound += 5 + chain.count + versions.count }
         }
-        referenceSize = Self.byteWidth(forMaximum: UInt64(extraBase + extrasBound))
+        referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(extraBase + extrasBound))
         extras = ExtraObjects(base: extraBase)
         strings = [
             "$version": Frame.versionKey, "$archiver": Frame.archiverKey, ArchiveFormat.archiverName: Frame.archiver,
@@ -64,20 +64,20 @@ struct ArchiveBinaryWriter {
         }
         for (number, text) in [(Frame.versionKey, "$version"), (Frame.archiverKey, "$archiver")] {
             offsets[number] = output.count
-            Self.appendString(text, to: &output)
+            BinaryObjectEncoder.appendString(text, to: &output)
         }
         offsets[Frame.version] = output.count
-        Self.appendInteger(ArchiveFormat.version, to: &output)
+        BinaryObjectEncoder.appendInteger(ArchiveFormat.version, to: &output)
         offsets[Frame.archiver] = output.count
-        Self.appendString(ArchiveFormat.archiverName, to: &output)
+        BinaryObjectEncoder.appendString(ArchiveFormat.archiverName, to: &output)
         offsets[Frame.topKey] = output.count
-        Self.appendString("$top", to: &output)
+        BinaryObjectEncoder.appendString("$top", to: &output)
         offsets[Frame.top] = output.count
         appendDictionary(classUID: nil, fields: content.topFields[...])
         offsets[Frame.objectsKey] = output.count
-        Self.appendString("$objects", to: &output)
+        BinaryObjectEncoder.appendString("$objects", to: &output)
         offsets[Frame.objects] = output.count
-        Self.appendMarker(0xA, count: entries.count, to: &output)
+        BinaryObjectEncoder.appendMarker(0xA, count: entries.count, to: &output)
         for uid in 0..<entries.count { appendReference(entryBase + uid) }
 
         for (uid, entry) in entries.enumerated() {
@@ -86,27 +86,14 @@ struct ArchiveBinaryWriter {
         }
         for uid in 0..<entries.count {
             offsets[uidBase + uid] = output.count
-            let width = Self.byteWidth(forMaximum: UInt64(uid))
-            output.append(0x80 | UInt8(width - 1))
-            Self.appendBigEndian(UInt64(uid), width: width, to: &output)
+            BinaryObjectEncoder.appendScalar(.uid(PropertyListUID(UInt64(uid))), to: &output)
         }
 
         let extrasStart = output.count
         output.append(contentsOf: extras.bytes)
-        let tableOffset = output.count
-        let offsetSize = Self.byteWidth(forMaximum: UInt64(tableOffset))
-        for offset in offsets {
-            Self.appendBigEndian(UInt64(offset), width: offsetSize, to: &output)
-        }
-        for offset in extras.offsets {
-            Self.appendBigEndian(UInt64(extrasStart + offset), width: offsetSize, to: &output)
-        }
-        output.append(contentsOf: repeatElement(0, count: 6))
-        output.append(UInt8(offsetSize))
-        output.append(UInt8(referenceSize))
-        Self.appendBigEndian(UInt64(extraBase + extras.offsets.count), width: 8, to: &output)
-        Self.appendBigEndian(UInt64(Frame.root), width: 8, to: &output)
-        Self.appendBigEndian(UInt64(tableOffset), width: 8, to: &output)
+        BinaryObjectEncoder.appendOffsetTableAndTrailer(
+            offsets: offsets + extras.offsets.map { extrasStart + $0 }, referenceSize: referenceSize,
+            topObject: Frame.root, to: &output)
         return output
     }
 
@@ -114,22 +101,22 @@ struct ArchiveBinaryWriter {
 
     private mutating func appendEntry(_ entry: ArchiveEntry) {
         switch entry {
-        case .string(let string): Self.appendString(string, to: &output)
-        case .data(let data): Self.appendData(data, to: &output)
-        case .integer(let integer): Self.appendInteger(integer, to: &output)
-        case .unsignedInteger(let integer): Self.appendUnsigned(integer, to: &output)
-        case .real(let real): Self.appendReal(real, to: &output)
-        case .float(let float): Self.appendFloat(float, to: &output)
+        case .string(let string): BinaryObjectEncoder.appendString(string, to: &output)
+        case .data(let data): BinaryObjectEncoder.appendScalar(.data(data), to: &output)
+        case .integer(let integer): BinaryObjectEncoder.appendInteger(integer, to: &output)
+        case .unsignedInteger(let integer): BinaryObjectEncoder.appendScalar(.unsignedInteger(integer), to: &output)
+        case .real(let real): BinaryObjectEncoder.appendScalar(.real(real), to: &output)
+        case .float(let float): BinaryObjectEncoder.appendScalar(.float(float), to: &output)
         case .bool(let bool): output.append(bool ? 0x09 : 0x08)
         case .instance(let classUID, let range): appendDictionary(classUID: classUID, fields: content.fields[range])
         case .classDescription(let chain, let versions): appendClassDescription(chain: chain, versions: versions)
-        case .pending: Self.appendString(ArchiveFormat.null, to: &output)
+        case .pending: BinaryObjectEncoder.appendString(ArchiveFormat.null, to: &output)
         }
     }
 
     /// An instance dictionary (`$class` first) or `$top` (no class).
     private mutating func appendDictionary(classUID: Int?, fields: ArraySlice<ArchiveField>) {
-        Self.appendMarker(0xD, count: fields.count + (classUID == nil ? 0 : 1), to: &output)
+        BinaryObjectEncoder.appendMarker(0xD, count: fields.count + (classUID == nil ? 0 : 1), to: &output)
         if let classUID {
             let classKey = classKeyNumber ?? stringNumber("$class")
             classKeyNumber = classKey
@@ -163,7 +150,7 @@ struct ArchiveBinaryWriter {
             keys.append(stringNumber("$classversions"))
             values.append(newArray(versions.map { integerNumber(Int64($0)) }))
         }
-        Self.appendMarker(0xD, count: keys.count, to: &output)
+        BinaryObjectEncoder.appendMarker(0xD, count: keys.count, to: &output)
         for number in keys + values { appendReference(number) }
     }
 
@@ -175,38 +162,38 @@ struct ArchiveBinaryWriter {
         case .conditional: return valueNumber(content.resolve(value))
         case .integer(let integer): return integerNumber(integer)
         case .unsignedInteger(let integer):
-            return extras.unique(integer, in: &unsignedIntegers) { Self.appendUnsigned(integer, to: &$0) }
+            return extras.unique(integer, in: &unsignedIntegers) { BinaryObjectEncoder.appendScalar(.unsignedInteger(integer), to: &$0) }
         case .real(let real):
             // Reals are mostly times and measures, rarely repeated: not worth a lookup.
-            return extras.add { Self.appendReal(real, to: &$0) }
+            return extras.add { BinaryObjectEncoder.appendScalar(.real(real), to: &$0) }
         case .float(let float):
-            return extras.add { Self.appendFloat(float, to: &$0) }
+            return extras.add { BinaryObjectEncoder.appendScalar(.float(float), to: &$0) }
         case .bool(let bool):
             return extras.unique(bool, in: &booleans) { $0.append(bool ? 0x09 : 0x08) }
         case .data(let data):
-            return extras.add { Self.appendData(data, to: &$0) }
+            return extras.add { BinaryObjectEncoder.appendScalar(.data(data), to: &$0) }
         case .uids(let range):
             let (uidBase, width, pool) = (uidBase, referenceSize, content.uidPool)
             return extras.add { bytes in
-                Self.appendMarker(0xA, count: range.count, to: &bytes)
+                BinaryObjectEncoder.appendMarker(0xA, count: range.count, to: &bytes)
                 for uid in pool[range] { Self.appendReference(uidBase + uid, width: width, to: &bytes) }
             }
         }
     }
 
     private mutating func stringNumber(_ string: String) -> Int {
-        extras.unique(string, in: &strings) { Self.appendString(string, to: &$0) }
+        extras.unique(string, in: &strings) { BinaryObjectEncoder.appendString(string, to: &$0) }
     }
 
     private mutating func integerNumber(_ integer: Int64) -> Int {
-        extras.unique(integer, in: &integers) { Self.appendInteger(integer, to: &$0) }
+        extras.unique(integer, in: &integers) { BinaryObjectEncoder.appendInteger(integer, to: &$0) }
     }
 
     /// An array of already numbered objects.
     private mutating func newArray(_ numbers: [Int]) -> Int {
         let width = referenceSize
         return extras.add { bytes in
-            Self.appendMarker(0xA, count: numbers.count, to: &bytes)
+            BinaryObjectEncoder.appendMarker(0xA, count: numbers.count, to: &bytes)
             for element in numbers { Self.appendReference(element, width: width, to: &bytes) }
         }
     }
@@ -215,78 +202,8 @@ struct ArchiveBinaryWriter {
         Self.appendReference(number, width: referenceSize, to: &output)
     }
 
-    // MARK: bplist00 encoding
-
     private static func appendReference(_ number: Int, width: Int, to output: inout [UInt8]) {
-        appendBigEndian(UInt64(number), width: width, to: &output)
-    }
-
-    /// A marker with its count in the low nibble, or `F` followed by an integer object.
-    private static func appendMarker(_ kind: UInt8, count: Int, to output: inout [UInt8]) {
-        if count < 15 {
-            output.append(kind << 4 | UInt8(count))
-        } else {
-            output.append(kind << 4 | 0x0F)
-            appendInteger(Int64(count), to: &output)
-        }
-    }
-
-    /// Non-negative values in 1, 2 or 4 unsigned bytes when they fit, else 8 signed.
-    private static func appendInteger(_ integer: Int64, to output: inout [UInt8]) {
-        let width = integer < 0 ? 8 : byteWidth(forMaximum: UInt64(integer))
-        output.append(0x10 | UInt8(width.trailingZeroBitCount))
-        appendBigEndian(UInt64(bitPattern: integer), width: width, to: &output)
-    }
-
-    /// Above `Int64.max`: 16 bytes, read as a signed 128-bit integer.
-    private static func appendUnsigned(_ integer: UInt64, to output: inout [UInt8]) {
-        if integer <= UInt64(Int64.max) { return appendInteger(Int64(integer), to: &output) }
-        output.append(0x14)
-        appendBigEndian(0, width: 8, to: &output)
-        appendBigEndian(integer, width: 8, to: &output)
-    }
-
-    private static func appendReal(_ real: Double, to output: inout [UInt8]) {
-        output.append(0x23)
-        appendBigEndian(real.bitPattern, width: 8, to: &output)
-    }
-
-    private static func appendFloat(_ float: Float, to output: inout [UInt8]) {
-        output.append(0x22)
-        appendBigEndian(UInt64(float.bitPattern), width: 4, to: &output)
-    }
-
-    private static func appendData(_ data: Data, to output: inout [UInt8]) {
-        appendMarker(0x4, count: data.count, to: &output)
-        output.append(contentsOf: data)
-    }
-
-    /// ASCII strings as bytes, all others as big-endian UTF-16, as Apple writes them.
-    private static func appendString(_ string: String, to output: inout [UInt8]) {
-        var string = string
-        let isASCII = string.withUTF8 { utf8 in
-            if utf8.allSatisfy({ $0 < 0x80 }) {
-                appendMarker(0x5, count: utf8.count, to: &output)
-                output.append(contentsOf: utf8)
-                return true
-            }
-            return false
-        }
-        guard !isASCII else { return }
-        appendMarker(0x6, count: string.utf16.count, to: &output)
-        for unit in string.utf16 {
-            output.append(UInt8(truncatingIfNeeded: unit >> 8))
-            output.append(UInt8(truncatingIfNeeded: unit))
-        }
-    }
-
-    @inline(__always)
-    private static func appendBigEndian(_ value: UInt64, width: Int, to output: inout [UInt8]) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
-        }
+        BinaryObjectEncoder.appendBigEndian(UInt64(number), width: width, to: &output)
     }
 
     /// The objects written after the UIDs, numbered from `base` in the order they are added.
@@ -307,16 +224,6 @@ struct ArchiveBinaryWriter {
             let number = add(write)
             table[key] = number
             return number
-        }
-    }
-
-    /// 1, 2, 4 or 8: the widths every reader accepts for offsets and references.
-    static func byteWidth(forMaximum value: UInt64) -> Int {
-        switch value {
-        case ..<(1 << 8): 1
-        case ..<(1 << 16): 2
-        case ..<(1 << 32): 4
-        default: 8
         }
     }
 }

@@ -8,49 +8,32 @@ enum BinaryPropertyListWriter {
     static func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         var table = BinaryObjectTable()
         table.add(value)
-        let objectCount = table.objects.count
-        let referenceSize = byteWidth(forMaximum: UInt64(objectCount - 1))
+        let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(table.objects.count - 1))
 
         var output: [UInt8] = []
         output.reserveCapacity(table.estimatedSize(referenceSize: referenceSize))
         output.append(contentsOf: "bplist00".utf8)
-        var offsets = [Int](repeating: 0, count: objectCount)
-        let encoder = BinaryObjectEncoder(referenceSize: referenceSize)
+        var offsets = [Int](repeating: 0, count: table.objects.count)
         for (index, object) in table.objects.enumerated() {
             offsets[index] = output.count
             switch object {
             case .scalar(let scalar):
-                encoder.appendScalar(scalar, to: &output)
+                BinaryObjectEncoder.appendScalar(scalar, to: &output)
             case .array(let start, let count):
-                encoder.appendMarker(0xA, count: count, to: &output)
-                encoder.appendReferences(table.references[start..<start + count], to: &output)
+                BinaryObjectEncoder.appendMarker(0xA, count: count, to: &output)
+                appendReferences(table.references[start..<start + count], width: referenceSize, to: &output)
             case .dictionary(let start, let count):
-                encoder.appendMarker(0xD, count: count, to: &output)
-                encoder.appendReferences(table.references[start..<start + 2 * count], to: &output)
+                BinaryObjectEncoder.appendMarker(0xD, count: count, to: &output)
+                appendReferences(table.references[start..<start + 2 * count], width: referenceSize, to: &output)
             }
         }
-
-        let offsetTableOffset = output.count
-        let offsetSize = byteWidth(forMaximum: UInt64(offsetTableOffset))
-        for offset in offsets {
-            BinaryObjectEncoder.appendBigEndian(UInt64(offset), width: offsetSize, to: &output)
-        }
-        output.append(contentsOf: repeatElement(0, count: 6))
-        output.append(UInt8(offsetSize))
-        output.append(UInt8(referenceSize))
-        BinaryObjectEncoder.appendBigEndian(UInt64(objectCount), width: 8, to: &output)
-        BinaryObjectEncoder.appendBigEndian(0, width: 8, to: &output)
-        BinaryObjectEncoder.appendBigEndian(UInt64(offsetTableOffset), width: 8, to: &output)
+        BinaryObjectEncoder.appendOffsetTableAndTrailer(offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &output)
         return output
     }
 
-    /// 1, 2, 4 or 8: the widths every reader accepts for offsets and references.
-    static func byteWidth(forMaximum value: UInt64) -> Int {
-        switch value {
-        case ..<(1 << 8): 1
-        case ..<(1 << 16): 2
-        case ..<(1 << 32): 4
-        default: 8
+    private static func appendReferences(_ references: ArraySlice<Int>, width: Int, to output: inout [UInt8]) {
+        for reference in references {
+            BinaryObjectEncoder.appendBigEndian(UInt64(reference), width: width, to: &output)
         }
     }
 }
