@@ -3,7 +3,7 @@
 extension Array: KeyedArchivable where Element: KeyedArchivable {
     /// An `NSArray`: `{NS.objects: [UID]}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
-        let uid = encoder.encodeCollection(self, className: "NSArray") { Int($0._encodeObject(to: encoder).value) }
+        let uid = encoder.encodeCollection(self, kind: .array) { Int($0._encodeObject(to: encoder).value) }
         return PropertyListUID(UInt64(uid))
     }
 
@@ -17,7 +17,7 @@ extension Array: KeyedArchivable where Element: KeyedArchivable {
 extension Set: KeyedArchivable where Element: KeyedArchivable {
     /// An `NSSet`: `{NS.objects: [UID]}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
-        let uid = encoder.encodeCollection(self, className: "NSSet") { Int($0._encodeObject(to: encoder).value) }
+        let uid = encoder.encodeCollection(self, kind: .set) { Int($0._encodeObject(to: encoder).value) }
         return PropertyListUID(UInt64(uid))
     }
 

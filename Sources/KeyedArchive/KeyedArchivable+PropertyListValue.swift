@@ -15,7 +15,7 @@ extension PropertyListValue: KeyedArchivable {
         case .float(let float): uid = encoder.encodeNumber(.float(float))
         case .bool(let bool): uid = encoder.encodeNumber(.bool(bool))
         case .array(let elements):
-            uid = encoder.encodeCollection(elements, className: "NSArray") { Int($0._encodeObject(to: encoder).value) }
+            uid = encoder.encodeCollection(elements, kind: .array) { Int($0._encodeObject(to: encoder).value) }
         case .dictionary(let dictionary):
             uid = encoder.encodeDictionary(
                 dictionary.lazy.map { (key: $0.key, value: $0.value) },

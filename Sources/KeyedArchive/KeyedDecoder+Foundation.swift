@@ -3,8 +3,11 @@
 extension KeyedDecoder {
     /// An inline string, or an `NSString`/`NSMutableString` with `NS.string`.
     func decodeString(uid: Int, entry: ArchiveObjectEntry? = nil) throws(KeyedArchiveError) -> String {
-        if case .string(let string) = slots[uid] { return string }
-        if let known = try memoizedValue(uid, as: String.self) { return known }
+        switch slots[uid] {
+        case .string(let string): return string
+        case .empty: break
+        default: if let known = try memoizedValue(uid, as: String.self) { return known }
+        }
         let entry = if let entry { entry } else { try readEntry(uid) }
         switch entry {
         case .scalar(.string(let string)):
@@ -15,7 +18,7 @@ extension KeyedDecoder {
         case .instance:
             let string = try memoized(uid, as: String.self, entry: entry) { (entry) throws(KeyedArchiveError) in
                 let fields = try foundationFields(entry, kind: .string, uid: uid)
-                switch fields["NS.string"] {
+                switch try field("NS.string", in: fields) {
                 case .string(let string)?: return string
                 case .uid(let reference)?: return try decodeString(uid: checkedUID(reference))
                 default: throw KeyedArchiveError(.invalidObject, "NSString without an NS.string string", uid: uid)
@@ -40,7 +43,9 @@ extension KeyedDecoder {
         case .instance:
             let data = try memoized(uid, as: Data.self, entry: entry) { (entry) throws(KeyedArchiveError) in
                 let fields = try foundationFields(entry, kind: .data, uid: uid)
-                switch fields["NS.data"] ?? fields["NS.bytes"] {
+                var stored = try field("NS.data", in: fields)
+                if stored == nil { stored = try field("NS.bytes", in: fields) }
+                switch stored {
                 case .data(let data)?: return data
                 case .uid(let reference)?: return try decodeData(uid: checkedUID(reference))
                 default: throw KeyedArchiveError(.invalidObject, "NSData without NS.data or NS.bytes", uid: uid)
@@ -51,29 +56,43 @@ extension KeyedDecoder {
         }
     }
 
-    /// An `NSDate` (`NS.time`, seconds since 2001), or a plain date entry.
+    /// An `NSDate` (`NS.time`, seconds since 2001), or a plain date entry. Dates refer
+    /// to nothing, so they are read again rather than memoised.
     func decodeDate(uid: Int, entry: ArchiveObjectEntry? = nil) throws(KeyedArchiveError) -> Date {
-        try memoized(uid, as: Date.self, entry: entry) { (entry) throws(KeyedArchiveError) in
-            if case .scalar(.date(let date)) = entry { return date }
-            let fields = try foundationFields(entry, kind: .date, uid: uid)
-            guard let seconds = fields["NS.time"].flatMap(Double.init(archived:)) else {
-                throw KeyedArchiveError(.invalidObject, "NSDate without a numeric NS.time", uid: uid)
-            }
-            return Date(timeIntervalSinceReferenceDate: seconds)
-        }
+        let entry = if let entry { entry } else { try leafEntry(uid) }
+        if case .scalar(.date(let date)) = entry { return date }
+        return try date(from: foundationFields(entry, kind: .date, uid: uid), uid: uid)
     }
 
-    /// An `NSUUID` with 16 bytes in `NS.uuidbytes`.
-    func decodeUUID(uid: Int, entry: ArchiveObjectEntry? = nil) throws(KeyedArchiveError) -> UUID {
-        try memoized(uid, as: UUID.self, entry: entry) { (entry) throws(KeyedArchiveError) in
-            let fields = try foundationFields(entry, kind: .uuid, uid: uid)
-            guard case .data(let bytes)? = fields["NS.uuidbytes"], bytes.count == 16 else {
-                throw KeyedArchiveError(.invalidObject, "NSUUID without 16 bytes in NS.uuidbytes", uid: uid)
-            }
-            var uuid = UUID().uuid
-            withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: bytes) }
-            return UUID(uuid: uuid)
+    /// The date of an `NSDate`'s fields.
+    func date(from fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> Date {
+        guard let seconds = try field("NS.time", in: fields).flatMap(Double.init(archived:)) else {
+            throw KeyedArchiveError(.invalidObject, "NSDate without a numeric NS.time", uid: uid)
         }
+        return Date(timeIntervalSinceReferenceDate: seconds)
+    }
+
+    /// An `NSUUID` with 16 bytes in `NS.uuidbytes`; read again rather than memoised.
+    func decodeUUID(uid: Int, entry: ArchiveObjectEntry? = nil) throws(KeyedArchiveError) -> UUID {
+        let entry = if let entry { entry } else { try leafEntry(uid) }
+        let fields = try foundationFields(entry, kind: .uuid, uid: uid)
+        guard case .data(let bytes)? = try field("NS.uuidbytes", in: fields), bytes.count == 16 else {
+            throw KeyedArchiveError(.invalidObject, "NSUUID without 16 bytes in NS.uuidbytes", uid: uid)
+        }
+        var uuid = UUID().uuid
+        withUnsafeMutableBytes(of: &uuid) { $0.copyBytes(from: bytes) }
+        return UUID(uuid: uuid)
+    }
+
+    /// The entry of a value that refers to nothing, checking only that the UID is not
+    /// an object being decoded or a class description.
+    private func leafEntry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
+        guard uid != 0 else { throw KeyedArchiveError(.typeMismatch, "expected a value, found nil", uid: 0) }
+        switch slots[uid] {
+        case .decoding, .classDescription: _ = try memoizedValue(uid, as: Any.self)
+        default: break
+        }
+        return try readEntry(uid)
     }
 
     /// An `NSURL`: `NS.relative` resolved against `NS.base`.
@@ -81,13 +100,13 @@ extension KeyedDecoder {
         try memoized(uid, as: URL.self, entry: entry) { (entry) throws(KeyedArchiveError) in
             let fields = try foundationFields(entry, kind: .url, uid: uid)
             let relative: String
-            switch fields["NS.relative"] {
+            switch try field("NS.relative", in: fields) {
             case .string(let string)?: relative = string
             case .uid(let reference)? where reference.value != 0: relative = try decodeString(uid: checkedUID(reference))
             default: throw KeyedArchiveError(.invalidObject, "NSURL without an NS.relative string", uid: uid)
             }
             var base: URL?
-            if case .uid(let reference)? = fields["NS.base"], reference.value != 0 {
+            if case .uid(let reference)? = try field("NS.base", in: fields), reference.value != 0 {
                 base = try decodeURL(uid: checkedUID(reference))
             }
             guard let url = URL(string: relative, relativeTo: base) else {
@@ -163,7 +182,7 @@ extension KeyedDecoder {
 
     /// The value under an inline list of UIDs, checked and counted.
     func referenceList(_ fields: InstanceFields, key: String, uid: Int) throws(KeyedArchiveError) -> [Int] {
-        guard case .array(let elements)? = fields[key] else {
+        guard case .array(let elements)? = try field(key, in: fields) else {
             throw KeyedArchiveError(.invalidObject, "\(key) is missing or not an array", uid: uid)
         }
         try objects.account(values: elements.count, bytes: 0)
@@ -209,7 +228,11 @@ extension KeyedDecoder {
             if case .uid = value {
                 throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
             }
-            return try PropertyListValue._decodeField(value, from: self)
+            // Memoised like every object built from others, so a plain array that
+            // refers to itself is a cycle and shared ones are decoded once.
+            return try memoized(uid, as: PropertyListValue.self, entry: entry) { _ throws(KeyedArchiveError) in
+                try PropertyListValue._decodeField(value, from: self)
+            }
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
         let elementValue = { (uid: Int) throws(KeyedArchiveError) -> PropertyListValue in try self.decodePropertyListValue(uid: uid) }

@@ -53,6 +53,9 @@ extension KeyedDecoder {
         case .string(let string): return string
         case .data(let data): return data
         case .value(let value): return value
+        case .classDescription(let archivedClass):
+            throw KeyedArchiveError(
+                .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
         case .decoding:
             throw KeyedArchiveError(.cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
         case .empty: break
@@ -61,8 +64,12 @@ extension KeyedDecoder {
         guard case .instance(let fields) = entry else {
             guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
             switch value {
-            case .string: return try decodeString(uid: uid, entry: entry)
-            case .data: return try decodeData(uid: uid, entry: entry)
+            case .string(let string):
+                slots[uid] = .string(string)
+                return string
+            case .data(let data):
+                slots[uid] = .data(data)
+                return data
             case .uid: throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
             default:
                 // Memoised, so plain arrays of references can neither loop nor fan out.
@@ -79,7 +86,7 @@ extension KeyedDecoder {
             return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
         }
         if let kind = archivedClass.foundationKind {
-            return try decodeFoundationAny(kind, uid: uid, entry: entry)
+            return try decodeFoundationAny(kind, uid: uid, entry: entry, fields: fields)
         }
         do {
             if let type = try resolveType(archivedClass) {
@@ -92,13 +99,15 @@ extension KeyedDecoder {
         return genericShell(fields: fields, archivedClass: archivedClass, uid: uid)
     }
 
-    private func decodeFoundationAny(_ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry) throws(KeyedArchiveError) -> Any {
+    private func decodeFoundationAny(
+        _ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry, fields: InstanceFields
+    ) throws(KeyedArchiveError) -> Any {
         // decodeArray and decodeDictionary refuse nil elements before calling this.
         let element = { (uid: Int) throws(KeyedArchiveError) -> Any in try self.decodeAnyObject(uid: uid) }
         switch kind {
         case .string: return try decodeString(uid: uid, entry: entry)
         case .data: return try decodeData(uid: uid, entry: entry)
-        case .date: return try decodeDate(uid: uid, entry: entry)
+        case .date: return try date(from: fields, uid: uid)
         case .uuid: return try decodeUUID(uid: uid, entry: entry)
         case .url: return try decodeURL(uid: uid, entry: entry)
         case .array: return try decodeArray(uid: uid, entry: entry, element: element)
@@ -131,11 +140,15 @@ extension KeyedDecoder {
     /// Fills in the fields of every generic object created so far, iteratively: a field
     /// that references another generic object only creates its shell.
     func finishGenericObjects() throws(KeyedArchiveError) {
+        guard !pendingGenericObjects.isEmpty else { return }
         while let (object, fields, uid) = pendingGenericObjects.popLast() {
             var values: [(key: String, value: Any?)] = []
             values.reserveCapacity(fields.count)
-            for (key, value) in zip(fields.keys, fields.values) where key != "$class" {
+            for position in 0..<fields.count {
+                let key = try objects.key(at: position, in: fields)
+                guard key != "$class" else { continue }
                 do {
+                    let value = try objects.value(at: position, in: fields)
                     values.append((key, try anyValue(fromField: value).map(object.stored)))
                 } catch {
                     throw error.prefixed(by: key).located(uid: uid, className: object.className)

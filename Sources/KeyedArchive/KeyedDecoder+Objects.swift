@@ -24,13 +24,23 @@ extension KeyedDecoder {
     /// - Throws: `.invalidObject` without `$class`, `.invalidClassTable` when `$class`
     ///   does not lead to a `{$classname, $classes}` dictionary.
     func archivedClass(of fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> ArchivedClass {
-        guard let reference = fields["$class"] else {
+        // Decoding a Foundation value asks twice for the same object's class.
+        if let (lastUID, lastClass) = lastClassLookup, lastUID == uid { return lastClass }
+        let archivedClass = try readClass(of: fields, uid: uid)
+        lastClassLookup = (uid, archivedClass)
+        return archivedClass
+    }
+
+    private func readClass(of fields: InstanceFields, uid: Int) throws(KeyedArchiveError) -> ArchivedClass {
+        guard let position = objects.position(of: "$class", in: fields) else {
             throw KeyedArchiveError(.invalidObject, "an object dictionary without $class", uid: uid)
         }
-        guard case .uid(let classReference) = reference else {
+        guard let classReference = objects.uid(at: position, in: fields) else {
+            let reference = try objects.value(at: position, in: fields)
             throw KeyedArchiveError(.invalidClassTable, "$class is \(reference.archiveDescription), not a UID", uid: uid)
         }
         let classUID = try checkedUID(classReference)
+        if case .classDescription(let known) = slots[classUID] { return known }
         if let known = classes[classUID] { return known }
         guard classUID != 0, classUID != uid else {
             throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which cannot be a class", uid: uid)
@@ -38,11 +48,11 @@ extension KeyedDecoder {
         guard case .instance(let description) = try readEntry(classUID) else {
             throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which is not a dictionary", uid: uid)
         }
-        guard case .string(let name)? = description["$classname"] else {
+        guard case .string(let name)? = try field("$classname", in: description) else {
             throw KeyedArchiveError(.invalidClassTable, "class entry \(classUID) has no $classname string", uid: uid)
         }
         var chain = [name]
-        if let names = description["$classes"] {
+        if let names = try field("$classes", in: description) {
             guard case .array(let elements) = names, !elements.isEmpty else {
                 throw KeyedArchiveError(.invalidClassTable, "$classes of \(name) is not a list of names", uid: uid, className: name)
             }
@@ -55,11 +65,12 @@ extension KeyedDecoder {
             }
         }
         var versions: [Int] = []
-        if case .array(let elements)? = description["$classversions"] {
+        if case .array(let elements)? = try field("$classversions", in: description) {
             versions = elements.map { $0.int64Value.flatMap { Int(exactly: $0) } ?? 0 }
         }
         let archivedClass = ArchivedClass(uid: classUID, name: name, chain: chain, versions: versions)
         classes[classUID] = archivedClass
+        if case .empty = slots[classUID] { slots[classUID] = .classDescription(archivedClass) }
         return archivedClass
     }
 
@@ -116,29 +127,45 @@ extension KeyedDecoder {
     /// Decodes the object at `uid` as a `Coded` (or a subclass the archive names).
     /// - Throws: ``KeyedArchiveError``.
     func decodeInstance<Coded: KeyedCoding>(of type: Coded.Type, uid: Int) throws(KeyedArchiveError) -> Coded {
-        if let known = try memoizedValue(uid, as: Coded.self) { return known }
+        // decodeInstance(uid:requested:) returns only objects of Coded or a subclass, so
+        // the cast cannot fail (and `as!` needs no optional type made at run time).
+        try decodeInstance(uid: uid, requested: Coded.self) as! Coded
+    }
+
+    /// ``decodeInstance(of:uid:)`` without generics, so the per-object path needs no
+    /// generic metadata at run time.
+    private func decodeInstance(uid: Int, requested: any KeyedCoding.Type) throws(KeyedArchiveError) -> any KeyedCoding {
+        switch slots[uid] {
+        case .empty:
+            break
+        case .value(let value):
+            guard let object = value as? any KeyedCoding, ArchivedClass.isType(Swift.type(of: object), kindOf: requested) else {
+                fallthrough
+            }
+            return object
+        default:
+            if let known = try memoizedValue(uid, as: Any.self) {
+                throw KeyedArchiveError(.typeMismatch, "expected \(requested), found \(Swift.type(of: known))", uid: uid)
+            }
+        }
         guard case .instance(let fields) = try readEntry(uid) else {
-            throw KeyedArchiveError(.typeMismatch, "expected \(Coded.self), found a plain value", uid: uid)
+            throw KeyedArchiveError(.typeMismatch, "expected \(requested), found a plain value", uid: uid)
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
-        allowRequested(Coded.self)
+        allowRequested(requested)
         guard let resolved = try resolveType(archivedClass) else {
             if archivedClass.foundationKind != nil {
                 throw KeyedArchiveError(
-                    .typeMismatch, "expected \(Coded.self), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
+                    .typeMismatch, "expected \(requested), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
             }
             throw unknownClassError(archivedClass, uid: uid)
         }
-        guard resolved is Coded.Type else {
+        guard archivedClass.resolves(resolved, as: requested) else {
             throw KeyedArchiveError(
-                .typeMismatch, "expected \(Coded.self), found \(archivedClass.name) (\(resolved))", uid: uid,
+                .typeMismatch, "expected \(requested), found \(archivedClass.name) (\(resolved))", uid: uid,
                 className: archivedClass.name)
         }
-        let object = try construct(resolved, fields: fields, archivedClass: archivedClass, uid: uid)
-        guard let typed = object as? Coded else {
-            throw KeyedArchiveError(.typeMismatch, "expected \(Coded.self), found \(Swift.type(of: object))", uid: uid)
-        }
-        return typed
+        return try construct(resolved, fields: fields, archivedClass: archivedClass, uid: uid)
     }
 
     /// Runs `type.init(coder:)` on the object at `uid` and memoises the result.
@@ -153,29 +180,26 @@ extension KeyedDecoder {
         savedFrames.append(frame)
         frame = DecodingFrame(fields: fields, uid: uid, archivedClass: archivedClass)
         let hadError = error != nil
-        let result: Result<any KeyedCoding, KeyedArchiveError>
+        let object: any KeyedCoding
         do {
-            result = .success(try Self.instantiate(type, coder: self))
-        } catch let error as KeyedArchiveError {
-            result = .failure(error)
+            object = try Self.instantiate(type, coder: self)
         } catch {
-            result = .failure(KeyedArchiveError(
+            frame = savedFrames.removeLast()
+            depth -= 1
+            slots[uid] = .empty
+            let failure = (error as? KeyedArchiveError) ?? KeyedArchiveError(
                 .decodingFailed, "\(type).init(coder:) failed: \(error)", uid: uid, className: archivedClass.name,
-                underlyingError: error))
+                underlyingError: error)
+            throw failure.located(uid: uid, className: archivedClass.name)
         }
         frame = savedFrames.removeLast()
         depth -= 1
-        var failure: KeyedArchiveError?
-        if case .failure(let error) = result { failure = error }
-        if failure == nil, !hadError, let recorded = error {
+        if !hadError, let recorded = error {
+            // A non-throwing call failed inside init(coder:): the object is not trusted.
             error = nil
-            failure = recorded
-        }
-        if let failure {
             slots[uid] = .empty
-            throw failure.located(uid: uid, className: archivedClass.name)
+            throw recorded.located(uid: uid, className: archivedClass.name)
         }
-        guard case .success(let object) = result else { preconditionFailure("handled above") }
         slots[uid] = .value(object)
         resolveBackReferences(to: uid, with: object)
         return object
@@ -195,6 +219,7 @@ extension KeyedDecoder {
     /// The memoised value at `uid` as a `Value`, `nil` when not decoded yet.
     /// - Throws: `.cycle` when the UID is being decoded, `.typeMismatch` when it
     ///   decoded to another type.
+    @inline(__always)
     func memoizedValue<Value>(_ uid: Int, as type: Value.Type) throws(KeyedArchiveError) -> Value? {
         let found: Any
         switch slots[uid] {
@@ -203,6 +228,9 @@ extension KeyedDecoder {
             throw KeyedArchiveError(
                 .cycle, "UID \(uid) is reached again while it is being decoded, and \(Value.self) cannot hold a back reference (use decodeBackReference)",
                 uid: uid)
+        case .classDescription(let archivedClass):
+            throw KeyedArchiveError(
+                .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
         case .string(let string): found = string
         case .data(let data): found = data
         case .value(let value): found = value
@@ -215,6 +243,7 @@ extension KeyedDecoder {
 
     /// Decodes the entry at `uid` with `body` once, memoised, with cycle detection and
     /// the depth limit; for value types built from other objects (arrays, dates, URLs).
+    @inline(__always)
     func memoized<Value>(
         _ uid: Int, as type: Value.Type, entry: ArchiveObjectEntry? = nil,
         _ body: (ArchiveObjectEntry) throws(KeyedArchiveError) -> Value

@@ -17,9 +17,16 @@ extension KeyedDecoder {
     /// The value under `key`, or `nil` when the key is absent or holds `nil`.
     /// - Throws: ``KeyedArchiveError`` when a value is there but cannot be decoded.
     public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
-        guard let value = rawValue(forKey: key), !value.isNullReference else { return nil }
         do {
-            let result = try Value._decodeField(value, from: self)
+            guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
+            frame.cursor = position + 1
+            let result: Value
+            if let uid = objects.uid(at: position, in: frame.fields) {
+                guard uid.value != 0 else { return nil }
+                result = try Value._decodeObject(at: uid, from: self)
+            } else {
+                result = try Value._decodeField(objects.value(at: position, in: frame.fields), from: self)
+            }
             try finishGenericObjects()
             return result
         } catch {
@@ -31,9 +38,15 @@ extension KeyedDecoder {
     /// Corresponds to `decodeTopLevelObject(forKey:)`.
     /// - Throws: ``KeyedArchiveError``.
     public func decodeTopLevelObject(forKey key: String) throws(KeyedArchiveError) -> Any? {
-        guard let value = rawValue(forKey: key) else { return nil }
         do {
-            let result = try anyValue(fromField: value)
+            guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
+            frame.cursor = position + 1
+            let result: Any?
+            if let uid = objects.uid(at: position, in: frame.fields) {
+                result = try decodeAny(uid: checkedUID(uid))
+            } else {
+                result = try anyValue(fromField: objects.value(at: position, in: frame.fields))
+            }
             try finishGenericObjects()
             return result
         } catch {
@@ -56,7 +69,13 @@ extension KeyedDecoder {
         _ type: Value.Type, forKey key: String, assign: @escaping (Value?) -> Void
     ) {
         guard error == nil else { return }
-        guard let value = rawValue(forKey: key), !value.isNullReference else { return assign(nil) }
+        let stored: PropertyListValue?
+        do {
+            stored = try rawValue(forKey: key)
+        } catch {
+            return failWithError(error.prefixed(by: key))
+        }
+        guard let value = stored, !value.isNullReference else { return assign(nil) }
         if case .uid(let reference) = value, reference.value < UInt64(slots.count), case .decoding = slots[Int(reference.value)] {
             let path = key
             backReferences[Int(reference.value), default: []].append { [unowned self] decoded in
@@ -128,7 +147,17 @@ extension KeyedDecoder {
     }
 
     /// `0` when absent. Corresponds to `decodeInteger(forKey:)`.
-    public func decodeInteger(forKey key: String) -> Int { decodeNumber(Int.self, forKey: key) ?? 0 }
+    public func decodeInteger(forKey key: String) -> Int {
+        // The common case, an inline integer that fits, without the general path.
+        if error == nil, let position = objects.position(of: key, in: frame.fields, hint: frame.cursor),
+            case .integer(let integer)? = objects.inlineScalar(at: position, in: frame.fields),
+            let value = Int(exactly: integer)
+        {
+            frame.cursor = position + 1
+            return value
+        }
+        return decodeNumber(Int.self, forKey: key) ?? 0
+    }
     /// Corresponds to `decodeInt32(forKey:)`.
     public func decodeInt32(forKey key: String) -> Int32 { decodeNumber(Int32.self, forKey: key) ?? 0 }
     /// Corresponds to `decodeInt64(forKey:)`.
@@ -141,8 +170,9 @@ extension KeyedDecoder {
     public func decodeFloat(forKey key: String) -> Float { decodeNumber(Float.self, forKey: key) ?? 0 }
 
     private func decodeNumber<Number: KeyedArchivable>(_ type: Number.Type, forKey key: String) -> Number? {
-        guard error == nil, let value = rawValue(forKey: key), !value.isNullReference else { return nil }
+        guard error == nil else { return nil }
         do {
+            guard let value = try rawValue(forKey: key), !value.isNullReference else { return nil }
             return try Number._decodeField(value, from: self)
         } catch {
             failWithError(error.prefixed(by: key))

@@ -42,22 +42,27 @@ public final class KeyedDecoder {
     public let limits: PropertyListLimits
     /// The first failure of a non-throwing decode call in the current object.
     /// Corresponds to `NSCoder.error`.
-    public internal(set) var error: KeyedArchiveError?
+    // Read on every Foundation-style call; never held across a call (see `slots`).
+    @exclusivity(unchecked) public internal(set) var error: KeyedArchiveError?
 
-    var objects: ArchiveObjects
-    var slots: [DecodeSlot]
-    var frame: DecodingFrame
-    var savedFrames: [DecodingFrame] = []
-    var depth = 0
-    var classes: [Int: ArchivedClass] = [:]
+    let objects: ArchiveObjects
+    // The state touched on every field access. Each access is short and never spans a
+    // call that could reach the same property, so the dynamic exclusivity checks are
+    // turned off for them (they cost as much as the decoding itself).
+    @exclusivity(unchecked) var slots: [DecodeSlot]
+    @exclusivity(unchecked) var frame: DecodingFrame
+    @exclusivity(unchecked) var savedFrames: [DecodingFrame] = []
+    @exclusivity(unchecked) var depth = 0
+    @exclusivity(unchecked) var classes: [Int: ArchivedClass] = [:]
     var registry = ClassRegistry()
     /// Bumped when the registry learns a type, so failed lookups are retried.
     var registryGeneration = 0
-    var lastAllowedType: ObjectIdentifier?
-    var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
+    @exclusivity(unchecked) var lastAllowedType: ObjectIdentifier?
+    @exclusivity(unchecked) var lastClassLookup: (uid: Int, archivedClass: ArchivedClass)?
+    @exclusivity(unchecked) var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
     /// Generic objects made so far, which numbers them in decoding order.
     var genericObjectCount = 0
-    var backReferences: [Int: [(Any) -> Void]] = [:]
+    @exclusivity(unchecked) var backReferences: [Int: [(Any) -> Void]] = [:]
 
     /// Opens an archive in any property-list format (binary, XML…).
     /// Corresponds to `NSKeyedUnarchiver(forReadingFrom:)`.
@@ -112,13 +117,13 @@ public final class KeyedDecoder {
 
     /// The keys of the object being decoded (of `$top` outside any `init(coder:)`).
     public var allKeys: [String] {
-        frame.fields.keys.filter { $0 != "$class" }
+        (0..<frame.fields.count).compactMap { try? objects.key(at: $0, in: frame.fields) }.filter { $0 != "$class" }
     }
 
     /// Whether the object being decoded has `key`, even with a `nil` value.
     /// Corresponds to `containsValue(forKey:)`.
     public func containsValue(forKey key: String) -> Bool {
-        frame.fields.position(of: key, hint: frame.cursor) != nil
+        objects.position(of: key, in: frame.fields, hint: frame.cursor) != nil
     }
 
     /// Records a failure the unarchiver throws once the current `init(coder:)` returns.
@@ -129,31 +134,16 @@ public final class KeyedDecoder {
 
     /// The stored value under `key` in the current object, moving the search hint on.
     @inline(__always)
-    func rawValue(forKey key: String) -> PropertyListValue? {
-        guard let position = frame.fields.position(of: key, hint: frame.cursor) else { return nil }
+    func rawValue(forKey key: String) throws(KeyedArchiveError) -> PropertyListValue? {
+        guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
         frame.cursor = position + 1
-        return frame.fields.values[position]
+        return try objects.value(at: position, in: frame.fields)
     }
-}
 
-/// The object whose `init(coder:)` is running (or `$top`).
-struct DecodingFrame {
-    var fields: InstanceFields
-    var uid: Int?
-    var archivedClass: ArchivedClass?
-    var cursor: Int
-
-    init(fields: InstanceFields, uid: Int?, archivedClass: ArchivedClass?) {
-        self.fields = fields
-        self.uid = uid
-        self.archivedClass = archivedClass
-        cursor = fields.keys.first == "$class" ? 1 : 0
-    }
-}
-
-extension PropertyListValue {
-    /// A reference to `$null`.
-    var isNullReference: Bool {
-        if case .uid(let uid) = self { uid.value == 0 } else { false }
+    /// The stored value under `key` of an object's dictionary.
+    /// Searched from the second key: the first is usually `$class`.
+    func field(_ key: String, in fields: InstanceFields) throws(KeyedArchiveError) -> PropertyListValue? {
+        guard let position = objects.position(of: key, in: fields, hint: 1) else { return nil }
+        return try objects.value(at: position, in: fields)
     }
 }

@@ -1,12 +1,3 @@
-/// Lets dynamic encoding see through optionals hidden in `Any`.
-protocol AnyOptional {
-    var wrappedAny: Any? { get }
-}
-
-extension Optional: AnyOptional {
-    var wrappedAny: Any? { self.map { $0 as Any } }
-}
-
 extension KeyedEncoder {
     /// `encode(_: Any?, forKey:)`: numbers inline, everything else by reference.
     /// (Values boxed in `AnyHashable` need no case of their own: dynamic casts see
@@ -28,12 +19,12 @@ extension KeyedEncoder {
         }
         switch object {
         case let array as [Any]:
-            return encodeCollection(array, className: "NSArray", encodeElement: encodeAnyObject)
+            return encodeCollection(array, kind: .array, encodeElement: encodeAnyObject)
         case let dictionary as [AnyHashable: Any]:
             return encodeDictionary(
                 dictionary, encodeKey: { self.encodeAnyObject($0.base) }, encodeValue: encodeAnyObject)
         case let set as Set<AnyHashable>:
-            return encodeCollection(set, className: "NSSet") { self.encodeAnyObject($0.base) }
+            return encodeCollection(set, kind: .set) { self.encodeAnyObject($0.base) }
         case let element as ArchivedElement:
             return encodeAnyObject(element.value)
         default:

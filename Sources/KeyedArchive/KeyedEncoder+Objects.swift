@@ -1,10 +1,3 @@
-/// What the encoder remembers per Swift type.
-struct EncodedTypeInfo {
-    var isReference: Bool
-    /// The UID of the type's class entry, once one instance is finished.
-    var classUID: Int?
-}
-
 extension KeyedEncoder {
     /// Encodes a ``KeyedCoding`` value as an instance dictionary and returns its UID.
     ///
@@ -14,17 +7,26 @@ extension KeyedEncoder {
     func encodeInstance<Object: KeyedCoding>(_ object: Object) -> Int {
         let dynamicType = Swift.type(of: object)
         let typeKey = ObjectIdentifier(dynamicType)
-        var info = typeInfo[typeKey] ?? EncodedTypeInfo(isReference: dynamicType is AnyObject.Type)
+        // Archives are mostly runs of one type: the last type's entry saves a lookup.
+        var info = lastTypeInfo?.key == typeKey ? lastTypeInfo!.info
+            : typeInfo[typeKey] ?? EncodedTypeInfo(isReference: dynamicType is AnyObject.Type)
         var identity: ObjectIdentifier?
         if info.isReference {
-            let reference = object as AnyObject
+            // A class instance is one reference, so no bridging is needed to see it as one.
+            let reference = unsafeBitCast(object, to: AnyObject.self)
             let id = ObjectIdentifier(reference)
-            if let uid = identities[id] { return uid }
+            // One lookup: claim the UID the object will get, and undo if it had one.
+            if let uid = identities.updateValue(entries.count, forKey: id) {
+                identities[id] = uid
+                return uid
+            }
             retained.append(reference)
             identity = id
         }
-        guard let uid = beginObject() else { return 0 }
-        if let identity { identities[identity] = uid }
+        guard let uid = beginObject() else {
+            if let identity { identities[identity] = nil }
+            return 0
+        }
 
         let range = encodeFields { object.encode(with: self) }
         let classUID = info.classUID ?? classEntry(for: dynamicType)
@@ -32,6 +34,7 @@ extension KeyedEncoder {
             info.classUID = classUID
             typeInfo[typeKey] = info
         }
+        lastTypeInfo = (typeKey, info)
         endObject(uid, classUID: classUID, fields: range)
         return uid
     }
@@ -102,12 +105,28 @@ extension KeyedEncoder {
 
     // MARK: Foundation's value classes
 
+    /// Short strings are merged by value; longer ones only when they are the same
+    /// string (share storage), which spares hashing every long string: Darwin's archiver
+    /// likewise merges only the same `NSString`.
     func encodeString(_ string: String) -> Int {
-        if let uid = stringUIDs[string] { return uid }
-        entries.append(.string(string))
-        stringUIDs[string] = entries.count - 1
+        if string.utf8.count <= Self.shortStringLength {
+            if let uid = stringUIDs[string] { return uid }
+            entries.append(.string(string))
+            stringUIDs[string] = entries.count - 1
+            return entries.count - 1
+        }
+        var stored = string
+        // The entry keeps the storage alive, so its address cannot be reused for
+        // another string while encoding.
+        let storage = stored.withUTF8 { UInt(bitPattern: $0.baseAddress) }
+        if let uid = longStringUIDs[storage] { return uid }
+        entries.append(.string(stored))
+        longStringUIDs[storage] = entries.count - 1
         return entries.count - 1
     }
+
+    /// The longest UTF-8 length Swift stores inline, without storage of its own.
+    private static let shortStringLength = 15
 
     func encodeData(_ data: Data) -> Int {
         if let uid = dataUIDs[data] { return uid }
@@ -136,12 +155,17 @@ extension KeyedEncoder {
 
     /// `NSDate`: `{NS.time: seconds since 2001}`.
     func encodeDate(_ date: Date) -> Int {
-        let seconds = date.timeIntervalSinceReferenceDate
-        if let uid = dateUIDs[seconds.bitPattern] { return uid }
         guard let uid = beginObject() else { return 0 }
-        dateUIDs[seconds.bitPattern] = uid
-        fields.append(ArchiveField(key: "NS.time", value: .real(seconds)))
-        endObject(uid, classUID: classUID(chain: ["NSDate", "NSObject"]), fields: fields.count - 1..<fields.count)
+        fields.append(ArchiveField(key: "NS.time", value: .real(date.timeIntervalSinceReferenceDate)))
+        endObject(uid, classUID: foundationClassUID(.date), fields: fields.count - 1..<fields.count)
+        return uid
+    }
+
+    /// The class entry of one of Foundation's classes (`NSDate`, `NSArray`…), made once.
+    func foundationClassUID(_ kind: FoundationClass) -> Int {
+        if let uid = foundationClassUIDs[kind.rawValue] { return uid }
+        let uid = classUID(chain: [kind.baseClassName, "NSObject"])
+        foundationClassUIDs[kind.rawValue] = uid
         return uid
     }
 
@@ -152,7 +176,7 @@ extension KeyedEncoder {
         uuidUIDs[uuid] = uid
         let bytes = withUnsafeBytes(of: uuid.uuid) { Data($0) }
         fields.append(ArchiveField(key: "NS.uuidbytes", value: .data(bytes)))
-        endObject(uid, classUID: classUID(chain: ["NSUUID", "NSObject"]), fields: fields.count - 1..<fields.count)
+        endObject(uid, classUID: foundationClassUID(.uuid), fields: fields.count - 1..<fields.count)
         return uid
     }
 
@@ -165,7 +189,7 @@ extension KeyedEncoder {
         let relative = encodeString(url.relativeString)
         fields.append(ArchiveField(key: "NS.base", value: .uid(base)))
         fields.append(ArchiveField(key: "NS.relative", value: .uid(relative)))
-        endObject(uid, classUID: classUID(chain: ["NSURL", "NSObject"]), fields: fields.count - 2..<fields.count)
+        endObject(uid, classUID: foundationClassUID(.url), fields: fields.count - 2..<fields.count)
         return uid
     }
 
@@ -174,16 +198,22 @@ extension KeyedEncoder {
     /// `NSArray` / `NSSet`: `{NS.objects: [UID]}`. The references are reserved in the
     /// pool first so nested collections never interleave with them.
     func encodeCollection<Elements: Collection>(
-        _ elements: Elements, className: String, encodeElement: (Elements.Element) -> Int
+        _ elements: Elements, kind: FoundationClass, encodeElement: (Elements.Element) -> Int
     ) -> Int {
         guard let uid = beginObject() else { return 0 }
+        let count = elements.count
         let start = uidPool.count
-        uidPool.append(contentsOf: repeatElement(0, count: elements.count))
-        for (position, element) in elements.enumerated() {
-            uidPool[start + position] = encodeElement(element)
+        uidPool.append(contentsOf: repeatElement(0, count: count))
+        var position = start
+        for element in elements {
+            // The element is encoded before the pool is written to, so nested collections
+            // appending to the pool do not overlap this access.
+            let elementUID = encodeElement(element)
+            uidPool[position] = elementUID
+            position += 1
         }
-        fields.append(ArchiveField(key: "NS.objects", value: .uids(start..<start + elements.count)))
-        endObject(uid, classUID: classUID(chain: [className, "NSObject"]), fields: fields.count - 1..<fields.count)
+        fields.append(ArchiveField(key: "NS.objects", value: .uids(start..<start + count)))
+        endObject(uid, classUID: foundationClassUID(kind), fields: fields.count - 1..<fields.count)
         return uid
     }
 
@@ -197,14 +227,16 @@ extension KeyedEncoder {
         let start = uidPool.count
         uidPool.append(contentsOf: repeatElement(0, count: 2 * count))
         for (position, pair) in pairs.enumerated() {
-            uidPool[start + position] = encodeKey(pair.key)
+            let keyUID = encodeKey(pair.key)
+            uidPool[start + position] = keyUID
         }
         for (position, pair) in pairs.enumerated() {
-            uidPool[start + count + position] = encodeValue(pair.value)
+            let valueUID = encodeValue(pair.value)
+            uidPool[start + count + position] = valueUID
         }
         fields.append(ArchiveField(key: "NS.keys", value: .uids(start..<start + count)))
         fields.append(ArchiveField(key: "NS.objects", value: .uids(start + count..<start + 2 * count)))
-        endObject(uid, classUID: classUID(chain: ["NSDictionary", "NSObject"]), fields: fields.count - 2..<fields.count)
+        endObject(uid, classUID: foundationClassUID(.dictionary), fields: fields.count - 2..<fields.count)
         return uid
     }
 }

@@ -4,9 +4,12 @@
 /// Corresponds to `NSKeyedArchiver` in its role as the `NSCoder` handed to
 /// `encode(with:)`. Every distinct object gets one UID in `$objects`: class instances
 /// by identity (so shared references stay shared and cycles are fine), values by
-/// equality (equal strings, numbers, dates, data, UUIDs and URLs are stored once, as
-/// Foundation does). Numbers and booleans encoded directly are stored inline in the
-/// object's dictionary; `nil` is a reference to `$null`.
+/// equality (equal numbers, data, UUIDs, URLs and strings of up to 15 UTF-8 bytes are
+/// stored once, as Foundation on Linux does; a longer string is stored once per
+/// `String` storage and each encoded date is its own `NSDate`, as on Darwin, where the
+/// archiver merges objects by identity).
+/// Numbers and booleans encoded directly are stored inline in the object's dictionary;
+/// `nil` is a reference to `$null`.
 ///
 /// ```swift
 /// let encoder = KeyedEncoder()
@@ -27,32 +30,41 @@ public final class KeyedEncoder {
     /// The first failure met while encoding; ``encodedData`` throws it.
     public private(set) var error: KeyedArchiveError?
 
-    var entries: [ArchiveEntry] = [.string("$null")]
+    // The encoding state. Every access to it is short and none is held across a call
+    // (user code re-enters the encoder only between accesses), so the dynamic
+    // exclusivity checks, which cost as much as the encoding itself, are turned off.
+    @exclusivity(unchecked) var entries: [ArchiveEntry] = [.string("$null")]
     /// Fields of finished instances, each instance a contiguous range.
-    var fields: [ArchiveField] = []
+    @exclusivity(unchecked) var fields: [ArchiveField] = []
     /// Fields of the instances being encoded, innermost last; `$top`'s from index 0.
-    var fieldStack: [ArchiveField] = []
-    var frameStart = 0
-    var uidPool: [Int] = []
-    var depth = 0
+    @exclusivity(unchecked) var fieldStack: [ArchiveField] = []
+    @exclusivity(unchecked) var frameStart = 0
+    @exclusivity(unchecked) var uidPool: [Int] = []
+    @exclusivity(unchecked) var depth = 0
 
-    var identities: [ObjectIdentifier: Int] = [:]
+    @exclusivity(unchecked) var identities: [ObjectIdentifier: Int] = [:]
     /// Keeps encoded objects alive so no identity is reused while encoding.
-    var retained: [AnyObject] = []
-    var typeInfo: [ObjectIdentifier: EncodedTypeInfo] = [:]
+    @exclusivity(unchecked) var retained: [AnyObject] = []
+    @exclusivity(unchecked) var typeInfo: [ObjectIdentifier: EncodedTypeInfo] = [:]
+    @exclusivity(unchecked) var lastTypeInfo: (key: ObjectIdentifier, info: EncodedTypeInfo)?
     var classNameOverrides: [ObjectIdentifier: String] = [:]
-    var classUIDs: [String: Int] = [:]
+    @exclusivity(unchecked) var classUIDs: [String: Int] = [:]
 
-    var stringUIDs: [String: Int] = [:]
-    var dataUIDs: [Data: Int] = [:]
-    var integerUIDs: [Int64: Int] = [:]
-    var unsignedUIDs: [UInt64: Int] = [:]
-    var realUIDs: [UInt64: Int] = [:]
-    var floatUIDs: [UInt32: Int] = [:]
-    var boolUIDs: [Bool: Int] = [:]
-    var dateUIDs: [UInt64: Int] = [:]
-    var uuidUIDs: [UUID: Int] = [:]
-    var urlUIDs: [URL: Int] = [:]
+    // Equal values are stored once, as Foundation does (dates excepted: they are rarely
+    // repeated, and Darwin's archiver does not merge them either).
+    @exclusivity(unchecked) var stringUIDs: [String: Int] = [:]
+    /// Long strings by the address of their storage.
+    @exclusivity(unchecked) var longStringUIDs: [UInt: Int] = [:]
+    @exclusivity(unchecked) var dataUIDs: [Data: Int] = [:]
+    @exclusivity(unchecked) var integerUIDs: [Int64: Int] = [:]
+    @exclusivity(unchecked) var unsignedUIDs: [UInt64: Int] = [:]
+    @exclusivity(unchecked) var realUIDs: [UInt64: Int] = [:]
+    @exclusivity(unchecked) var floatUIDs: [UInt32: Int] = [:]
+    @exclusivity(unchecked) var boolUIDs: [Bool: Int] = [:]
+    @exclusivity(unchecked) var uuidUIDs: [UUID: Int] = [:]
+    @exclusivity(unchecked) var urlUIDs: [URL: Int] = [:]
+    /// The class entries of Foundation's classes, by kind, once made.
+    @exclusivity(unchecked) var foundationClassUIDs = [Int?](repeating: nil, count: FoundationClass.allCases.count)
 
     private var finished: ArchiveContent?
 
@@ -69,6 +81,7 @@ public final class KeyedEncoder {
     public func setClassName(_ name: String?, for type: any KeyedCoding.Type) {
         classNameOverrides[ObjectIdentifier(type)] = name
         typeInfo.removeAll()
+        lastTypeInfo = nil
     }
 
     /// The name set with ``setClassName(_:for:)``, if any.
@@ -83,7 +96,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: String?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeString) ?? 0))
+        let uid = if let value { encodeString(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     public func encode(_ value: Int, forKey key: String) {
@@ -122,7 +136,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: Date?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeDate) ?? 0))
+        let uid = if let value { encodeDate(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     /// Data stored inline in `$objects`, as Foundation stores `NSData`.
@@ -131,7 +146,8 @@ public final class KeyedEncoder {
     }
 
     public func encode(_ value: Data?, forKey key: String) {
-        appendField(key, .uid(value.map(encodeData) ?? 0))
+        let uid = if let value { encodeData(value) } else { 0 }
+        appendField(key, .uid(uid))
     }
 
     /// Any archivable value: a ``KeyedCoding`` object, an array, dictionary or set,

@@ -50,14 +50,32 @@ struct ArchiveWriterTests {
 
     @Test func encodingTheSameValueTwiceStoresItOnce() throws {
         let encoder = KeyedEncoder()
-        let date = Date(timeIntervalSinceReferenceDate: 5)
+        let data = Data([1, 2, 3])
         encoder.encode(["same", "same"], forKey: "a")
-        encoder.encode(date, forKey: "b")
-        encoder.encode(date, forKey: "c")
+        encoder.encode(data, forKey: "b")
+        encoder.encode(data, forKey: "c")
         let tree = try encoder.encodedPropertyList
         let objects = tree["$objects"]?.arrayValue ?? []
         #expect(objects.filter { $0 == "same" }.count == 1)
         #expect(tree["$top"]?["b"] == tree["$top"]?["c"])
+    }
+
+    @Test func longStringsAreMergedOnlyWhenTheyAreTheSameString() throws {
+        let shared = String(repeating: "long string ", count: 4)
+        let encoder = KeyedEncoder()
+        encoder.encode([shared, shared], forKey: "shared")
+        // Temporaries that die after each call: their storage must not be mistaken for
+        // a later string's, or values would be swapped.
+        for index in 0..<500 {
+            encoder.encode(String(repeating: "temporary ", count: 3) + String(index), forKey: "t\(index)")
+        }
+        let tree = try encoder.encodedPropertyList
+        #expect(tree["$objects"]?.arrayValue?.filter { $0 == .string(shared) }.count == 1)
+        let decoder = try KeyedDecoder(bytes: encoder.encodedBytes)
+        #expect(try decoder.decode([String].self, forKey: "shared") == [shared, shared])
+        for index in 0..<500 {
+            #expect(try decoder.decode(String.self, forKey: "t\(index)") == String(repeating: "temporary ", count: 3) + String(index))
+        }
     }
 
     @Test func nilIsAReferenceToNull() throws {

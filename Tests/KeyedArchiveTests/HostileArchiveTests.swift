@@ -79,6 +79,8 @@ struct HostileArchiveTests {
         // An $objects entry that is a bare array holding its own UID.
         let bytes = B.archive(["$null", [B.uid(1)]])
         #expect(genericCode(bytes) == .cycle)
+        // The same, decoded as a property-list value (found by fuzzing: it recursed).
+        #expect(code(bytes) { _ = try $0.decode(PropertyListValue.self, forKey: "root") } == .cycle)
     }
 
     // MARK: Depth and size

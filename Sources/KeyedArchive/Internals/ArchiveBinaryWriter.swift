@@ -19,9 +19,12 @@ struct ArchiveBinaryWriter {
     private var strings: [String: Int] = [:]
     private var integers: [Int64: Int] = [:]
     private var unsignedIntegers: [UInt64: Int] = [:]
-    private var reals: [UInt64: Int] = [:]
-    private var floats: [UInt32: Int] = [:]
     private var booleans: [Bool: Int] = [:]
+    /// The key numbers of the last instance of a class, direct-mapped by class UID:
+    /// instances of a class nearly always have the same keys in the same order, so a key
+    /// is matched by a string comparison instead of a lookup.
+    private var classKeys = [(classUID: Int, keys: [(key: String, number: Int)])](repeating: (-1, []), count: 64)
+    private var classKeyNumber: Int?
 
     /// Object numbers of the fixed frame.
     private enum Frame {
@@ -114,9 +117,29 @@ struct ArchiveBinaryWriter {
     /// An instance dictionary (`$class` first) or `$top` (no class).
     private mutating func appendDictionary(classUID: Int?, fields: ArraySlice<ArchiveField>) {
         BinaryObjectEncoder.appendMarker(0xD, count: fields.count + (classUID == nil ? 0 : 1), to: &output)
-        if classUID != nil { appendReference(stringNumber("$class")) }
-        for field in fields { appendReference(stringNumber(field.key)) }
-        if let classUID { appendReference(uidBase + classUID) }
+        if let classUID {
+            let classKey = classKeyNumber ?? stringNumber("$class")
+            classKeyNumber = classKey
+            appendReference(classKey)
+            let slot = classUID & (classKeys.count - 1)
+            if classKeys[slot].classUID != classUID { classKeys[slot] = (classUID, []) }
+            for (position, field) in fields.enumerated() {
+                if position < classKeys[slot].keys.count, classKeys[slot].keys[position].key == field.key {
+                    appendReference(classKeys[slot].keys[position].number)
+                    continue
+                }
+                let number = stringNumber(field.key)
+                if position < classKeys[slot].keys.count {
+                    classKeys[slot].keys[position] = (field.key, number)
+                } else {
+                    classKeys[slot].keys.append((field.key, number))
+                }
+                appendReference(number)
+            }
+            appendReference(uidBase + classUID)
+        } else {
+            for field in fields { appendReference(stringNumber(field.key)) }
+        }
         for field in fields { appendReference(valueNumber(field.value)) }
     }
 
@@ -141,9 +164,10 @@ struct ArchiveBinaryWriter {
         case .unsignedInteger(let integer):
             return extras.unique(integer, in: &unsignedIntegers) { BinaryObjectEncoder.appendScalar(.unsignedInteger(integer), to: &$0) }
         case .real(let real):
-            return extras.unique(real.bitPattern, in: &reals) { BinaryObjectEncoder.appendScalar(.real(real), to: &$0) }
+            // Reals are mostly times and measures, rarely repeated: not worth a lookup.
+            return extras.add { BinaryObjectEncoder.appendScalar(.real(real), to: &$0) }
         case .float(let float):
-            return extras.unique(float.bitPattern, in: &floats) { BinaryObjectEncoder.appendScalar(.float(float), to: &$0) }
+            return extras.add { BinaryObjectEncoder.appendScalar(.float(float), to: &$0) }
         case .bool(let bool):
             return extras.unique(bool, in: &booleans) { $0.append(bool ? 0x09 : 0x08) }
         case .data(let data):

@@ -1,22 +1,31 @@
 /// Random access to an archive's `$objects`, decoding one entry at a time.
 ///
 /// A binary archive is never materialised as a whole: each entry is read from the
-/// `bplist00` bytes when the unarchiver first asks for its UID, and key strings (which
-/// writers store once) are decoded once. Archives in a text format are read to a tree
-/// first and served from it. Every value produced counts against one running budget of
-/// ``PropertyListLimits`` for the whole archive.
-struct ArchiveObjects {
-    private enum Storage {
-        case binary(BinaryPropertyList, objectNumbers: [Int])
-        case tree([PropertyListValue])
-    }
-
-    private let storage: Storage
+/// `bplist00` bytes when the unarchiver first asks for its UID, and an object's
+/// dictionary is searched in place (see ``InstanceFields``). Archives in a text format
+/// are read to a tree first and served from it. Every value produced counts against one
+/// running budget of ``PropertyListLimits`` for the whole archive.
+///
+/// A class, so the unarchiver reaches it without copying or exclusivity bookkeeping on
+/// every field access.
+final class ArchiveObjects {
+    /// A binary document, or `nil` for a text one read to `tree`.
+    private let layout: BinaryArchiveLayout?
+    /// The object number of each `$objects` entry of a binary document.
+    private let numbers: [Int]
+    /// The entries of a text document.
+    private let tree: [PropertyListValue]
     let limits: PropertyListLimits
     let count: Int
-    private var keyStrings: [Int: String] = [:]
-    private var valueCount = 0
-    private var byteCount = 0
+    // Only ever changed by `account`, never across a call: no access can overlap.
+    @exclusivity(unchecked) private var valueCount = 0
+    @exclusivity(unchecked) private var byteCount = 0
+    /// Key strings by object number, direct-mapped: writers store each key string once,
+    /// so a handful of numbers recur in every object and a key is compared as a Swift
+    /// string instead of decoded again. Only `binaryKey` touches them, between calls.
+    @exclusivity(unchecked) private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
+    @exclusivity(unchecked) private var keyStrings = [String](repeating: "", count: keyCacheSize)
+    private static let keyCacheSize = 256
 
     /// Opens the archive and returns it with the fields of `$top`.
     /// - Throws: ``KeyedArchiveError``: `.invalidPropertyList`, `.unsupportedArchiver`,
@@ -27,7 +36,11 @@ struct ArchiveObjects {
         }
         do {
             if format == .binary {
-                return try openBinary(BinaryPropertyList(bytes: bytes, limits: limits), limits: limits)
+                let plist = try BinaryPropertyList(bytes: bytes, limits: limits)
+                guard let layout = BinaryArchiveLayout(plist: plist, bytes: bytes) else {
+                    throw KeyedArchiveError(.invalidPropertyList, "unreadable binary plist trailer")
+                }
+                return try openBinary(plist, layout: layout, limits: limits)
             }
             return try openTree(PropertyListReader(limits: limits).read(bytes, as: format), limits: limits)
         } catch let error as PropertyListError {
@@ -39,7 +52,9 @@ struct ArchiveObjects {
         }
     }
 
-    private static func openBinary(_ plist: BinaryPropertyList, limits: PropertyListLimits) throws -> (ArchiveObjects, top: InstanceFields) {
+    private static func openBinary(
+        _ plist: BinaryPropertyList, layout: BinaryArchiveLayout, limits: PropertyListLimits
+    ) throws -> (ArchiveObjects, top: InstanceFields) {
         guard case .dictionary(let keys, let values) = try plist.object(at: plist.topObjectIndex) else {
             throw KeyedArchiveError(.unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
         }
@@ -52,7 +67,7 @@ struct ArchiveObjects {
             return value
         }
         try checkHeader(archiver: scalar("$archiver"), version: scalar("$version"))
-        guard let topNumber = header["$top"], case .dictionary = try plist.object(at: topNumber) else {
+        guard let topNumber = header["$top"], let top = try layout.dictionary(topNumber) else {
             throw KeyedArchiveError(.missingTop, "no $top dictionary")
         }
         guard let objectsNumber = header["$objects"], case .array(let numbers) = try plist.object(at: objectsNumber),
@@ -60,10 +75,7 @@ struct ArchiveObjects {
         else {
             throw KeyedArchiveError(.missingObjects, "no $objects array, or an empty one")
         }
-        var objects = ArchiveObjects(storage: .binary(plist, objectNumbers: numbers), limits: limits, count: numbers.count)
-        guard case .instance(let top) = try objects.readBinaryObject(topNumber, plist: plist) else {
-            throw KeyedArchiveError(.missingTop, "no $top dictionary")
-        }
+        let objects = ArchiveObjects(layout: layout, numbers: numbers, tree: [], limits: limits)
         return (objects, top)
     }
 
@@ -78,7 +90,7 @@ struct ArchiveObjects {
         guard case .array(let entries)? = header["$objects"], !entries.isEmpty else {
             throw KeyedArchiveError(.missingObjects, "no $objects array, or an empty one")
         }
-        return (ArchiveObjects(storage: .tree(entries), limits: limits, count: entries.count), InstanceFields(top))
+        return (ArchiveObjects(layout: nil, numbers: [], tree: entries, limits: limits), InstanceFields(top))
     }
 
     private static func checkHeader(archiver: PropertyListValue?, version: PropertyListValue?) throws(KeyedArchiveError) {
@@ -92,71 +104,135 @@ struct ArchiveObjects {
         }
     }
 
-    private init(storage: Storage, limits: PropertyListLimits, count: Int) {
-        self.storage = storage
+    private init(layout: BinaryArchiveLayout?, numbers: [Int], tree: [PropertyListValue], limits: PropertyListLimits) {
+        self.layout = layout
+        self.numbers = numbers
+        self.tree = tree
         self.limits = limits
-        self.count = count
+        count = layout == nil ? tree.count : numbers.count
     }
 
     // MARK: Entries
 
     /// The entry with UID `uid`, which the caller has checked to be in range.
     /// - Throws: ``KeyedArchiveError``.
-    mutating func entry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
+    func entry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
         try account(values: 1, bytes: 0)
-        switch storage {
-        case .binary(let plist, let numbers):
-            do {
-                return try readBinaryObject(numbers[uid], plist: plist)
-            } catch let error as PropertyListError {
-                throw KeyedArchiveError.propertyList(error, uid: uid)
-            } catch let error as KeyedArchiveError {
-                throw error
-            } catch {
-                throw KeyedArchiveError(.invalidPropertyList, "\(error)", uid: uid, underlyingError: error)
-            }
-        case .tree(let entries):
-            switch entries[uid] {
-            case .dictionary(let dictionary):
-                return .instance(InstanceFields(dictionary))
-            case let value:
-                try account(values: 0, bytes: value.payloadByteCount)
-                return .scalar(value)
-            }
+        if let layout {
+            let number = numbers[uid]
+            if let fields = try layout.dictionary(number) { return .instance(fields) }
+            return .scalar(try materialize(number, layout: layout, depth: 0))
         }
-    }
-
-    private mutating func readBinaryObject(_ number: Int, plist: BinaryPropertyList) throws -> ArchiveObjectEntry {
-        switch try plist.object(at: number) {
-        case .scalar(let value):
+        switch tree[uid] {
+        case .dictionary(let dictionary):
+            return .instance(InstanceFields(dictionary))
+        case let value:
             try account(values: 0, bytes: value.payloadByteCount)
             return .scalar(value)
-        case .array:
-            return .scalar(try materialize(number, plist: plist, depth: 0))
-        case .dictionary(let keys, let values):
-            var fields = InstanceFields()
-            fields.keys.reserveCapacity(keys.count)
-            fields.values.reserveCapacity(keys.count)
-            for key in keys { fields.keys.append(try keyString(key, plist: plist)) }
-            for value in values { fields.values.append(try materialize(value, plist: plist, depth: 0)) }
-            return .instance(fields)
         }
     }
 
-    private mutating func keyString(_ number: Int, plist: BinaryPropertyList) throws -> String {
-        if let key = keyStrings[number] { return key }
-        guard case .scalar(.string(let key)) = try plist.object(at: number) else {
-            throw KeyedArchiveError(.invalidObject, "a dictionary key (object \(number)) is not a string")
+    // MARK: Fields
+
+    /// The position of `key` among `fields`, trying `hint` first: decoders read keys in
+    /// the order they were written, so the search usually succeeds at once.
+    func position(of key: String, in fields: InstanceFields, hint: Int = 0) -> Int? {
+        switch fields.storage {
+        case .tree(let keys, _):
+            if hint < keys.count, keys[hint] == key { return hint }
+            return keys.firstIndex(of: key)
+        case .binary(let payload):
+            if hint < fields.count, binaryKey(at: hint, payload: payload, equals: key) { return hint }
+            for position in 0..<fields.count where binaryKey(at: position, payload: payload, equals: key) {
+                return position
+            }
+            return nil
         }
-        try account(values: 0, bytes: key.utf8.count)
-        keyStrings[number] = key
-        return key
+    }
+
+    private func binaryKey(at position: Int, payload: Int, equals key: String) -> Bool {
+        guard let layout, let number = layout.reference(payload, position) else { return false }
+        let slot = number & (Self.keyCacheSize - 1)
+        if keyNumbers[slot] == number { return keyStrings[slot] == key }
+        guard case .scalar(.string(let string))? = try? layout.plist.object(at: number) else { return false }
+        keyNumbers[slot] = number
+        keyStrings[slot] = string
+        return string == key
+    }
+
+    /// The key at `position`.
+    /// - Throws: `.invalidObject` when a binary dictionary's key is not a string.
+    func key(at position: Int, in fields: InstanceFields) throws(KeyedArchiveError) -> String {
+        switch fields.storage {
+        case .tree(let keys, _):
+            return keys[position]
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, position),
+                case .scalar(.string(let key))? = try? layout.plist.object(at: number)
+            else {
+                throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
+            }
+            return key
+        }
+    }
+
+    /// The stored value at `position`: scalars and UIDs as they are, inline containers
+    /// materialised within the budget.
+    /// - Throws: ``KeyedArchiveError``.
+    func value(at position: Int, in fields: InstanceFields) throws(KeyedArchiveError) -> PropertyListValue {
+        switch fields.storage {
+        case .tree(_, let values):
+            return values[position]
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, fields.count + position)
+            else {
+                throw KeyedArchiveError(.invalidObject, "a dictionary value is missing")
+            }
+            return try materialize(number, layout: layout, depth: 0)
+        }
+    }
+
+    /// The value at `position` if it is a number, boolean or UID stored inline; `nil`
+    /// for anything else, which ``value(at:in:)`` reads.
+    @inline(__always)
+    func inlineScalar(at position: Int, in fields: InstanceFields) -> PropertyListValue? {
+        switch fields.storage {
+        case .tree(_, let values):
+            return values[position]
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
+            return layout.simpleScalar(number)
+        }
+    }
+
+    /// The value at `position` if it is a UID (`nil` for anything else, which
+    /// ``value(at:in:)`` reads): the common case, without making a value.
+    @inline(__always)
+    func uid(at position: Int, in fields: InstanceFields) -> PropertyListUID? {
+        switch fields.storage {
+        case .tree(_, let values):
+            if case .uid(let uid) = values[position] { return uid }
+            return nil
+        case .binary(let payload):
+            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
+            return layout.uid(number).map(PropertyListUID.init)
+        }
     }
 
     /// The value tree below a binary object, counted against the running budget each
     /// time it is reached, so shared structure cannot fan out unchecked.
-    private mutating func materialize(_ number: Int, plist: BinaryPropertyList, depth: Int) throws -> PropertyListValue {
-        switch try plist.object(at: number) {
+    private func materialize(_ number: Int, layout: BinaryArchiveLayout, depth: Int) throws(KeyedArchiveError) -> PropertyListValue {
+        if let scalar = layout.simpleScalar(number) {
+            try account(values: 1, bytes: scalar.payloadByteCount)
+            return scalar
+        }
+        let object: BinaryPropertyList.Object
+        do {
+            object = try layout.plist.object(at: number)
+        } catch {
+            throw KeyedArchiveError.propertyList(error)
+        }
+        switch object {
         case .scalar(let value):
             try account(values: 1, bytes: value.payloadByteCount)
             return value
@@ -165,14 +241,17 @@ struct ArchiveObjects {
             try account(values: 1, bytes: 0)
             var result: [PropertyListValue] = []
             result.reserveCapacity(elements.count)
-            for element in elements { result.append(try materialize(element, plist: plist, depth: depth + 1)) }
+            for element in elements { result.append(try materialize(element, layout: layout, depth: depth + 1)) }
             return .array(result)
         case .dictionary(let keys, let values):
             try checkDepth(depth)
             try account(values: 1, bytes: 0)
             var result = PropertyListDictionary(minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) {
-                result[try keyString(key, plist: plist)] = try materialize(value, plist: plist, depth: depth + 1)
+                guard case .scalar(.string(let name)) = try? layout.plist.object(at: key) else {
+                    throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
+                }
+                result[name] = try materialize(value, layout: layout, depth: depth + 1)
             }
             return .dictionary(result)
         }
@@ -185,7 +264,7 @@ struct ArchiveObjects {
     }
 
     /// Counts values and bytes produced against ``limits``.
-    mutating func account(values: Int, bytes: Int) throws(KeyedArchiveError) {
+    func account(values: Int, bytes: Int) throws(KeyedArchiveError) {
         valueCount &+= values
         byteCount &+= bytes
         guard valueCount <= limits.maxObjectCount else {
@@ -193,34 +272,6 @@ struct ArchiveObjects {
         }
         guard byteCount <= limits.maxByteCount else {
             throw KeyedArchiveError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data")
-        }
-    }
-}
-
-extension PropertyListValue {
-    /// Bytes of string or data payload, for the byte budget.
-    var payloadByteCount: Int {
-        switch self {
-        case .string(let string): string.utf8.count
-        case .data(let data): data.count
-        default: 0
-        }
-    }
-
-    /// A short account of a value for error messages.
-    var archiveDescription: String {
-        switch self {
-        case .string(let string): "the string \"\(string.count > 40 ? String(string.prefix(40)) + "…" : string)\""
-        case .integer(let integer): "the integer \(integer)"
-        case .unsignedInteger(let integer): "the integer \(integer)"
-        case .real(let real): "the real \(real)"
-        case .float(let float): "the real \(float)"
-        case .bool(let bool): "the boolean \(bool)"
-        case .date(let date): "the date \(date)"
-        case .data(let data): "\(data.count) bytes of data"
-        case .array(let elements): "an inline array of \(elements.count)"
-        case .dictionary(let dictionary): "an inline dictionary of \(dictionary.count)"
-        case .uid(let uid): "a reference to UID \(uid.value)"
         }
     }
 }

@@ -17,7 +17,7 @@ struct ClassRegistry {
     }
 
     func explicitClass(forClassName name: String) -> (any KeyedCoding.Type)? {
-        explicit[name]
+        explicit.isEmpty ? nil : explicit[name]
     }
 
     mutating func allow(_ type: any KeyedCoding.Type) {

@@ -1,86 +1,12 @@
 /// What the unarchiver knows about one UID: nothing yet, being decoded (reaching it
-/// again is a cycle), or its decoded value. Strings and data get their own cases so the
-/// common typed decodes need no dynamic cast.
+/// again is a cycle), its decoded value, or the class it describes. Strings and data
+/// get their own cases so the common typed decodes need no dynamic cast.
 enum DecodeSlot {
     case empty
     case decoding
     case string(String)
     case data(Data)
     case value(Any)
-}
-
-/// A class entry (`{$classname, $classes}`) as read, shared by all its instances.
-final class ArchivedClass {
-    let uid: Int
-    let name: String
-    /// `$classes`: the class and its superclasses, most derived first.
-    let chain: [String]
-    /// `$classversions`, one per element of `chain`, or empty.
-    let versions: [Int]
-    /// The Foundation value class the name denotes, if any.
-    let foundationKind: FoundationClass?
-    var resolution: Resolution = .unresolved
-
-    /// What the registry made of the class, so each class entry is looked up once.
-    enum Resolution {
-        case unresolved
-        case type(any KeyedCoding.Type)
-        /// Nothing matched while the registry was at this generation.
-        case none(generation: Int)
-    }
-
-    init(uid: Int, name: String, chain: [String], versions: [Int]) {
-        self.uid = uid
-        self.name = name
-        self.chain = chain
-        self.versions = versions
-        foundationKind = FoundationClass(className: name)
-    }
-
-    /// Whether this class is `name` or derives from it.
-    func isKind(of name: String) -> Bool {
-        self.name == name || chain.contains(name)
-    }
-
-    /// The archived version of `name` if it is in the chain (matched with or without
-    /// its module).
-    func version(of name: String) -> Int? {
-        let position = chain.firstIndex(of: name)
-            ?? chain.firstIndex { ClassRegistry.unqualified($0) == ClassRegistry.unqualified(name) }
-        guard let position else { return nil }
-        return position < versions.count ? versions[position] : 0
-    }
-}
-
-/// Foundation's value classes, which decode into Swift values.
-enum FoundationClass {
-    case string, array, set, dictionary, date, data, uuid, url
-
-    init?(className: String) {
-        switch className {
-        case "NSString", "NSMutableString": self = .string
-        case "NSArray", "NSMutableArray": self = .array
-        case "NSSet", "NSMutableSet": self = .set
-        case "NSDictionary", "NSMutableDictionary": self = .dictionary
-        case "NSDate": self = .date
-        case "NSData", "NSMutableData": self = .data
-        case "NSUUID": self = .uuid
-        case "NSURL": self = .url
-        default: return nil
-        }
-    }
-
-    /// The class a typed request for this kind accepts, with its subclasses.
-    var baseClassName: String {
-        switch self {
-        case .string: "NSString"
-        case .array: "NSArray"
-        case .set: "NSSet"
-        case .dictionary: "NSDictionary"
-        case .date: "NSDate"
-        case .data: "NSData"
-        case .uuid: "NSUUID"
-        case .url: "NSURL"
-        }
-    }
+    /// A class description (`{$classname, $classes}`), cached where its UID is.
+    case classDescription(ArchivedClass)
 }

@@ -1,27 +1,27 @@
-/// The keys and values of one object's dictionary as stored: references stay UIDs.
+/// The keys and values of one object's dictionary, as stored: references stay UIDs.
+///
+/// For a binary archive this is only where the dictionary's references start in the
+/// bytes; keys are compared and values decoded in place by ``ArchiveObjects``, so
+/// reading an object allocates nothing for its dictionary. Text archives keep the
+/// dictionary read by the property-list reader.
 struct InstanceFields {
-    var keys: [String] = []
-    var values: [PropertyListValue] = []
+    enum Storage {
+        case tree(keys: [String], values: [PropertyListValue])
+        /// The dictionary's references start at byte `payload`: `count` keys, then `count` values.
+        case binary(payload: Int)
+    }
 
-    init() {}
+    let storage: Storage
+    let count: Int
 
     init(_ dictionary: PropertyListDictionary) {
-        keys = dictionary.keys
-        values = dictionary.values
+        storage = .tree(keys: dictionary.keys, values: dictionary.values)
+        count = dictionary.count
     }
 
-    var count: Int { keys.count }
-
-    /// Position of `key`, trying `hint` first: decoders read keys in the order they were
-    /// written, so the search usually succeeds at once.
-    @inline(__always)
-    func position(of key: String, hint: Int) -> Int? {
-        if hint < keys.count, keys[hint] == key { return hint }
-        return keys.firstIndex(of: key)
-    }
-
-    subscript(key: String) -> PropertyListValue? {
-        position(of: key, hint: 0).map { values[$0] }
+    init(payload: Int, count: Int) {
+        storage = .binary(payload: payload)
+        self.count = count
     }
 }
 
