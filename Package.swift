@@ -9,11 +9,14 @@ let package = Package(
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
+        .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
+        .library(name: "AppStores", targets: ["AppStores"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
@@ -30,11 +33,23 @@ let package = Package(
             dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
+        // Layer 2: application states, delegate callbacks, signals, background time,
+        // memory warnings.
+        .target(
+            name: "AppLifecycle",
+            dependencies: [.product(name: "UnixSignals", package: "swift-service-lifecycle")]
+        ),
+
+        // Layer 3: the memory cache, the item store and the blob (image) store.
+        .target(name: "AppStores", dependencies: ["AppLifecycle", "KeyedArchive", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox"]),
+        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppLifecycle", "AppStores"]),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
+        // Child process for the lifecycle's signal tests: an app with an item store.
+        .executableTarget(name: "LifecycleTestHelper", dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -49,6 +64,8 @@ let package = Package(
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
+        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive"]),
     ],
     swiftLanguageModes: [.v6]
 )
