@@ -1,3 +1,5 @@
+@_exported import AppLifecycle
 @_exported import AppSandbox
+@_exported import AppStores
 @_exported import KeyedArchive
 @_exported import PropertyList
