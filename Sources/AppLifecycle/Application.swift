@@ -133,11 +133,12 @@ public final class Application: Sendable {
     /// exit(0)   // SIGTERM: callbacks delivered, stores saved
     /// ```
     public func run(sources: [any LifecycleEventSource] = []) async {
+        // Launch first: a source may report at once, and triggers before launch are ignored.
+        launch()
         await withTaskGroup(of: Void.self) { group in
             for source in sources {
                 group.addTask { try? await source.run(for: self) }
             }
-            launch()
             await untilTerminated()
             group.cancelAll()
         }
