@@ -178,7 +178,7 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
             let (items, version) = state.withLock { ($0.items, $0.version) }
             try backend.saveItems(items)
             state.withLock { state in
-                if state.savedVersion < version || state.version == version { state.savedVersion = version }
+                state.savedVersion = max(state.savedVersion, version)
             }
         }
     }
