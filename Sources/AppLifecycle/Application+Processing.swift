@@ -6,6 +6,8 @@ struct Machine {
     var state: ApplicationState = .notRunning
     var hasLaunched = false
     var hasTerminated = false
+    /// Triggers and warnings that arrived before launch, replayed after it.
+    var beforeLaunch: [Application.Work] = []
 
     var queue: [Application.Work] = []
     var queueHead = 0
@@ -96,10 +98,24 @@ extension Application {
         case .launch:
             guard !machine.hasLaunched else { return [] }
             machine.hasLaunched = true
+            // Whatever arrived during start-up runs next, before anything queued later.
+            machine.queue.insert(contentsOf: machine.beforeLaunch, at: machine.queueHead)
+            machine.beforeLaunch = []
             return [.move(.inactive), .deliver(.didFinishLaunching), .move(.active), .deliver(.didBecomeActive)]
 
+        case .trigger, .memoryWarning:
+            if !machine.hasLaunched {
+                machine.beforeLaunch.append(work)
+                return []
+            }
+        default:
+            break
+        }
+        switch work {
+        case .launch:
+            return []
+
         case .memoryWarning(let warning):
-            guard machine.hasLaunched else { return [] }
             return [.warn(warning)]
 
         case .trigger(let trigger, let stopAction):

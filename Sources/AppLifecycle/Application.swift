@@ -93,7 +93,8 @@ public final class Application: Sendable {
     public var state: ApplicationState { machine.withLock { $0.state } }
 
     /// Moves a not-running app to active: did finish launching, then did become
-    /// active. Does nothing after the first call.
+    /// active. Does nothing after the first call. Triggers and memory warnings that
+    /// arrived before are processed right after it, in order.
     public func launch() {
         enqueue(.launch)
     }
@@ -124,21 +125,35 @@ public final class Application: Sendable {
         enqueue(.memoryWarning(warning))
     }
 
-    /// Launches the app, runs `sources` until the app terminates (a source sent
-    /// ``LifecycleTrigger/terminate``, or some code did), then stops them and returns.
-    /// Returns at once for an app that has already terminated.
+    /// Starts `sources`, launches the app once they are all listening, runs them until
+    /// the app terminates (a source sent ``LifecycleTrigger/terminate``, or some code
+    /// did), then stops them and returns. Returns at once for an app that has already
+    /// terminated.
     ///
     /// ```swift
     /// await app.run(sources: [SignalEventSource()])
     /// exit(0)   // SIGTERM: callbacks delivered, stores saved
     /// ```
     public func run(sources: [any LifecycleEventSource] = []) async {
-        // Launch first: a source may report at once, and triggers before launch are ignored.
-        launch()
+        let pending = Mutex(sources.count)
         await withTaskGroup(of: Void.self) { group in
-            for source in sources {
-                group.addTask { try? await source.run(for: self) }
+            await withCheckedContinuation { (allReady: CheckedContinuation<Void, Never>) in
+                if sources.isEmpty { allReady.resume() }
+                for source in sources {
+                    let once = Mutex(false)
+                    let ready: @Sendable () -> Void = {
+                        let first = once.withLock { fired in defer { fired = true }; return !fired }
+                        guard first else { return }
+                        if pending.withLock({ $0 -= 1; return $0 == 0 }) { allReady.resume() }
+                    }
+                    group.addTask {
+                        // A source that fails before it is ready must not hold up the launch.
+                        defer { ready() }
+                        try? await source.run(for: self, whenReady: ready)
+                    }
+                }
             }
+            launch()
             await untilTerminated()
             group.cancelAll()
         }

@@ -38,9 +38,14 @@ public struct SignalEventSource: LifecycleEventSource {
     }
 
     public func run(for application: Application) async throws {
+        try await run(for: application, whenReady: {})
+    }
+
+    public func run(for application: Application, whenReady ready: @escaping @Sendable () -> Void) async throws {
         let signals = await UnixSignalsSequence(trapping: .sigterm, .sigint, .sighup, .sigcont)
         let terminalStop = TerminalStopSource(stops: stopsOnTerminalStop, application: application)
         defer { terminalStop.cancel() }
+        ready()
         for await signal in signals {
             switch signal {
             case .sigterm, .sigint: application.send(.terminate)

@@ -13,12 +13,35 @@ import Testing
         #expect(harness.delegate.calls.count == 2, "a second launch must do nothing")
     }
 
-    @Test func triggersBeforeLaunchAreIgnored() {
+    @Test func triggersBeforeLaunchRunRightAfterIt() {
         let harness = Harness()
         harness.app.send(.hidden)
-        harness.app.send(.terminate)
-        #expect(harness.delegate.calls.isEmpty)
+        harness.app.simulateMemoryWarning()
+        #expect(harness.delegate.calls.isEmpty, "nothing is delivered before launch")
         #expect(harness.app.state == .notRunning)
+        harness.app.launch()
+        #expect(harness.delegate.calls == [
+            "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "didReceiveMemoryWarning",
+        ])
+    }
+
+    @Test func runLaunchesOnlyOnceEverySourceIsListening() async {
+        struct SlowSource: LifecycleEventSource {
+            let log: Recorder<String>
+            func run(for application: Application) async throws {}
+            func run(for application: Application, whenReady ready: @escaping @Sendable () -> Void) async throws {
+                try? await Task.sleep(for: .milliseconds(20))
+                log.append("ready at \(application.state)")
+                ready()
+                application.send(.terminate)
+            }
+        }
+        let harness = Harness()
+        let log = Recorder<String>()
+        await harness.app.run(sources: [SlowSource(log: log), SlowSource(log: log)])
+        #expect(log.all == ["ready at notRunning", "ready at notRunning"])
+        #expect(harness.delegate.calls.first == "didFinishLaunching")
+        #expect(harness.delegate.calls.last == "willTerminate")
     }
 
     @Test func focusLossAndReturn() {
