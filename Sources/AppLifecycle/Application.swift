@@ -38,7 +38,8 @@ public final class Application: Sendable {
         /// background task is open, before it is suspended. iOS gives about 5 seconds.
         public var backgroundGracePeriod: Duration
         /// How long, from entering the background, open background tasks may run before
-        /// their expiration handlers are called. iOS gives about 30 seconds.
+        /// their expiration handlers are called. iOS gives about 30 seconds. Never shorter
+        /// than the grace period (a shorter value is raised to it).
         public var backgroundTimeLimit: Duration
         /// What happens when background time has run out and the expiration handlers
         /// have run.
