@@ -4,13 +4,16 @@ import Benchmark
 import BenchmarkData
 import Foundation
 import KeyedArchive
+import Synchronization
 
 // The item store's save and load (keyed archive, durable atomic replace into
 // Documents/items.archive) against the seeds' recipe on Foundation: NSKeyedArchiver's
 // archive of the item array written atomically to a file (what
 // archiveRootObject(_:toFile:) does), and NSKeyedUnarchiver reading it back. 1k, 10k
 // and 100k Homepwner items, in one run. NSKeyedArchiver on Linux needs seconds for
-// the larger sizes, so its benchmarks there run a single iteration.
+// the larger sizes, so its benchmarks there run a single iteration. The harness runs
+// each benchmark in a process of its own, so fixtures are built lazily in `setup`:
+// only the one a benchmark needs.
 let benchmarks: @Sendable () -> Void = {
     Benchmark.defaultConfiguration = .init(
         metrics: [.wallClock],
@@ -22,31 +25,66 @@ let benchmarks: @Sendable () -> Void = {
 
     for count in [1_000, 10_000, 100_000] {
         let label = "\(count / 1_000)k"
-        let records = StoreRecords.records(count: count)
-        let container = try! AppContainer.temporary(identifier: "org.keepsake.store-bench")
-        let store = try! ItemStore<StoreItem>(container: container)
-        store.replaceAll(with: records.map(StoreItem.init))
-        try! store.save()
-        let theirs = records.map(FoundationItem.init)
-        let theirFile = container.documentsDirectory.appendingPathComponent("foundation.archive")
-        try! NSKeyedArchiver.archivedData(withRootObject: theirs, requiringSecureCoding: false).write(to: theirFile, options: .atomic)
         let foundationConfiguration = count >= 10_000 ? slow : Benchmark.defaultConfiguration
 
-        Benchmark("item store save \(label) / keepsake") { _ in
-            try store.save()
-        }
-        Benchmark("item store save \(label) / NSKeyedArchiver", configuration: foundationConfiguration) { _ in
-            let data = try NSKeyedArchiver.archivedData(withRootObject: theirs, requiringSecureCoding: false)
-            try data.write(to: theirFile, options: .atomic)
-        }
-        Benchmark("item store load \(label) / keepsake") { _ in
-            blackHole(try ItemStore<StoreItem>(container: container).count)
-        }
-        Benchmark("item store load \(label) / NSKeyedUnarchiver", configuration: foundationConfiguration) { _ in
-            let data = try Data(contentsOf: theirFile)
+        Benchmark("item store save \(label) / keepsake", closure: { _ in
+            try Fixtures.keepsake(count).store.save()
+        }, setup: { _ = Fixtures.keepsake(count) })
+        Benchmark("item store save \(label) / NSKeyedArchiver", configuration: foundationConfiguration, closure: { _ in
+            let fixture = Fixtures.foundation(count)
+            let data = try NSKeyedArchiver.archivedData(withRootObject: fixture.items, requiringSecureCoding: false)
+            try data.write(to: fixture.file, options: .atomic)
+        }, setup: { _ = Fixtures.foundation(count) })
+        Benchmark("item store load \(label) / keepsake", closure: { _ in
+            blackHole(try ItemStore<StoreItem>(container: Fixtures.keepsake(count).container).count)
+        }, setup: { _ = Fixtures.keepsake(count) })
+        Benchmark("item store load \(label) / NSKeyedUnarchiver", configuration: foundationConfiguration, closure: { _ in
+            let data = try Data(contentsOf: Fixtures.foundation(count).file)
             let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
             unarchiver.requiresSecureCoding = false
             blackHole((unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as! [FoundationItem]).count)
+        }, setup: { _ = Fixtures.foundation(count) })
+    }
+}
+
+/// Saved stores and archives, made once per process and size.
+enum Fixtures {
+    struct Keepsake: @unchecked Sendable {
+        let container: AppContainer
+        let store: ItemStore<StoreItem>
+    }
+
+    /// `@unchecked Sendable`: the NSObject items are only read by the benchmark.
+    struct Foundation: @unchecked Sendable {
+        let items: [FoundationItem]
+        let file: URL
+    }
+
+    private static let keepsakeFixtures = Mutex<[Int: Keepsake]>([:])
+    private static let foundationFixtures = Mutex<[Int: Foundation]>([:])
+
+    static func keepsake(_ count: Int) -> Keepsake {
+        keepsakeFixtures.withLock { fixtures in
+            if let fixture = fixtures[count] { return fixture }
+            let container = try! AppContainer.temporary(identifier: "org.keepsake.store-bench")
+            let store = try! ItemStore<StoreItem>(container: container)
+            store.replaceAll(with: StoreRecords.records(count: count).map(StoreItem.init))
+            try! store.save()
+            let fixture = Keepsake(container: container, store: store)
+            fixtures[count] = fixture
+            return fixture
+        }
+    }
+
+    static func foundation(_ count: Int) -> Foundation {
+        foundationFixtures.withLock { fixtures in
+            if let fixture = fixtures[count] { return fixture }
+            let items = StoreRecords.records(count: count).map(FoundationItem.init)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-store-bench-\(UUID()).archive")
+            try! NSKeyedArchiver.archivedData(withRootObject: items, requiringSecureCoding: false).write(to: file, options: .atomic)
+            let fixture = Foundation(items: items, file: file)
+            fixtures[count] = fixture
+            return fixture
         }
     }
 }
