@@ -10,11 +10,14 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .library(name: "AppDefaults", targets: ["AppDefaults"]),
+        .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
+        .library(name: "AppStores", targets: ["AppStores"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
@@ -35,13 +38,28 @@ let package = Package(
         // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
         .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
 
+        // Layer 2: application states, delegate callbacks, signals, background time,
+        // memory warnings.
+        .target(
+            name: "AppLifecycle",
+            dependencies: [.product(name: "UnixSignals", package: "swift-service-lifecycle")]
+        ),
+
+        // Layer 3: the memory cache, the item store and the blob (image) store.
+        .target(name: "AppStores", dependencies: ["AppLifecycle", "KeyedArchive", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults"]),
+        .target(
+            name: "Keepsake",
+            dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores"]
+        ),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
         // Child process for the defaults' cross-process and crash tests.
         .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
+        // Child process for the lifecycle's signal tests: an app with an item store.
+        .executableTarget(name: "LifecycleTestHelper", dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -62,6 +80,9 @@ let package = Package(
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
         .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
+        .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),
+        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive"]),
     ],
     swiftLanguageModes: [.v6]
 )
