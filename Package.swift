@@ -10,6 +10,8 @@ let package = Package(
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .library(name: "AppDefaults", targets: ["AppDefaults"]),
+        .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
+        .library(name: "AppStores", targets: ["AppStores"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
         .executable(name: "homepwner", targets: ["Homepwner"]),
         .executable(name: "foodtracker", targets: ["FoodTracker"]),
@@ -19,6 +21,7 @@ let package = Package(
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
         // The reference web app (Homepwner) serves HTTP with Hummingbird.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
@@ -39,13 +42,28 @@ let package = Package(
         // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
         .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
 
+        // Layer 2: application states, delegate callbacks, signals, background time,
+        // memory warnings.
+        .target(
+            name: "AppLifecycle",
+            dependencies: [.product(name: "UnixSignals", package: "swift-service-lifecycle")]
+        ),
+
+        // Layer 3: the memory cache, the item store and the blob (image) store.
+        .target(name: "AppStores", dependencies: ["AppLifecycle", "KeyedArchive", "AppSandbox"]),
+
         // Umbrella that re-exports every layer.
-        .target(name: "Keepsake", dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults"]),
+        .target(
+            name: "Keepsake",
+            dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores"]
+        ),
 
         // Child process for the sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
         // Child process for the defaults' cross-process and crash tests.
         .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
+        // Child process for the lifecycle's signal tests: an app with an item store.
+        .executableTarget(name: "LifecycleTestHelper", dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -65,8 +83,11 @@ let package = Package(
             dependencies: [
                 "KeyedArchive",
                 "AppSandbox",
+                "AppStores",
                 "AppDefaults",
+                "AppLifecycle",
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -103,6 +124,9 @@ let package = Package(
         ),
         .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox"]),
         .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
+        .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),
+        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive"]),
     ],
     swiftLanguageModes: [.v6]
 )

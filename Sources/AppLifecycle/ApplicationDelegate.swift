@@ -1,0 +1,62 @@
+/// The object told about every state change, in the order iOS calls it.
+///
+/// Corresponds to `UIApplicationDelegate`'s lifecycle methods; every method has an
+/// empty default, so implement only what you need. Methods are called one at a time,
+/// never concurrently, on the thread that processes the event (a signal, a timer, or
+/// the caller of ``Application/send(_:)``); ``Application/state`` already reflects the
+/// state iOS reports at that point (still `.active` in ``applicationWillResignActive(_:)``,
+/// `.background` in ``applicationDidEnterBackground(_:)``).
+///
+/// ```swift
+/// final class AppDelegate: ApplicationDelegate {
+///     let itemStore: ItemStore<Item>
+///     init(itemStore: ItemStore<Item>) { self.itemStore = itemStore }
+///
+///     func applicationDidEnterBackground(_ application: Application) {
+///         if itemStore.saveChanges() { print("Saved all of the Items") }
+///     }
+/// }
+/// ```
+public protocol ApplicationDelegate: AnyObject, Sendable {
+    /// Corresponds to `application(_:didFinishLaunchingWithOptions:)`.
+    func applicationDidFinishLaunching(_ application: Application)
+    /// Corresponds to `applicationWillResignActive(_:)`.
+    func applicationWillResignActive(_ application: Application)
+    /// Corresponds to `applicationDidBecomeActive(_:)`.
+    func applicationDidBecomeActive(_ application: Application)
+    /// Corresponds to `applicationDidEnterBackground(_:)`: save user data here.
+    func applicationDidEnterBackground(_ application: Application)
+    /// Corresponds to `applicationWillEnterForeground(_:)`.
+    func applicationWillEnterForeground(_ application: Application)
+    /// Corresponds to `applicationWillTerminate(_:)`. Not called for `SIGKILL`, nor on
+    /// iOS for an app killed while suspended.
+    func applicationWillTerminate(_ application: Application)
+    /// Corresponds to `applicationDidReceiveMemoryWarning(_:)`.
+    func applicationDidReceiveMemoryWarning(_ application: Application)
+}
+
+extension ApplicationDelegate {
+    public func applicationDidFinishLaunching(_ application: Application) {}
+    public func applicationWillResignActive(_ application: Application) {}
+    public func applicationDidBecomeActive(_ application: Application) {}
+    public func applicationDidEnterBackground(_ application: Application) {}
+    public func applicationWillEnterForeground(_ application: Application) {}
+    public func applicationWillTerminate(_ application: Application) {}
+    public func applicationDidReceiveMemoryWarning(_ application: Application) {}
+}
+
+extension ApplicationDelegate {
+    /// Calls the method for `event`.
+    func deliver(_ event: LifecycleEvent, from application: Application) {
+        switch event {
+        case .didFinishLaunching: applicationDidFinishLaunching(application)
+        case .willResignActive: applicationWillResignActive(application)
+        case .didBecomeActive: applicationDidBecomeActive(application)
+        case .didEnterBackground: applicationDidEnterBackground(application)
+        case .willEnterForeground: applicationWillEnterForeground(application)
+        case .willTerminate: applicationWillTerminate(application)
+        case .didReceiveMemoryWarning: applicationDidReceiveMemoryWarning(application)
+        case .didSuspend: break
+        }
+    }
+}

@@ -1,0 +1,82 @@
+import AppSandbox
+import KeyedArchive
+
+/// The one error the stores throw.
+///
+/// Carries a ``Code`` to match on, the key or file concerned and the error that caused
+/// it (a ``SandboxError`` from the file layer, a ``KeyedArchiveError`` from the
+/// archiver) as ``underlyingError``.
+///
+/// ```swift
+/// do {
+///     try itemStore.save()
+/// } catch StoreError.Code.writeFailed {
+///     // the previous archive is intact and the store still has unsaved changes
+/// }
+/// ```
+public struct StoreError: Error, CustomStringConvertible {
+    /// What went wrong. New codes may be added; match the ones you handle.
+    public struct Code: Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        /// The saved archive exists but is not an archive of the store's items. It is
+        /// left as it is; nothing replaces it until the caller decides.
+        public static let corruptArchive = Code("corruptArchive")
+        /// Reading a file failed (other than its absence).
+        public static let readFailed = Code("readFailed")
+        /// Writing a file failed; the previous file is intact. See
+        /// ``StoreError/sandboxCode`` (`.noSpace`, `.ioError`, …).
+        public static let writeFailed = Code("writeFailed")
+        /// Removing a file failed.
+        public static let deleteFailed = Code("deleteFailed")
+        /// The items could not be archived.
+        public static let encodingFailed = Code("encodingFailed")
+        /// A blob key is empty, contains `/` or NUL, is `.` or `..`, is too long, or
+        /// would otherwise name something outside the store's folder.
+        public static let invalidKey = Code("invalidKey")
+
+        /// Lets `catch StoreError.Code.writeFailed` match by code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            (error as? StoreError)?.code == code
+        }
+    }
+
+    public var code: Code
+    /// A human-readable account of what failed.
+    public var message: String
+    /// The blob key concerned, where there is one.
+    public var key: String?
+    /// The file concerned, where there is one.
+    public var path: String?
+    /// What caused it: a ``SandboxError`` or a ``KeyedArchiveError``.
+    public var underlyingError: (any Error)?
+
+    public init(_ code: Code, _ message: String, key: String? = nil, path: String? = nil, underlyingError: (any Error)? = nil) {
+        self.code = code
+        self.message = message
+        self.key = key
+        self.path = path
+        self.underlyingError = underlyingError
+    }
+
+    /// The file layer's code when a file operation failed (`.noSpace`, `.ioError`,
+    /// `.outsideContainer`…).
+    public var sandboxCode: SandboxError.Code? { (underlyingError as? SandboxError)?.code }
+
+    /// The single place where a file-layer error becomes a ``StoreError``: containment
+    /// and name errors are invalid keys, everything else keeps `code`.
+    init(_ code: Code, wrapping error: SandboxError, key: String? = nil, path: String? = nil) {
+        let mapped: Code = (error.code == .outsideContainer || error.code == .invalidName) && key != nil ? .invalidKey : code
+        self.init(mapped, error.message, key: key, path: path ?? error.path, underlyingError: error)
+    }
+
+    public var description: String {
+        var text = "\(code): \(message)"
+        if let key { text += " (key \(key))" }
+        if let path { text += " (\(path))" }
+        if let underlyingError { text += ": \(underlyingError)" }
+        return text
+    }
+}

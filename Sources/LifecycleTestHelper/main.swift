@@ -1,0 +1,110 @@
+// A small app for the lifecycle's child-process tests: an Application with an item
+// store in a given container, listening to signals, printing every callback.
+//
+//   LifecycleTestHelper CONTAINERS_DIR [--grace MS] [--limit MS] [--background-task]
+//
+// Prints one line per event (`didFinishLaunching`, `willResignActive`, …,
+// `didSuspend`), `store count=N dirty=BOOL` after each automatic save point, and
+// `expired` when a background task's time runs out. Reads commands on standard input:
+// `add NAME` (adds an item without saving), `save`. Exits 0 after `willTerminate`.
+
+import AppLifecycle
+import AppSandbox
+import AppStores
+import Foundation
+import KeyedArchive
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct Note: KeyedCoding, Sendable {
+    var name: String
+    init(name: String) { self.name = name }
+    func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
+    init(coder: KeyedDecoder) throws { name = try coder.decode(String.self, forKey: "name") }
+}
+
+/// Writes a line straight to the descriptor: standard output is a pipe here, and a
+/// buffered line could still sit in memory when the process stops or is killed.
+func say(_ line: String) {
+    let bytes = Array((line + "\n").utf8)
+    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
+}
+
+final class Delegate: ApplicationDelegate {
+    let startsBackgroundTask: Bool
+    init(startsBackgroundTask: Bool) { self.startsBackgroundTask = startsBackgroundTask }
+
+    func applicationDidFinishLaunching(_ application: Application) { say("didFinishLaunching") }
+    func applicationWillResignActive(_ application: Application) { say("willResignActive") }
+    func applicationDidBecomeActive(_ application: Application) { say("didBecomeActive") }
+    func applicationWillEnterForeground(_ application: Application) { say("willEnterForeground") }
+    func applicationWillTerminate(_ application: Application) { say("willTerminate") }
+    func applicationDidEnterBackground(_ application: Application) {
+        say("didEnterBackground")
+        guard startsBackgroundTask else { return }
+        // Work that never finishes: only the expiration handler ends it.
+        let task = Box()
+        task.id = application.beginBackgroundTask(withName: "upload") {
+            say("expired")
+            application.endBackgroundTask(task.id)
+        }
+    }
+}
+
+final class Box: @unchecked Sendable {
+    // Set once before the handler can run; the helper's only cross-thread use.
+    var id = Application.BackgroundTaskIdentifier.invalid
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard let containers = arguments.first else {
+    say("usage: LifecycleTestHelper CONTAINERS_DIR [--grace MS] [--limit MS] [--background-task]")
+    exit(2)
+}
+func milliseconds(after flag: String, default value: Int, in arguments: [String]) -> Duration {
+    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count, let ms = Int(arguments[index + 1]) else {
+        return .milliseconds(value)
+    }
+    return .milliseconds(ms)
+}
+
+let container = try AppContainer(
+    identifier: "org.keepsake.lifecycle-helper", containersDirectory: URL(fileURLWithPath: containers))
+let store = try ItemStore<Note>(container: container)
+let application = Application(
+    delegate: Delegate(startsBackgroundTask: arguments.contains("--background-task")),
+    configuration: .init(
+        backgroundGracePeriod: milliseconds(after: "--grace", default: 3000, in: arguments),
+        backgroundTimeLimit: milliseconds(after: "--limit", default: 30000, in: arguments)))
+store.attach(to: application)
+let reporter = application.addObserver { event in
+    switch event {
+    case .didEnterBackground, .willTerminate: say("store count=\(store.count) dirty=\(store.isDirty)")
+    case .didSuspend: say("didSuspend")
+    default: break
+    }
+}
+
+let commands = Thread {
+    while let line = readLine() {
+        if line.hasPrefix("add ") {
+            store.add(Note(name: String(line.dropFirst(4))))
+            say("added \(line.dropFirst(4))")
+        } else if line == "save" {
+            do {
+                try store.save()
+                say("saved")
+            } catch {
+                say("save failed: \(error)")
+            }
+        }
+    }
+}
+commands.start()
+
+await application.run(sources: [SignalEventSource()])
+say("exiting")
+withExtendedLifetime(reporter) {}
+exit(0)

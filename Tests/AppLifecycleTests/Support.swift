@@ -1,0 +1,56 @@
+import AppLifecycle
+import Foundation
+import Synchronization
+
+/// Records what it was told, in order, as callback names.
+final class RecordingDelegate: ApplicationDelegate {
+    let log = Mutex<[String]>([])
+    /// Runs inside `applicationDidEnterBackground(_:)`, for tests that act there.
+    let onEnterBackground = Mutex<(@Sendable (Application) -> Void)?>(nil)
+
+    var calls: [String] { log.withLock { $0 } }
+    func clear() { log.withLock { $0.removeAll() } }
+
+    private func record(_ name: String) { log.withLock { $0.append(name) } }
+
+    func applicationDidFinishLaunching(_ application: Application) { record("didFinishLaunching") }
+    func applicationWillResignActive(_ application: Application) { record("willResignActive") }
+    func applicationDidBecomeActive(_ application: Application) { record("didBecomeActive") }
+    func applicationDidEnterBackground(_ application: Application) {
+        record("didEnterBackground")
+        onEnterBackground.withLock { $0 }?(application)
+    }
+    func applicationWillEnterForeground(_ application: Application) { record("willEnterForeground") }
+    func applicationWillTerminate(_ application: Application) { record("willTerminate") }
+    func applicationDidReceiveMemoryWarning(_ application: Application) { record("didReceiveMemoryWarning") }
+}
+
+/// A thread-safe list for closures to append to.
+final class Recorder<Element: Sendable>: Sendable {
+    private let items = Mutex<[Element]>([])
+    func append(_ item: Element) { items.withLock { $0.append(item) } }
+    var all: [Element] { items.withLock { $0 } }
+}
+
+/// A launched app with a recording delegate, a manual clock and a private notification
+/// center, so tests run in parallel without seeing each other.
+struct Harness {
+    let delegate = RecordingDelegate()
+    let clock = ManualLifecycleClock()
+    let center = NotificationCenter()
+    let app: Application
+
+    init(grace: Duration = .seconds(5), limit: Duration = .seconds(30), expiry: Application.Configuration.ExpiryAction = .suspend) {
+        app = Application(
+            delegate: delegate,
+            configuration: .init(backgroundGracePeriod: grace, backgroundTimeLimit: limit, whenBackgroundTimeExpires: expiry),
+            clock: clock, notificationCenter: center)
+    }
+
+    /// Launches, then forgets the launch callbacks.
+    func launched() -> Harness {
+        app.launch()
+        delegate.clear()
+        return self
+    }
+}

@@ -1,0 +1,181 @@
+import AppLifecycle
+import AppSandbox
+import Foundation
+import KeyedArchive
+import Testing
+@testable import AppStores
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@Suite struct ItemStoreTests {
+    @Test func itemsSurviveARestart() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        do {
+            let store = try ItemStore<Item>(container: container)
+            #expect(store.allItems.isEmpty, "no archive yet: an empty store")
+            store.add(Item(name: "Bike", valueInDollars: 300, serialNumber: "B-1"))
+            store.add(Item(name: "Lamp", valueInDollars: 20))
+            try store.save()
+        }
+        let reopened = try ItemStore<Item>(container: container)
+        #expect(reopened.allItems.map(\.name) == ["Bike", "Lamp"])
+        #expect(reopened.allItems.first?.serialNumber == "B-1")
+        #expect(!reopened.isDirty)
+        #expect(FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
+    }
+
+    @Test func archiveIsWhatTheUnarchiverReads() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let store = try ItemStore<Item>(container: container)
+        store.add(Item(name: "Chair", valueInDollars: 45, itemKey: "k1"))
+        #expect(store.saveChanges())
+        let data = try container.directory(.documents).contents(of: "items.archive")
+        let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, from: data)
+        #expect(items == [Item(name: "Chair", valueInDollars: 45, itemKey: "k1")])
+    }
+
+    @Test func failedSaveThrowsKeepsTheOldArchiveAndStaysDirty() throws {
+        let faulty = try FaultyContainer()
+        defer { faulty.destroy() }
+        let store = try ItemStore<Item>(container: faulty.container)
+        store.add(Item(name: "Saved"))
+        try store.save()
+        let before = try faulty.container.directory(.documents).contents(of: "items.archive")
+
+        store.add(Item(name: "Not yet saved"))
+        faulty.failWrites(with: ENOSPC)
+        let error = #expect(throws: StoreError.self) { try store.save() }
+        #expect(error?.code == .writeFailed)
+        #expect(error?.sandboxCode == .noSpace)
+        #expect(!store.saveChanges(), "the Bool convenience reports the failure too")
+        faulty.heal()
+
+        #expect(store.isDirty, "a failed save must leave the changes marked unsaved")
+        let after = try faulty.container.directory(.documents).contents(of: "items.archive")
+        #expect(after == before, "the previous archive must be intact")
+        let names = try FileManager.default.contentsOfDirectory(atPath: faulty.container.documentsDirectory.path)
+        #expect(names == ["items.archive"], "no temporary file may be left behind")
+
+        try store.save()
+        #expect(!store.isDirty)
+        #expect(try ItemStore<Item>(container: faulty.container).count == 2)
+    }
+
+    @Test func corruptArchiveIsReportedAndKept() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let garbage = Data("bplist00 this is not an archive".utf8)
+        try container.directory(.documents).write(garbage, to: "items.archive")
+        let error = #expect(throws: StoreError.self) { try ItemStore<Item>(container: container) }
+        #expect(error?.code == .corruptArchive)
+        #expect(error?.underlyingError is KeyedArchiveError)
+        #expect(try container.directory(.documents).contents(of: "items.archive") == garbage)
+    }
+
+    @Test func archiveOfSomethingElseIsCorrupt() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        try container.directory(.documents).write(try KeyedArchiver.archivedData(withRootObject: ["just", "strings"]), to: "items.archive")
+        let error = #expect(throws: StoreError.self) { try ItemStore<Item>(container: container) }
+        #expect(error?.code == .corruptArchive)
+    }
+
+    @Test func changesMarkTheStoreDirty() throws {
+        let backend = InMemoryBackend<Item>(items: [Item(name: "a"), Item(name: "b"), Item(name: "c")])
+        let store = try ItemStore(backend: backend)
+        #expect(!store.isDirty)
+        #expect(store.move(from: 0, to: 2))
+        #expect(store.allItems.map(\.name) == ["b", "c", "a"])
+        #expect(store.isDirty)
+        try store.save()
+        #expect(!store.isDirty)
+        #expect(backend.storedItems.map(\.name) == ["b", "c", "a"])
+
+        #expect(store.remove(at: 7) == nil)
+        #expect(!store.move(from: 0, to: 9))
+        #expect(!store.update(at: 3) { $0.name = "x" })
+        #expect(store.removeAll { $0.name == "zzz" } == 0)
+        #expect(!store.isDirty, "operations that change nothing must not dirty the store")
+
+        #expect(store.update(at: 1) { $0.valueInDollars = 99 })
+        #expect(store.item(at: 1)?.valueInDollars == 99)
+        #expect(store.isDirty)
+        try store.save()
+        #expect(store.remove(at: 0)?.name == "b")
+        #expect(store.removeAll { $0.name == "a" } == 1)
+        #expect(store.updateAll(where: { $0.name == "c" }) { $0.serialNumber = "S" } == 1)
+        #expect(store.allItems == [Item(name: "c", valueInDollars: 99, serialNumber: "S", itemKey: store.allItems[0].itemKey)])
+        #expect(store.isDirty)
+    }
+
+    @Test func changeDuringASaveStaysUnsaved() throws {
+        final class SlowBackend: ItemStoreBackend, @unchecked Sendable {
+            // Set before the save starts and only read by it.
+            var duringSave: (() -> Void)?
+            func loadItems() throws(StoreError) -> [Item] { [] }
+            func saveItems(_ items: [Item]) throws(StoreError) { duringSave?() }
+        }
+        let backend = SlowBackend()
+        let store = try ItemStore(backend: backend)
+        store.add(Item(name: "first"))
+        backend.duringSave = { store.add(Item(name: "arrived while saving")) }
+        try store.save()
+        #expect(store.isDirty, "an item added after the snapshot was taken was not saved")
+    }
+
+    @Test func attachedStoreSavesOnBackgroundAndTermination() throws {
+        let backend = InMemoryBackend<Item>()
+        let store = try ItemStore(backend: backend)
+        let app = Application(clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        store.attach(to: app)
+        app.launch()
+        store.add(Item(name: "one"))
+        app.send(.hidden)
+        #expect(backend.storedItems.map(\.name) == ["one"])
+        #expect(!store.isDirty)
+        app.send(.hidden)
+        app.send(.visible)
+        app.send(.hidden)
+        #expect(backend.saveCount == 1, "a clean store is not saved again")
+        app.send(.visible)
+        store.add(Item(name: "two"))
+        app.send(.terminate)
+        #expect(backend.storedItems.map(\.name) == ["one", "two"])
+    }
+
+    @Test func failedAutomaticSaveIsRecorded() throws {
+        let backend = InMemoryBackend<Item>()
+        let store = try ItemStore(backend: backend)
+        let app = Application(clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        store.attach(to: app)
+        app.launch()
+        store.add(Item(name: "one"))
+        backend.failNextSaves(1)
+        app.send(.hidden)
+        #expect(store.lastAutosaveError?.code == .writeFailed)
+        #expect(store.isDirty)
+        app.send(.terminate)
+        #expect(store.lastAutosaveError == nil)
+        #expect(backend.storedItems.count == 1)
+    }
+
+    @Test func concurrentChangesAreAllKept() async throws {
+        let store = try ItemStore(backend: InMemoryBackend<Item>())
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for index in 0..<250 {
+                        store.add(Item(name: "\(worker)-\(index)"))
+                        if index.isMultiple(of: 50) { try? store.save() }
+                    }
+                }
+            }
+        }
+        #expect(store.count == 2_000)
+        #expect(Set(store.allItems.map(\.name)).count == 2_000)
+    }
+}
