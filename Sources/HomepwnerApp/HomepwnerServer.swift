@@ -1,10 +1,16 @@
+import AppLifecycle
 import AppSandbox
 import Foundation
 import Hummingbird
 import Logging
+import ServiceLifecycle
 
 /// Homepwner served over HTTP: the routes, the stores in the app's container, and
-/// the lifecycle that saves them.
+/// the application lifecycle that saves them.
+///
+/// The page's `visibilitychange`, `blur`, `focus` and `pagehide` arrive at
+/// `POST /lifecycle` and become lifecycle triggers; `SIGTERM` and `SIGINT` terminate
+/// the app (saving), after which the HTTP server shuts down gracefully.
 ///
 /// ```swift
 /// let server = try HomepwnerServer(container: AppContainer(identifier: HomepwnerServer.identifier))
@@ -16,30 +22,71 @@ public final class HomepwnerServer: Sendable {
 
     public let inventory: Inventory
     public let log: LifecycleLog
+    public let delegate: AppDelegate
+    /// The app's lifecycle. Corresponds to `UIApplication.shared`.
+    public let application: AppLifecycle.Application
 
-    /// - Throws: the stores' errors when what is saved cannot be read.
-    public init(container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog()) throws {
+    /// Opens the stores (nothing is overwritten when what is saved cannot be read).
+    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
+    public init(
+        container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
+        configuration: AppLifecycle.Application.Configuration = .init()
+    ) throws {
         self.log = log
         inventory = try Inventory(container: container, limits: limits)
+        delegate = AppDelegate(inventory: inventory, log: log)
+        application = AppLifecycle.Application(delegate: delegate, configuration: configuration)
     }
 
-    public var routes: HomepwnerRoutes {
-        HomepwnerRoutes(inventory: inventory, lifecycle: log) { [log] event in
-            log.record("page event: \(event.rawValue)")
+    /// What each page event does to the app.
+    public static func trigger(for event: PageEvent) -> LifecycleTrigger {
+        switch event {
+        case .hidden, .pagehide: .hidden
+        case .visible: .visible
+        case .blur: .focusLost
+        case .focus: .focusGained
         }
     }
 
-    /// Serves until `SIGTERM` or `SIGINT`, then saves.
+    public var routes: HomepwnerRoutes {
+        HomepwnerRoutes(inventory: inventory, lifecycle: log) { [log, application] event in
+            log.record("page event: \(event.rawValue)")
+            application.send(Self.trigger(for: event))
+            log.state = application.state.rawValue
+        }
+    }
+
+    /// Launches the app and serves until `SIGTERM` or `SIGINT`, which save and end it.
     /// - Parameter onRunning: called with the bound port (useful with port 0).
+    /// - Throws: the HTTP server's error (an address in use…); the app is then
+    ///   terminated, which saves.
     public func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
         var logger = Logger(label: "Homepwner")
         logger.logLevel = .warning
-        let app = Application(
+        let http = Hummingbird.Application(
             router: routes.router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "Homepwner"),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
-        try await app.runService()
-        try inventory.save()
+        // Signals belong to the lifecycle (SignalEventSource); the service group only
+        // shuts the server down when the app has terminated.
+        var configuration = ServiceGroupConfiguration(services: [http], logger: logger)
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        configuration.maximumCancellationDuration = .seconds(5)
+        let services = ServiceGroup(configuration: configuration)
+        let application = self.application
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask {
+                do {
+                    try await services.run()
+                } catch {
+                    application.send(.terminate)
+                    throw error
+                }
+            }
+            await application.run(sources: [SignalEventSource()])
+            await services.triggerGracefulShutdown()
+            try await group.waitForAll()
+        }
     }
 }

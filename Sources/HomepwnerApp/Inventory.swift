@@ -1,5 +1,6 @@
 import AppDefaults
 import AppSandbox
+import AppStores
 import Foundation
 import Synchronization
 
@@ -25,10 +26,10 @@ public final class Inventory: Sendable {
     public let container: AppContainer
     public let limits: Limits
     /// The items, archived to `Documents/items.archive`. Corresponds to the book's `ItemStore`.
-    let itemStore: ItemStore<Item>
+    public let itemStore: ItemStore<Item>
     /// The photos, one file per item key in `Documents/images/`. Corresponds to the
     /// book's `ImageStore`.
-    let imageStore: BlobStore
+    public let imageStore: BlobStore
     /// The settings, in `Library/Preferences/`.
     public let defaults: Defaults
     /// Serialises changes that read then write, or touch more than one store.
@@ -43,8 +44,8 @@ public final class Inventory: Sendable {
         self.container = container
         self.limits = limits
         try container.createDirectories()
-        itemStore = ItemStore<Item>()
-        imageStore = BlobStore()
+        itemStore = try ItemStore<Item>(container: container)
+        imageStore = try BlobStore(container: container)
         var configuration = Defaults.Configuration()
         // The command line is the server's own (--port…), not a defaults argument domain.
         configuration.arguments = []

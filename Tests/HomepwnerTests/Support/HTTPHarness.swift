@@ -13,6 +13,7 @@ struct HTTPHarness {
     init(limits: Inventory.Limits = .init()) throws {
         container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
         server = try HomepwnerServer(container: container, limits: limits, log: LifecycleLog(echo: false))
+        server.application.launch()
     }
 
     var inventory: Inventory { server.inventory }

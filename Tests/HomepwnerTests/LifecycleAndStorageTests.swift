@@ -1,0 +1,119 @@
+import AppLifecycle
+import AppSandbox
+import AppStores
+import Foundation
+import HomepwnerApp
+import Hummingbird
+import HummingbirdTesting
+import KeyedArchive
+import Testing
+
+@Suite("Lifecycle and storage")
+struct LifecycleAndStorageTests {
+    @Test("Page events move the app between active, inactive, background and foreground, logging each callback")
+    func pageEventsDriveTheLifecycle() async throws {
+        let harness = try HTTPHarness()
+        try await harness.run { client async throws in
+            #expect(harness.server.application.state == .active)
+            func send(_ event: String) async throws -> String {
+                let reply = try await client.post("/lifecycle", form: [("event", event)])
+                #expect(reply.status == .ok)
+                return reply.text.trimmingCharacters(in: .whitespacesAndNewlines)
+            }
+            #expect(try await send("blur") == "inactive")
+            #expect(try await send("focus") == "active")
+            #expect(try await send("hidden") == "background")
+            #expect(try await send("visible") == "active")
+            #expect(try await send("pagehide") == "background")
+            let callbacks = harness.server.log.entries.map(\.message).filter { $0.hasPrefix("application") }
+            #expect(callbacks == [
+                "applicationDidFinishLaunching(_:)", "applicationDidBecomeActive(_:)",
+                "applicationWillResignActive(_:)", "applicationDidBecomeActive(_:)",
+                "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
+                "applicationWillEnterForeground(_:)", "applicationDidBecomeActive(_:)",
+                "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
+            ])
+            let page = try await client.get("/lifecycle").text
+            #expect(page.contains("applicationDidEnterBackground(_:)"))
+            #expect(page.contains("<strong id=\"state\">background</strong>"))
+        }
+    }
+
+    @Test("Entering the background saves the items to Documents/items.archive and the settings to Library/Preferences")
+    func backgroundSaves() async throws {
+        let harness = try HTTPHarness()
+        try await harness.run { client async throws in
+            _ = try await client.post("/items", form: [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")])
+            _ = try await client.post("/settings", form: [("sortOrder", "name"), ("currencyFormat", "code")])
+            let archive = harness.container.documentsDirectory.appendingPathComponent("items.archive")
+            #expect(!FileManager.default.fileExists(atPath: archive.path), "the book saves on entering the background, not before")
+            #expect(harness.inventory.hasUnsavedChanges)
+            _ = try await client.post("/lifecycle", form: [("event", "hidden")])
+            #expect(!harness.inventory.hasUnsavedChanges)
+            let items = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: [Item].self, contentsOf: archive))
+            #expect(items.map(\.name) == ["Bike"])
+            #expect(items.first?.serialNumber == "B1")
+            let preferences = try harness.container.directory(.preferences).contentsOfDirectory()
+            #expect(preferences.contains("\(HomepwnerServer.identifier).plist"))
+            #expect(harness.server.log.entries.contains { $0.message == "Saved all of the Items" })
+        }
+    }
+
+    @Test("A second server over the same container sees what the first saved")
+    func reopen() async throws {
+        let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
+        defer { try? container.destroy() }
+        let first = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
+        first.application.launch()
+        let item = try first.inventory.createItem(name: "Lamp", serialNumber: nil, valueInDollars: "45")
+        try first.inventory.setPhoto(Data(TestImages.png), forKey: item.itemKey)
+        try first.inventory.updateSettings(sortOrder: "value", currencyFormat: "cents", showSerialNumbers: false)
+        first.application.send(.terminate)
+        #expect(first.application.state == .notRunning)
+
+        let second = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
+        #expect(second.inventory.allItems == [item])
+        #expect(try second.inventory.photo(forKey: item.itemKey).data == Data(TestImages.png))
+        #expect(second.inventory.sortOrder == .value)
+        #expect(second.inventory.currencyFormat == .cents)
+        #expect(!second.inventory.showsSerialNumbers)
+    }
+
+    @Test("Photos are files named by the item key in Documents/images; deleting the item deletes the file")
+    func photoFiles() async throws {
+        let harness = try HTTPHarness()
+        try await harness.run { client async throws in
+            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.jpeg, partType: "image/jpeg")
+            let file = harness.container.documentsDirectory.appendingPathComponent("images/\(item.itemKey)")
+            #expect(FileManager.default.contents(atPath: file.path) == Data(TestImages.jpeg))
+            _ = try await client.post("/items/\(item.itemKey)/delete", form: [])
+            #expect(!FileManager.default.fileExists(atPath: file.path))
+        }
+    }
+
+    @Test("A damaged item archive stops the server from starting and is kept as it was")
+    func corruptArchive() throws {
+        let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
+        defer { try? container.destroy() }
+        let garbage = Data("bplist00 but not really".utf8)
+        try container.directory(.documents).write(garbage, to: "items.archive")
+        #expect(throws: StoreError.self) { try HomepwnerServer(container: container, log: LifecycleLog(echo: false)) }
+        #expect(try container.directory(.documents).contents(of: "items.archive") == garbage)
+    }
+
+    @Test("The container page shows the saved archive and photo in the backup plan")
+    func containerAfterSave() async throws {
+        let harness = try HTTPHarness()
+        try await harness.run { client async throws in
+            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
+            _ = try await client.post("/settings", form: [("sortOrder", "date"), ("currencyFormat", "dollars")])
+            _ = try await client.post("/lifecycle", form: [("event", "hidden")])
+            let page = try await client.get("/container").text
+            #expect(page.contains("<li><code>Documents/items.archive</code>"))
+            #expect(page.contains("<li><code>Documents/images/\(item.itemKey)</code> (\(TestImages.png.count) bytes)</li>"))
+            #expect(page.contains("<li><code>Library/Preferences/\(HomepwnerServer.identifier).plist</code>"))
+        }
+    }
+}
