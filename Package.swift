@@ -97,7 +97,7 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
-        .target(name: "FoodTrackerApp", dependencies: ["KeyedArchive", "AppSandbox"]),
+        .target(name: "FoodTrackerApp", dependencies: ["KeyedArchive", "AppSandbox", "AppStores"]),
         .executableTarget(
             name: "FoodTracker",
             dependencies: [
@@ -122,7 +122,7 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
-        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox"]),
+        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox", "AppStores"]),
         .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
         .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),

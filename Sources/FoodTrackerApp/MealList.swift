@@ -1,14 +1,15 @@
 import AppSandbox
+import AppStores
 import Foundation
 import KeyedArchive
 
 /// The meals of FoodTracker and their saving: the lesson's `MealTableViewController`
-/// without the table.
+/// without the table, over an ``ItemStore``.
 ///
 /// The first run (no saved meals) starts with the three sample meals; every add,
-/// edit and delete saves at once (`saveMeals()`), and later runs load what was saved
-/// (`loadMeals()`), as the lesson's "Persist Data" step does. The archive is
-/// `Documents/meals` in the app's container, the lesson's `Meal.ArchiveURL`.
+/// edit and delete saves at once (the lesson's `saveMeals()`), and later runs load
+/// what was saved (`loadMeals()`). The archive is `Documents/meals` in the app's
+/// container, the lesson's `Meal.ArchiveURL`.
 ///
 /// ```swift
 /// let list = try MealList(container: container)   // samples on first run
@@ -19,26 +20,27 @@ public final class MealList {
     public static let identifier = "com.example.apple-samplecode.FoodTracker"
 
     public let container: AppContainer
-    public private(set) var meals: [Meal]
+    /// The meals and their archive.
+    public let store: ItemStore<Meal>
     /// Whether the meals came from `sampleMeals()` because nothing was saved yet.
     public let startedWithSamples: Bool
+
+    public var meals: [Meal] { store.allItems }
 
     /// Corresponds to the lesson's `Meal.ArchiveURL`.
     public var archiveURL: URL { container.documentsDirectory.appendingPathComponent("meals") }
 
-    /// Loads the saved meals, or the samples when none were ever saved.
-    /// - Throws: ``KeyedArchiveError`` when the saved file is not an archive of meals;
-    ///   the file is then left as it is.
+    /// Loads the saved meals, or the samples when none were ever saved (an empty
+    /// saved list stays empty).
+    /// - Throws: `StoreError` `.corruptArchive` when the saved file is not an archive
+    ///   of meals; the file is then left as it is.
     public init(container: AppContainer) throws {
         self.container = container
         try container.createDirectories()
-        if let saved = try Self.loadMeals(from: container.documentsDirectory.appendingPathComponent("meals")) {
-            meals = saved
-            startedWithSamples = false
-        } else {
-            meals = Self.sampleMeals()
-            startedWithSamples = true
-        }
+        let backend = ArchiveFileBackend<Meal>(container: container, fileName: "meals")
+        startedWithSamples = !FileManager.default.fileExists(atPath: backend.url.path)
+        store = try ItemStore(backend: backend)
+        if startedWithSamples { store.replaceAll(with: Self.sampleMeals()) }
     }
 
     /// The lesson's three sample meals.
@@ -51,43 +53,45 @@ public final class MealList {
     }
 
     /// Adds `meal` at the end and saves.
+    /// - Throws: the save's error; the meal is then not added.
     public func add(_ meal: Meal) throws {
-        meals.append(meal)
-        do { try saveMeals() } catch { meals.removeLast(); throw error }
+        try change { store.add(meal) }
     }
 
-    /// Replaces the meal at `index` and saves.
-    /// - Throws: ``MealListError`` `.noSuchMeal`, or the save's error (nothing changes).
+    /// Changes the meal at `index` and saves.
+    /// - Throws: ``MealListError`` `.noSuchMeal`, `.invalidMeal`, or the save's error;
+    ///   nothing changes then.
     public func update(at index: Int, _ body: (inout Meal) throws -> Void) throws {
-        guard meals.indices.contains(index) else { throw MealListError.noSuchMeal(index) }
-        let old = meals[index]
-        var meal = old
+        guard var meal = store.item(at: index) else { throw MealListError.noSuchMeal(index) }
         try body(&meal)
         guard Meal(name: meal.name, photo: meal.photo, rating: meal.rating) != nil else {
             throw MealListError.invalidMeal
         }
-        meals[index] = meal
-        do { try saveMeals() } catch { meals[index] = old; throw error }
+        try change { _ = store.update(at: index) { $0 = meal } }
     }
 
     /// Removes the meal at `index` and saves.
+    /// - Throws: ``MealListError`` `.noSuchMeal`, or the save's error (nothing changes).
     @discardableResult
     public func remove(at index: Int) throws -> Meal {
-        guard meals.indices.contains(index) else { throw MealListError.noSuchMeal(index) }
-        let meal = meals.remove(at: index)
-        do { try saveMeals() } catch { meals.insert(meal, at: index); throw error }
+        guard let meal = store.item(at: index) else { throw MealListError.noSuchMeal(index) }
+        try change { _ = store.remove(at: index) }
         return meal
     }
 
     /// Corresponds to the lesson's `saveMeals()`: archives every meal, durably.
-    public func saveMeals() throws {
-        try KeyedArchiver.archive(meals, to: archiveURL)
-    }
+    public func saveMeals() throws { try store.save() }
 
-    /// Corresponds to the lesson's `loadMeals()`: `nil` when nothing was saved.
-    public static func loadMeals(from url: URL) throws -> [Meal]? {
-        guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try KeyedUnarchiver.unarchivedObject(ofClass: [Meal].self, contentsOf: url) ?? []
+    /// Applies `body` and saves; on a failed save, puts the meals back as they were.
+    private func change(_ body: () -> Void) throws {
+        let before = store.allItems
+        body()
+        do {
+            try store.save()
+        } catch {
+            store.replaceAll(with: before)
+            throw error
+        }
     }
 }
 
