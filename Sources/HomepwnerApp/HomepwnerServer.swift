@@ -25,17 +25,24 @@ public final class HomepwnerServer: Sendable {
     public let delegate: AppDelegate
     /// The app's lifecycle. Corresponds to `UIApplication.shared`.
     public let application: AppLifecycle.Application
+    /// Logs the suspension that iOS gives no callback for.
+    private let suspensionObserver: ObservationToken
 
     /// Opens the stores (nothing is overwritten when what is saved cannot be read).
     /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
-        configuration: AppLifecycle.Application.Configuration = .init()
+        configuration: AppLifecycle.Application.Configuration = .init(),
+        clock: any LifecycleClock = SystemLifecycleClock()
     ) throws {
         self.log = log
         inventory = try Inventory(container: container, limits: limits)
         delegate = AppDelegate(inventory: inventory, log: log)
-        application = AppLifecycle.Application(delegate: delegate, configuration: configuration)
+        application = AppLifecycle.Application(delegate: delegate, configuration: configuration, clock: clock)
+        suspensionObserver = application.addObserver(for: [.didSuspend]) { [log] _ in
+            log.state = ApplicationState.suspended.rawValue
+            log.record("(suspended: background time is over; iOS gives no callback for this)")
+        }
     }
 
     /// What each page event does to the app.

@@ -116,4 +116,26 @@ struct LifecycleAndStorageTests {
             #expect(page.contains("<li><code>Library/Preferences/\(HomepwnerServer.identifier).plist</code>"))
         }
     }
+
+    @Test("After the background time the app is suspended (logged, no callback); showing the page brings it back")
+    func suspension() async throws {
+        let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
+        defer { try? container.destroy() }
+        let clock = ManualLifecycleClock()
+        let server = try HomepwnerServer(container: container, log: LifecycleLog(echo: false), clock: clock)
+        server.application.launch()
+        let app = Hummingbird.Application(router: server.routes.router())
+        try await app.test(.router) { client async throws in
+            _ = try await client.execute(uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "event=hidden"))
+            #expect(server.application.state == .background)
+            clock.advance(by: .seconds(60))
+            #expect(server.application.state == .suspended)
+            #expect(server.log.state == "suspended")
+            #expect(server.log.entries.contains { $0.message.hasPrefix("(suspended") })
+            let reply = try await client.execute(uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "event=visible"))
+            #expect(String(buffer: reply.body) == "active\n")
+            let callbacks = server.log.entries.map(\.message).filter { $0.hasPrefix("application") }
+            #expect(callbacks.suffix(2) == ["applicationWillEnterForeground(_:)", "applicationDidBecomeActive(_:)"])
+        }
+    }
 }
