@@ -60,6 +60,14 @@ struct FoodTrackerCommandTests {
             #expect(later.stdout.contains("2. Roast Chicken  ★★★★★"))
             #expect(later.stdout.contains("3. Ramen  ★★★★☆"))
             #expect(!later.stdout.contains("Pasta"))
+
+            // The sample photo comes back out as the PNG it was; a meal without one says so.
+            let photo = folder.appendingPathComponent("meal1.png")
+            #expect(try run(["photo", "1", "-o", photo.path], containers: folder).status == 0)
+            #expect(try Data(contentsOf: photo).starts(with: [0x89, 0x50, 0x4E, 0x47]))
+            let none = try run(["photo", "3", "-o", photo.path], containers: folder)
+            #expect(none.status != 0)
+            #expect(none.stderr.contains("no photo"))
         }
     }
 
