@@ -1,0 +1,18 @@
+import AppSandbox
+import ArgumentParser
+import FoodTrackerApp
+import Foundation
+
+extension FoodTracker {
+    struct Delete: ParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Delete a meal.")
+        @OptionGroup var options: ContainerOptions
+        @Argument(help: "The meal's number, as listed.") var number: Int
+
+        func run() throws {
+            let list = try options.mealList()
+            let meal = try list.remove(at: try index(of: number, in: list))
+            print("Deleted \(meal.name)")
+        }
+    }
+}
