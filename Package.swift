@@ -108,27 +108,28 @@ let package = Package(
             ]
         ),
 
-        // The shared corpus, as the test targets read it.
+        // What the test targets share: the corpus, and the built executables they run.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
-        .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
             name: "HomepwnerTests",
             dependencies: [
                 "HomepwnerApp",
                 "KeyedArchive",
                 "AppSandbox",
+                "TestSupport",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
         ),
-        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox", "AppStores"]),
-        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox"]),
+        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox", "AppStores", "TestSupport"]),
+        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
         .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),
-        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive"]),
+        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

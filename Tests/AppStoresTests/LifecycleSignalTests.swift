@@ -1,5 +1,6 @@
 import AppSandbox
 import Foundation
+import TestSupport
 import KeyedArchive
 import Synchronization
 import Testing
@@ -88,17 +89,7 @@ final class LifecycleHelper: Sendable {
         var description: String { "timed out waiting for \(waitingFor); output so far: \(lines)" }
     }
 
-    static let url: URL? = {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for folder in candidates {
-            let helper = folder.appendingPathComponent("LifecycleTestHelper")
-            if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-        }
-        return nil
-    }()
+    static let url: URL? = BuiltProducts.executable(named: "LifecycleTestHelper")
 
     /// Every wait ends by this long, so a broken helper fails the test instead of hanging it.
     static let deadline: Duration = .seconds(20)

@@ -1,21 +1,11 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Runs the built `foodtracker` binary, as a user would, across separate processes.
 @Suite("foodtracker command")
 struct FoodTrackerCommandTests {
-    static let executable: URL? = {
-        let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        for folder in candidates {
-            var url = folder
-            for _ in 0..<3 {
-                let binary = url.appendingPathComponent("foodtracker")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                url.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let executable: URL? = BuiltProducts.executable(named: "foodtracker")
 
     struct Result { var status: Int32; var stdout: String; var stderr: String }
 

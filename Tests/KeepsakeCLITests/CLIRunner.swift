@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `keepsake` binary and captures what it prints.
 struct CLIRunner {
@@ -10,21 +11,7 @@ struct CLIRunner {
     }
 
     /// The products folder holds the test bundle and the `keepsake` executable side by side.
-    static let executable: URL? = {
-        let candidates = [
-            Bundle.main.bundleURL,
-            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent(),
-        ]
-        for folder in candidates {
-            var url = folder
-            for _ in 0..<3 {
-                let binary = url.appendingPathComponent("keepsake")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                url.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let executable: URL? = BuiltProducts.executable(named: "keepsake")
 
     static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }

@@ -1,6 +1,7 @@
 import AppDefaults
 import AppSandbox
 import Foundation
+import TestSupport
 import PropertyList
 
 /// A scheduler driven by the test: work runs only when ``advance(by:)`` passes its
@@ -150,17 +151,7 @@ struct TestContainers {
 
 /// The built `DefaultsTestHelper` executable next to the test bundle, if it was built.
 enum Helper {
-    static let url: URL? = {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for folder in candidates {
-            let helper = folder.appendingPathComponent("DefaultsTestHelper")
-            if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-        }
-        return nil
-    }()
+    static let url: URL? = BuiltProducts.executable(named: "DefaultsTestHelper")
 
     /// Runs the helper to completion; its exit status, standard output and error.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {

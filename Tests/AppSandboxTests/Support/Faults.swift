@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Synchronization
 @testable import AppSandbox
 
@@ -109,17 +110,7 @@ struct ScratchFolder {
 
 /// The built `SandboxTestHelper` executable next to the test bundle, if it was built.
 enum Helper {
-    static let url: URL? = {
-        var candidates: [URL] = []
-        if let executable = Bundle.main.executableURL { candidates.append(executable.deletingLastPathComponent()) }
-        candidates.append(Bundle.main.bundleURL.deletingLastPathComponent())
-        candidates.append(URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent())
-        for folder in candidates {
-            let helper = folder.appendingPathComponent("SandboxTestHelper")
-            if FileManager.default.isExecutableFile(atPath: helper.path) { return helper }
-        }
-        return nil
-    }()
+    static let url: URL? = BuiltProducts.executable(named: "SandboxTestHelper")
 
     /// Runs the helper to completion and returns its exit status and standard output.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
@@ -11,18 +12,7 @@ import Synchronization
 /// runs it; stopped with `SIGTERM` and started again over the same container.
 final class ServerProcess: @unchecked Sendable {
     // @unchecked: `process` is set once in init; the output buffer is behind a Mutex.
-    static let executable: URL? = {
-        let candidates = [Bundle.main.bundleURL, URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()]
-        for folder in candidates {
-            var url = folder
-            for _ in 0..<3 {
-                let binary = url.appendingPathComponent("homepwner")
-                if FileManager.default.isExecutableFile(atPath: binary.path) { return binary }
-                url.deleteLastPathComponent()
-            }
-        }
-        return nil
-    }()
+    static let executable: URL? = BuiltProducts.executable(named: "homepwner")
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
