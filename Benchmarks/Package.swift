@@ -19,7 +19,10 @@ let package = Package(
     targets: [
         .target(
             name: "BenchmarkData",
-            dependencies: [.product(name: "PropertyList", package: keepsake)]
+            dependencies: [
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "KeyedArchive", package: keepsake),
+            ]
         ),
         .executableTarget(
             name: "PlainRatios",

@@ -1,4 +1,5 @@
 import Benchmark
+import BenchmarkData
 import Foundation
 import KeyedArchive
 

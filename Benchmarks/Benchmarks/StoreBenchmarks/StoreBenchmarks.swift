@@ -68,7 +68,7 @@ enum Fixtures {
             if let fixture = fixtures[count] { return fixture }
             let container = try! AppContainer.temporary(identifier: "org.keepsake.store-bench")
             let store = try! ItemStore<StoreItem>(container: container)
-            store.replaceAll(with: StoreRecords.records(count: count).map(StoreItem.init))
+            store.replaceAll(with: HomepwnerModels.records(count: count).map(StoreItem.init))
             try! store.save()
             let fixture = Keepsake(container: container, store: store)
             fixtures[count] = fixture
@@ -79,7 +79,7 @@ enum Fixtures {
     static func foundation(_ count: Int) -> Foundation {
         foundationFixtures.withLock { fixtures in
             if let fixture = fixtures[count] { return fixture }
-            let items = StoreRecords.records(count: count).map(FoundationItem.init)
+            let items = HomepwnerModels.records(count: count).map(FoundationItem.init)
             let file = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-store-bench-\(UUID()).archive")
             try! NSKeyedArchiver.archivedData(withRootObject: items, requiringSecureCoding: false).write(to: file, options: .atomic)
             let fixture = Foundation(items: items, file: file)
