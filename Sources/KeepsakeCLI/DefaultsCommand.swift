@@ -49,6 +49,17 @@ struct DefaultsCommand: ParsableCommand {
         func storedValues(_ defaults: Defaults) -> PropertyListDictionary? {
             defaults.persistentValues(forName: domain)
         }
+
+        /// The domain's stored values; exit 1 with `defaults`' message when it has none.
+        func existingValues(_ defaults: Defaults) throws -> PropertyListDictionary {
+            guard let values = storedValues(defaults) else { throw failure("Domain \(domain) does not exist") }
+            return values
+        }
+
+        /// `defaults`' message for a key the domain does not hold.
+        func missingKey(_ key: String) -> Error {
+            failure("The domain/default pair of (\(domain), \(key)) does not exist")
+        }
     }
 
     struct Read: ParsableCommand {
@@ -61,12 +72,10 @@ struct DefaultsCommand: ParsableCommand {
 
         func run() throws {
             let defaults = try location.defaults()
-            guard let values = location.storedValues(defaults) else {
-                throw failure("Domain \(location.domain) does not exist")
-            }
+            let values = try location.existingValues(defaults)
             if let key {
                 guard let value = values[key] else {
-                    throw failure("The domain/default pair of (\(location.domain), \(key)) does not exist")
+                    throw location.missingKey(key)
                 }
                 print(DefaultsText.bare(value))
             } else {
@@ -112,12 +121,10 @@ struct DefaultsCommand: ParsableCommand {
 
         func run() throws {
             let defaults = try location.defaults()
-            guard let values = location.storedValues(defaults) else {
-                throw failure("Domain \(location.domain) does not exist")
-            }
+            let values = try location.existingValues(defaults)
             if let key {
                 guard values[key] != nil else {
-                    throw failure("The domain/default pair of (\(location.domain), \(key)) does not exist")
+                    throw location.missingKey(key)
                 }
                 defaults.removeObject(forKey: key)
             } else {
@@ -151,9 +158,7 @@ struct DefaultsCommand: ParsableCommand {
 
         func run() throws {
             let defaults = try location.defaults()
-            guard let values = location.storedValues(defaults) else {
-                throw failure("Domain \(location.domain) does not exist")
-            }
+            let values = try location.existingValues(defaults)
             try PropertyListOutput.write(try PropertyListWriter.xml.write(.dictionary(values)), to: path)
         }
     }
