@@ -67,15 +67,20 @@ struct BinaryTreeMaterializer {
         case .dictionary:
             marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
-            let keysKnownDistinct = try hasLastDistinctKeyObjects(header, objectIndex: index)
             var entries: [PropertyListDictionary.Element] = []
             entries.reserveCapacity(header.count)
+            // Keys first, so they are compared with the last distinct key objects before
+            // any nested dictionary can replace those.
+            var keysKnownDistinct = header.count > 0 && header.count == lastDistinctKeyObjects.count
             for position in 0..<header.count {
                 let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                let key = try self.key(ofObject: keyObject, dictionary: index)
+                if keysKnownDistinct, keyObject != lastDistinctKeyObjects[position] { keysKnownDistinct = false }
+                entries.append((try self.key(ofObject: keyObject, dictionary: index), .bool(false)))
+            }
+            for position in 0..<header.count {
                 let valueObject = try reader.reference(
                     at: header.payload, position: header.count + position, objectIndex: index)
-                entries.append((key, try self.value(ofObject: valueObject, depth: depth + 1)))
+                entries[position].value = try self.value(ofObject: valueObject, depth: depth + 1)
             }
             if keysKnownDistinct {
                 value = .dictionary(PropertyListDictionary(distinctEntries: entries))
@@ -116,17 +121,6 @@ struct BinaryTreeMaterializer {
         try account(values: 1, bytes: key.utf8.count, objectIndex: index)
         if let slot = remember(index, previousMark: mark) { memoKeys[slot] = key }
         return key
-    }
-
-    private func hasLastDistinctKeyObjects(
-        _ header: BinaryObjectReader.Header, objectIndex: Int
-    ) throws(PropertyListError) -> Bool {
-        guard header.count == lastDistinctKeyObjects.count, header.count > 0 else { return false }
-        for position in 0..<header.count
-        where try reader.reference(at: header.payload, position: position, objectIndex: objectIndex) != lastDistinctKeyObjects[position] {
-            return false
-        }
-        return true
     }
 
     private mutating func rememberDistinctKeyObjects(
