@@ -7,7 +7,15 @@
 public struct PropertyListDictionary: Sendable {
     public typealias Element = (key: String, value: PropertyListValue)
 
-    private var entries: [Element]
+    /// Storage entry: a struct rather than `Element`, because an array of tuples is
+    /// destroyed element by element through the runtime's generic tuple code, while a
+    /// struct gets a specialised destroy, which makes freeing a large tree cheaper.
+    struct Entry {
+        var key: String
+        var value: PropertyListValue
+    }
+
+    private var entries: [Entry]
     /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
     private var index: [String: Int]?
 
@@ -24,7 +32,7 @@ public struct PropertyListDictionary: Sendable {
 
     /// Takes `entries` as they are when their keys are distinct, which readers check
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
-    init(readEntries: [Element]) {
+    init(readEntries: [Entry]) {
         if readEntries.count <= Self.linearSearchLimit {
             // Keys of different lengths differ; only equal lengths need a comparison.
             let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
@@ -47,7 +55,7 @@ public struct PropertyListDictionary: Sendable {
     }
 
     /// Takes `entries` as they are; the caller knows their keys are distinct.
-    init(distinctEntries: [Element]) {
+    init(distinctEntries: [Entry]) {
         entries = distinctEntries
         if entries.count > Self.linearSearchLimit { rebuildIndex() }
     }
@@ -85,7 +93,7 @@ public struct PropertyListDictionary: Sendable {
             entries[position].value = value
             return old
         }
-        entries.append((key, value))
+        entries.append(Entry(key: key, value: value))
         if index != nil {
             index![key] = entries.count - 1
         } else if entries.count > Self.linearSearchLimit {
@@ -117,7 +125,7 @@ public struct PropertyListDictionary: Sendable {
 extension PropertyListDictionary: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { entries.count }
-    public subscript(position: Int) -> Element { entries[position] }
+    public subscript(position: Int) -> Element { (entries[position].key, entries[position].value) }
 }
 
 extension PropertyListDictionary: Hashable {

@@ -23,9 +23,9 @@ struct BinaryTreeMaterializer {
     private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
-    /// The key objects of the last small dictionary found to have distinct keys. Records
-    /// of one kind share their key objects, so later ones skip the distinctness check.
-    private var lastDistinctKeyObjects: [Int] = []
+    /// The keys of the last small dictionary found to have distinct keys. Records of one
+    /// kind share their key objects, so later ones neither decode nor check their keys.
+    private var lastDistinctKeys = KeyShape()
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
@@ -67,15 +67,19 @@ struct BinaryTreeMaterializer {
         case .dictionary:
             marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
-            var entries: [PropertyListDictionary.Element] = []
+            var entries: [PropertyListDictionary.Entry] = []
             entries.reserveCapacity(header.count)
-            // Keys first, so they are compared with the last distinct key objects before
-            // any nested dictionary can replace those.
-            var keysKnownDistinct = header.count > 0 && header.count == lastDistinctKeyObjects.count
-            for position in 0..<header.count {
-                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                if keysKnownDistinct, keyObject != lastDistinctKeyObjects[position] { keysKnownDistinct = false }
-                entries.append((try self.key(ofObject: keyObject, dictionary: index), .bool(false)))
+            // Keys first, so they are compared with the last distinct keys before any
+            // nested dictionary can replace those.
+            let keysKnownDistinct = try lastDistinctKeys.match(header, reader: reader, objectIndex: index)
+            if keysKnownDistinct {
+                try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
+                for key in lastDistinctKeys.keys { entries.append(.init(key: key, value: .bool(false))) }
+            } else {
+                for position in 0..<header.count {
+                    let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
+                    entries.append(.init(key: try self.key(ofObject: keyObject, dictionary: index), value: .bool(false)))
+                }
             }
             for position in 0..<header.count {
                 let valueObject = try reader.reference(
@@ -86,8 +90,8 @@ struct BinaryTreeMaterializer {
                 value = .dictionary(PropertyListDictionary(distinctEntries: entries))
             } else {
                 let dictionary = PropertyListDictionary(readEntries: entries)
-                if dictionary.count == entries.count {
-                    try rememberDistinctKeyObjects(header, objectIndex: index)
+                if dictionary.count == entries.count, dictionary.count <= PropertyListDictionary.linearSearchLimit {
+                    try lastDistinctKeys.remember(header, entries: entries, reader: reader, objectIndex: index)
                 }
                 value = .dictionary(dictionary)
             }
@@ -123,16 +127,6 @@ struct BinaryTreeMaterializer {
         return key
     }
 
-    private mutating func rememberDistinctKeyObjects(
-        _ header: BinaryObjectReader.Header, objectIndex: Int
-    ) throws(PropertyListError) {
-        guard header.count <= PropertyListDictionary.linearSearchLimit else { return }
-        lastDistinctKeyObjects.removeAll(keepingCapacity: true)
-        for position in 0..<header.count {
-            lastDistinctKeyObjects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
-        }
-    }
-
     /// Containers must be tracked (cycles, fan-out), and strings and data are cheaper
     /// to share than to decode again; numbers, dates and booleans are not.
     private static func isWorthSharing(_ header: BinaryObjectReader.Header) -> Bool {
@@ -166,6 +160,38 @@ struct BinaryTreeMaterializer {
         }
         guard byteCount <= limits.maxByteCount else {
             throw PropertyListError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", objectIndex: objectIndex)
+        }
+    }
+}
+
+/// The key objects of one dictionary, with the strings they decoded to.
+private struct KeyShape {
+    private var objects: [Int] = []
+    private(set) var keys: [String] = []
+    /// What the keys add to the byte count each time they are read.
+    private(set) var byteCount = 0
+
+    /// Whether `header`'s dictionary has exactly these key objects, in this order.
+    func match(_ header: BinaryObjectReader.Header, reader: BinaryObjectReader, objectIndex: Int) throws(PropertyListError) -> Bool {
+        guard header.count > 0, header.count == objects.count else { return false }
+        for position in 0..<header.count
+        where try reader.reference(at: header.payload, position: position, objectIndex: objectIndex) != objects[position] {
+            return false
+        }
+        return true
+    }
+
+    mutating func remember(
+        _ header: BinaryObjectReader.Header, entries: [PropertyListDictionary.Entry], reader: BinaryObjectReader,
+        objectIndex: Int
+    ) throws(PropertyListError) {
+        objects.removeAll(keepingCapacity: true)
+        keys.removeAll(keepingCapacity: true)
+        byteCount = 0
+        for (position, entry) in entries.enumerated() {
+            objects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
+            keys.append(entry.key)
+            byteCount += entry.key.utf8.count
         }
     }
 }
