@@ -4,35 +4,40 @@
 /// equality ignores it, as `NSDictionary` and every plist reader do. Small dictionaries,
 /// the common case for model records, are searched linearly and never hash their keys;
 /// larger ones keep a hash index.
+///
+/// Dictionaries read from one binary plist whose values hold no array or dictionary
+/// (records, typically) share storage blocks of a few thousand entries, so one kept
+/// alive after the rest are gone keeps its block (up to about 160 KB) alive too;
+/// changing it first copies its own entries out.
 public struct PropertyListDictionary: Sendable {
     public typealias Element = (key: String, value: PropertyListValue)
 
-    /// Storage entry: a struct rather than `Element`, because an array of tuples is
-    /// destroyed element by element through the runtime's generic tuple code, while a
-    /// struct gets a specialised destroy, which makes freeing a large tree cheaper.
+    /// Storage entry: a struct rather than `Element`, because tuples are destroyed
+    /// through the runtime's generic tuple code, while a struct gets a specialised
+    /// destroy, which makes freeing a large tree cheaper.
     struct Entry {
         var key: String
         var value: PropertyListValue
     }
 
-    private var entries: [Entry]
+    private var entries: DictionaryEntries
     /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
     private var index: [String: Int]?
 
     static let linearSearchLimit = 12
 
     public init() {
-        entries = []
+        entries = DictionaryEntries()
     }
 
     public init(minimumCapacity: Int) {
-        entries = []
+        entries = DictionaryEntries()
         entries.reserveCapacity(minimumCapacity)
     }
 
     /// Takes `entries` as they are when their keys are distinct, which readers check
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
-    init(readEntries: [Entry]) {
+    init(readEntries: DictionaryEntries) {
         if readEntries.count <= Self.linearSearchLimit {
             // Keys of different lengths differ; only equal lengths need a comparison.
             let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
@@ -55,7 +60,7 @@ public struct PropertyListDictionary: Sendable {
     }
 
     /// Takes `entries` as they are; the caller knows their keys are distinct.
-    init(distinctEntries: [Entry]) {
+    init(distinctEntries: DictionaryEntries) {
         entries = distinctEntries
         if entries.count > Self.linearSearchLimit { rebuildIndex() }
     }

@@ -26,6 +26,9 @@ struct BinaryTreeMaterializer {
     /// The keys of the last small dictionary found to have distinct keys. Records of one
     /// kind share their key objects, so later ones neither decode nor check their keys.
     private var lastDistinctKeys = KeyShape()
+    /// Shared storage for the entries of dictionaries without containers among their
+    /// values: a few large blocks rather than one allocation per record.
+    private var arena = EntryArena()
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
@@ -67,25 +70,31 @@ struct BinaryTreeMaterializer {
         case .dictionary:
             marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
-            var entries: [PropertyListDictionary.Entry] = []
-            entries.reserveCapacity(header.count)
+            var range = arena.begin(capacity: header.count)
             // Keys first, so they are compared with the last distinct keys before any
-            // nested dictionary can replace those.
+            // nested dictionary can replace those, and so a nested dictionary's entries
+            // follow this one's in the arena.
             let keysKnownDistinct = try lastDistinctKeys.match(header, reader: reader, objectIndex: index)
             if keysKnownDistinct {
                 try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
-                for key in lastDistinctKeys.keys { entries.append(.init(key: key, value: .bool(false))) }
+                for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
             } else {
                 for position in 0..<header.count {
                     let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                    entries.append(.init(key: try self.key(ofObject: keyObject, dictionary: index), value: .bool(false)))
+                    arena.appendKey(try self.key(ofObject: keyObject, dictionary: index), to: &range)
                 }
             }
-            for position in 0..<header.count {
-                let valueObject = try reader.reference(
-                    at: header.payload, position: header.count + position, objectIndex: index)
-                entries[position].value = try self.value(ofObject: valueObject, depth: depth + 1)
+            do {
+                for position in 0..<header.count {
+                    let valueObject = try reader.reference(
+                        at: header.payload, position: header.count + position, objectIndex: index)
+                    arena.setNextValue(try self.value(ofObject: valueObject, depth: depth + 1), in: &range)
+                }
+            } catch {
+                arena.abandon(range)
+                throw error
             }
+            let entries = arena.finish(range)
             if keysKnownDistinct {
                 value = .dictionary(PropertyListDictionary(distinctEntries: entries))
             } else {
@@ -182,7 +191,7 @@ private struct KeyShape {
     }
 
     mutating func remember(
-        _ header: BinaryObjectReader.Header, entries: [PropertyListDictionary.Entry], reader: BinaryObjectReader,
+        _ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader,
         objectIndex: Int
     ) throws(PropertyListError) {
         objects.removeAll(keepingCapacity: true)
