@@ -4,40 +4,27 @@
 /// equality ignores it, as `NSDictionary` and every plist reader do. Small dictionaries,
 /// the common case for model records, are searched linearly and never hash their keys;
 /// larger ones keep a hash index.
-///
-/// Dictionaries read from one binary plist whose values hold no array or dictionary
-/// (records, typically) share storage blocks of a few thousand entries, so one kept
-/// alive after the rest are gone keeps its block (up to about 160 KB) alive too;
-/// changing it first copies its own entries out.
 public struct PropertyListDictionary: Sendable {
     public typealias Element = (key: String, value: PropertyListValue)
 
-    /// Storage entry: a struct rather than `Element`, because tuples are destroyed
-    /// through the runtime's generic tuple code, while a struct gets a specialised
-    /// destroy, which makes freeing a large tree cheaper.
-    struct Entry {
-        var key: String
-        var value: PropertyListValue
-    }
-
-    private var entries: DictionaryEntries
+    private var entries: [Element]
     /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
     private var index: [String: Int]?
 
     static let linearSearchLimit = 12
 
     public init() {
-        entries = DictionaryEntries()
+        entries = []
     }
 
     public init(minimumCapacity: Int) {
-        entries = DictionaryEntries()
+        entries = []
         entries.reserveCapacity(minimumCapacity)
     }
 
     /// Takes `entries` as they are when their keys are distinct, which readers check
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
-    init(readEntries: DictionaryEntries) {
+    init(readEntries: [Element]) {
         if readEntries.count <= Self.linearSearchLimit {
             // Keys of different lengths differ; only equal lengths need a comparison.
             let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
@@ -60,7 +47,7 @@ public struct PropertyListDictionary: Sendable {
     }
 
     /// Takes `entries` as they are; the caller knows their keys are distinct.
-    init(distinctEntries: DictionaryEntries) {
+    init(distinctEntries: [Element]) {
         entries = distinctEntries
         if entries.count > Self.linearSearchLimit { rebuildIndex() }
     }
@@ -98,7 +85,7 @@ public struct PropertyListDictionary: Sendable {
             entries[position].value = value
             return old
         }
-        entries.append(Entry(key: key, value: value))
+        entries.append((key, value))
         if index != nil {
             index![key] = entries.count - 1
         } else if entries.count > Self.linearSearchLimit {
@@ -130,7 +117,7 @@ public struct PropertyListDictionary: Sendable {
 extension PropertyListDictionary: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { entries.count }
-    public subscript(position: Int) -> Element { (entries[position].key, entries[position].value) }
+    public subscript(position: Int) -> Element { entries[position] }
 }
 
 extension PropertyListDictionary: Hashable {

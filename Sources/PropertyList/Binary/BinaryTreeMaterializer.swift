@@ -23,12 +23,9 @@ struct BinaryTreeMaterializer {
     private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
-    /// The keys of the last small dictionary found to have distinct keys. Records of one
-    /// kind share their key objects, so later ones neither decode nor check their keys.
-    private var lastDistinctKeys = KeyShape()
-    /// Shared storage for the entries of dictionaries without containers among their
-    /// values: a few large blocks rather than one allocation per record.
-    private var arena = EntryArena()
+    /// The key objects of the last small dictionary found to have distinct keys. Records
+    /// of one kind share their key objects, so later ones skip the distinctness check.
+    private var lastDistinctKeyObjects: [Int] = []
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
@@ -70,37 +67,27 @@ struct BinaryTreeMaterializer {
         case .dictionary:
             marks[index] = Self.inProgress
             try account(values: 1, bytes: 0, objectIndex: index)
-            var range = arena.begin(capacity: header.count)
-            // Keys first, so they are compared with the last distinct keys before any
-            // nested dictionary can replace those, and so a nested dictionary's entries
-            // follow this one's in the arena.
-            let keysKnownDistinct = try lastDistinctKeys.match(header, reader: reader, objectIndex: index)
-            if keysKnownDistinct {
-                try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
-                for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
-            } else {
-                for position in 0..<header.count {
-                    let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                    arena.appendKey(try self.key(ofObject: keyObject, dictionary: index), to: &range)
-                }
+            var entries: [PropertyListDictionary.Element] = []
+            entries.reserveCapacity(header.count)
+            // Keys first, so they are compared with the last distinct key objects before
+            // any nested dictionary can replace those.
+            var keysKnownDistinct = header.count > 0 && header.count == lastDistinctKeyObjects.count
+            for position in 0..<header.count {
+                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
+                if keysKnownDistinct, keyObject != lastDistinctKeyObjects[position] { keysKnownDistinct = false }
+                entries.append((try self.key(ofObject: keyObject, dictionary: index), .bool(false)))
             }
-            do {
-                for position in 0..<header.count {
-                    let valueObject = try reader.reference(
-                        at: header.payload, position: header.count + position, objectIndex: index)
-                    arena.setNextValue(try self.value(ofObject: valueObject, depth: depth + 1), in: &range)
-                }
-            } catch {
-                arena.abandon(range)
-                throw error
+            for position in 0..<header.count {
+                let valueObject = try reader.reference(
+                    at: header.payload, position: header.count + position, objectIndex: index)
+                entries[position].value = try self.value(ofObject: valueObject, depth: depth + 1)
             }
-            let entries = arena.finish(range)
             if keysKnownDistinct {
                 value = .dictionary(PropertyListDictionary(distinctEntries: entries))
             } else {
                 let dictionary = PropertyListDictionary(readEntries: entries)
-                if dictionary.count == entries.count, dictionary.count <= PropertyListDictionary.linearSearchLimit {
-                    try lastDistinctKeys.remember(header, entries: entries, reader: reader, objectIndex: index)
+                if dictionary.count == entries.count {
+                    try rememberDistinctKeyObjects(header, objectIndex: index)
                 }
                 value = .dictionary(dictionary)
             }
@@ -136,6 +123,16 @@ struct BinaryTreeMaterializer {
         return key
     }
 
+    private mutating func rememberDistinctKeyObjects(
+        _ header: BinaryObjectReader.Header, objectIndex: Int
+    ) throws(PropertyListError) {
+        guard header.count <= PropertyListDictionary.linearSearchLimit else { return }
+        lastDistinctKeyObjects.removeAll(keepingCapacity: true)
+        for position in 0..<header.count {
+            lastDistinctKeyObjects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
+        }
+    }
+
     /// Containers must be tracked (cycles, fan-out), and strings and data are cheaper
     /// to share than to decode again; numbers, dates and booleans are not.
     private static func isWorthSharing(_ header: BinaryObjectReader.Header) -> Bool {
@@ -169,38 +166,6 @@ struct BinaryTreeMaterializer {
         }
         guard byteCount <= limits.maxByteCount else {
             throw PropertyListError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", objectIndex: objectIndex)
-        }
-    }
-}
-
-/// The key objects of one dictionary, with the strings they decoded to.
-private struct KeyShape {
-    private var objects: [Int] = []
-    private(set) var keys: [String] = []
-    /// What the keys add to the byte count each time they are read.
-    private(set) var byteCount = 0
-
-    /// Whether `header`'s dictionary has exactly these key objects, in this order.
-    func match(_ header: BinaryObjectReader.Header, reader: BinaryObjectReader, objectIndex: Int) throws(PropertyListError) -> Bool {
-        guard header.count > 0, header.count == objects.count else { return false }
-        for position in 0..<header.count
-        where try reader.reference(at: header.payload, position: position, objectIndex: objectIndex) != objects[position] {
-            return false
-        }
-        return true
-    }
-
-    mutating func remember(
-        _ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader,
-        objectIndex: Int
-    ) throws(PropertyListError) {
-        objects.removeAll(keepingCapacity: true)
-        keys.removeAll(keepingCapacity: true)
-        byteCount = 0
-        for (position, entry) in entries.enumerated() {
-            objects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
-            keys.append(entry.key)
-            byteCount += entry.key.utf8.count
         }
     }
 }
