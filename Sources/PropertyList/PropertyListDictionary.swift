@@ -4,27 +4,39 @@
 /// equality ignores it, as `NSDictionary` and every plist reader do. Small dictionaries,
 /// the common case for model records, are searched linearly and never hash their keys;
 /// larger ones keep a hash index.
+///
+/// Dictionaries read from one binary plist whose values hold no array or dictionary
+/// (records, typically) share storage blocks of a few thousand entries, so one kept
+/// alive after the rest are gone keeps its block (up to about 160 KB) alive too;
+/// changing it first copies its own entries out.
 public struct PropertyListDictionary: Sendable {
     public typealias Element = (key: String, value: PropertyListValue)
 
-    private var entries: [Element]
-    /// Positions of keys in `entries`; present only above `linearSearchLimit` entries.
-    private var index: [String: Int]?
+    /// Storage entry: a struct rather than `Element`, because tuples are destroyed
+    /// through the runtime's generic tuple code, while a struct gets a specialised
+    /// destroy, which makes freeing a large tree cheaper.
+    struct Entry {
+        var key: String
+        var value: PropertyListValue
+    }
+
+    /// The entries, with positions of keys present only above `linearSearchLimit` entries.
+    private var entries: DictionaryEntries
 
     static let linearSearchLimit = 12
 
     public init() {
-        entries = []
+        entries = DictionaryEntries()
     }
 
     public init(minimumCapacity: Int) {
-        entries = []
+        entries = DictionaryEntries()
         entries.reserveCapacity(minimumCapacity)
     }
 
     /// Takes `entries` as they are when their keys are distinct, which readers check
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
-    init(readEntries: [Element]) {
+    init(readEntries: DictionaryEntries) {
         if readEntries.count <= Self.linearSearchLimit {
             // Keys of different lengths differ; only equal lengths need a comparison.
             let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
@@ -47,7 +59,7 @@ public struct PropertyListDictionary: Sendable {
     }
 
     /// Takes `entries` as they are; the caller knows their keys are distinct.
-    init(distinctEntries: [Element]) {
+    init(distinctEntries: DictionaryEntries) {
         entries = distinctEntries
         if entries.count > Self.linearSearchLimit { rebuildIndex() }
     }
@@ -85,11 +97,13 @@ public struct PropertyListDictionary: Sendable {
             entries[position].value = value
             return old
         }
-        entries.append((key, value))
-        if index != nil {
-            index![key] = entries.count - 1
-        } else if entries.count > Self.linearSearchLimit {
-            rebuildIndex()
+        entries.append(Entry(key: key, value: value))
+        if entries.count > Self.linearSearchLimit {
+            if entries.index != nil {
+                entries.addToIndex(key, at: entries.count - 1)
+            } else {
+                rebuildIndex()
+            }
         }
         return nil
     }
@@ -98,26 +112,30 @@ public struct PropertyListDictionary: Sendable {
     public mutating func removeValue(forKey key: String) -> PropertyListValue? {
         guard let position = position(of: key) else { return nil }
         let old = entries.remove(at: position).value
-        if index != nil { rebuildIndex() }
+        if entries.count > Self.linearSearchLimit {
+            rebuildIndex()
+        } else if entries.index != nil {
+            entries.index = nil
+        }
         return old
     }
 
     private func position(of key: String) -> Int? {
-        if let index { return index[key] }
+        if entries.count > Self.linearSearchLimit, let index = entries.index { return index[key] }
         return entries.firstIndex { $0.key == key }
     }
 
     private mutating func rebuildIndex() {
         var index = [String: Int](minimumCapacity: entries.count)
         for (position, entry) in entries.enumerated() { index[entry.key] = position }
-        self.index = index
+        entries.index = index
     }
 }
 
 extension PropertyListDictionary: RandomAccessCollection {
     public var startIndex: Int { 0 }
     public var endIndex: Int { entries.count }
-    public subscript(position: Int) -> Element { entries[position] }
+    public subscript(position: Int) -> Element { (entries[position].key, entries[position].value) }
 }
 
 extension PropertyListDictionary: Hashable {

@@ -60,6 +60,11 @@ struct BinaryPropertyListTrailer: Sendable {
         switch size {
         case 1: return UInt64(bytes[offset])
         case 2: return UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self).bigEndian)
+        // Files between 64 KB and 16 MB, or with as many objects, use 3-byte offsets or
+        // references, so this width is as common as the powers of two.
+        case 3:
+            return UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self).bigEndian) << 8
+                | UInt64(bytes[offset + 2])
         case 4: return UInt64(bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self).bigEndian)
         case 8: return bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self).bigEndian
         default:

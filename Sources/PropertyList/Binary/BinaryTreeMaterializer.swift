@@ -23,9 +23,12 @@ struct BinaryTreeMaterializer {
     private var memoByteCounts: [Int] = []
     private var valueCount = 0
     private var byteCount = 0
-    /// The key objects of the last small dictionary found to have distinct keys. Records
-    /// of one kind share their key objects, so later ones skip the distinctness check.
-    private var lastDistinctKeyObjects: [Int] = []
+    /// The keys of the last small dictionary found to have distinct keys. Records of one
+    /// kind share their key objects, so later ones neither decode nor check their keys.
+    private var lastDistinctKeys = KeyShape()
+    /// Shared storage for the entries of dictionaries without containers among their
+    /// values: a few large blocks rather than one allocation per record.
+    private var arena = EntryArena()
 
     init(reader: BinaryObjectReader, limits: PropertyListLimits) {
         self.reader = reader
@@ -54,46 +57,10 @@ struct BinaryTreeMaterializer {
         let bytesBefore = byteCount
         let value: PropertyListValue
         switch header.kind {
-        case .array:
-            marks[index] = Self.inProgress
-            try account(values: 1, bytes: 0, objectIndex: index)
-            var elements: [PropertyListValue] = []
-            elements.reserveCapacity(header.count)
-            for position in 0..<header.count {
-                let child = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                elements.append(try self.value(ofObject: child, depth: depth + 1))
-            }
-            value = .array(elements)
-        case .dictionary:
-            marks[index] = Self.inProgress
-            try account(values: 1, bytes: 0, objectIndex: index)
-            var entries: [PropertyListDictionary.Element] = []
-            entries.reserveCapacity(header.count)
-            // Keys first, so they are compared with the last distinct key objects before
-            // any nested dictionary can replace those.
-            var keysKnownDistinct = header.count > 0 && header.count == lastDistinctKeyObjects.count
-            for position in 0..<header.count {
-                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                if keysKnownDistinct, keyObject != lastDistinctKeyObjects[position] { keysKnownDistinct = false }
-                entries.append((try self.key(ofObject: keyObject, dictionary: index), .bool(false)))
-            }
-            for position in 0..<header.count {
-                let valueObject = try reader.reference(
-                    at: header.payload, position: header.count + position, objectIndex: index)
-                entries[position].value = try self.value(ofObject: valueObject, depth: depth + 1)
-            }
-            if keysKnownDistinct {
-                value = .dictionary(PropertyListDictionary(distinctEntries: entries))
-            } else {
-                let dictionary = PropertyListDictionary(readEntries: entries)
-                if dictionary.count == entries.count {
-                    try rememberDistinctKeyObjects(header, objectIndex: index)
-                }
-                value = .dictionary(dictionary)
-            }
+        case .array: value = try array(header, objectIndex: index, depth: depth)
+        case .dictionary: value = try dictionary(header, objectIndex: index, depth: depth)
         default:
-            let bytes = header.kind == .data || header.kind == .asciiString || header.kind == .utf16String ? header.count : 0
-            try account(values: 1, bytes: bytes, objectIndex: index)
+            try account(values: 1, bytes: header.count, objectIndex: index)
             value = try reader.scalar(header, objectIndex: index)
         }
         let slot = remember(index, previousMark: mark)
@@ -103,6 +70,64 @@ struct BinaryTreeMaterializer {
             memoByteCounts[slot] = byteCount - bytesBefore
         }
         return value
+    }
+
+    // Containers are decoded out of line, so that `value(ofObject:depth:)` stays small
+    // for the scalars that make up most of a file.
+
+    @inline(never)
+    private mutating func array(
+        _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
+    ) throws(PropertyListError) -> PropertyListValue {
+        marks[index] = Self.inProgress
+        try account(values: 1, bytes: 0, objectIndex: index)
+        var elements: [PropertyListValue] = []
+        elements.reserveCapacity(header.count)
+        for position in 0..<header.count {
+            let child = try reader.reference(at: header.payload, position: position, objectIndex: index)
+            elements.append(try value(ofObject: child, depth: depth + 1))
+        }
+        return .array(elements)
+    }
+
+    @inline(never)
+    private mutating func dictionary(
+        _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
+    ) throws(PropertyListError) -> PropertyListValue {
+        marks[index] = Self.inProgress
+        try account(values: 1, bytes: 0, objectIndex: index)
+        guard header.count <= DictionaryEntries.maximumCount else {
+            throw PropertyListError(.limitExceeded, "dictionary of \(header.count) entries", objectIndex: index)
+        }
+        var range = arena.begin(capacity: header.count)
+        // Keys first, so they are compared with the last distinct keys before any
+        // nested dictionary can replace those.
+        let keysKnownDistinct = lastDistinctKeys.match(header, reader: reader)
+        if keysKnownDistinct {
+            try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
+            for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
+        } else {
+            for position in 0..<header.count {
+                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
+                arena.appendKey(try key(ofObject: keyObject, dictionary: index), to: &range)
+            }
+        }
+        do {
+            for position in 0..<header.count {
+                let valueObject = try reader.reference(at: header.payload, position: header.count + position, objectIndex: index)
+                arena.setNextValue(try value(ofObject: valueObject, depth: depth + 1), in: &range)
+            }
+        } catch {
+            arena.abandon(range)
+            throw error
+        }
+        let entries = arena.finish(range)
+        if keysKnownDistinct { return .dictionary(PropertyListDictionary(distinctEntries: entries)) }
+        let dictionary = PropertyListDictionary(readEntries: entries)
+        if dictionary.count == entries.count, dictionary.count <= PropertyListDictionary.linearSearchLimit {
+            lastDistinctKeys.remember(header, entries: entries, reader: reader)
+        }
+        return .dictionary(dictionary)
     }
 
     /// A dictionary key: a string object, read without wrapping it in a value.
@@ -121,16 +146,6 @@ struct BinaryTreeMaterializer {
         try account(values: 1, bytes: key.utf8.count, objectIndex: index)
         if let slot = remember(index, previousMark: mark) { memoKeys[slot] = key }
         return key
-    }
-
-    private mutating func rememberDistinctKeyObjects(
-        _ header: BinaryObjectReader.Header, objectIndex: Int
-    ) throws(PropertyListError) {
-        guard header.count <= PropertyListDictionary.linearSearchLimit else { return }
-        lastDistinctKeyObjects.removeAll(keepingCapacity: true)
-        for position in 0..<header.count {
-            lastDistinctKeyObjects.append(try reader.reference(at: header.payload, position: position, objectIndex: objectIndex))
-        }
     }
 
     /// Containers must be tracked (cycles, fan-out), and strings and data are cheaper
@@ -166,6 +181,35 @@ struct BinaryTreeMaterializer {
         }
         guard byteCount <= limits.maxByteCount else {
             throw PropertyListError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", objectIndex: objectIndex)
+        }
+    }
+}
+
+/// The key objects of one dictionary, with the strings they decoded to.
+private struct KeyShape {
+    /// The key references as stored. They were checked when remembered, so a dictionary
+    /// whose key references have the same bytes has the same, valid, keys.
+    private var referenceBytes: [UInt8] = []
+    private(set) var keys: [String] = []
+    /// What the keys add to the byte count each time they are read.
+    private(set) var byteCount = 0
+
+    /// Whether `header`'s dictionary has exactly these key objects, in this order.
+    func match(_ header: BinaryObjectReader.Header, reader: BinaryObjectReader) -> Bool {
+        guard header.count > 0, header.count == keys.count else { return false }
+        let stored = header.payload..<header.payload + header.count * reader.trailer.referenceSize
+        return referenceBytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: reader.bytes[stored]).hasSameBytes(as: $0) }
+    }
+
+    /// Remembers the keys of `header`'s dictionary, read as `entries`.
+    mutating func remember(_ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader) {
+        let stored = header.payload..<header.payload + header.count * reader.trailer.referenceSize
+        referenceBytes.replaceSubrange(referenceBytes.indices, with: reader.bytes[stored])
+        keys.removeAll(keepingCapacity: true)
+        byteCount = 0
+        for entry in entries {
+            keys.append(entry.key)
+            byteCount += entry.key.utf8.count
         }
     }
 }
