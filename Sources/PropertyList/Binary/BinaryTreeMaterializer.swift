@@ -79,8 +79,7 @@ struct BinaryTreeMaterializer {
     private mutating func array(
         _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
     ) throws(PropertyListError) -> PropertyListValue {
-        marks[index] = Self.inProgress
-        try account(values: 1, bytes: 0, objectIndex: index)
+        try enterContainer(index)
         var elements: [PropertyListValue] = []
         elements.reserveCapacity(header.count)
         for position in 0..<header.count {
@@ -94,8 +93,7 @@ struct BinaryTreeMaterializer {
     private mutating func dictionary(
         _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
     ) throws(PropertyListError) -> PropertyListValue {
-        marks[index] = Self.inProgress
-        try account(values: 1, bytes: 0, objectIndex: index)
+        try enterContainer(index)
         guard header.count <= DictionaryEntries.maximumCount else {
             throw PropertyListError(.limitExceeded, "dictionary of \(header.count) entries", objectIndex: index)
         }
@@ -128,6 +126,14 @@ struct BinaryTreeMaterializer {
             lastDistinctKeys.remember(header, entries: entries, reader: reader)
         }
         return .dictionary(dictionary)
+    }
+
+    /// Marks a container as being decoded, so that reaching it again is a cycle, and
+    /// counts it.
+    @inline(__always)
+    private mutating func enterContainer(_ index: Int) throws(PropertyListError) {
+        marks[index] = Self.inProgress
+        try account(values: 1, bytes: 0, objectIndex: index)
     }
 
     /// A dictionary key: a string object, read without wrapping it in a value.
