@@ -90,6 +90,23 @@ struct BinaryPropertyListTests {
         #expect(value.arrayValue?[2].dictionaryValue?.count == 1)
     }
 
+    /// Offsets and references take 1, 2 or 4 bytes as the file and its object count
+    /// grow; each width must be the narrowest that fits and read back to the same value.
+    @Test(arguments: [10, 300, 70_000])
+    func writerPicksTheNarrowestWidths(objects count: Int) throws {
+        let value = PropertyListValue.array((0..<count).map { .string("item \($0)") })
+        let written = try PropertyListWriter.binary.write(value)
+        let trailer = written.suffix(32)
+        let offsetSize = Int(trailer[trailer.startIndex + 6])
+        let referenceSize = Int(trailer[trailer.startIndex + 7])
+        let tableOffset = trailer.suffix(8).reduce(0) { $0 << 8 | Int($1) }
+        let narrowest = { (maximum: Int) in [1, 2, 4, 8].first { maximum < 1 << ($0 * 8) }! }
+        #expect(offsetSize == narrowest(tableOffset))
+        #expect(referenceSize == narrowest(count))
+        #expect(written.count == tableOffset + (count + 1) * offsetSize + 32)
+        #expect(try PropertyListReader().read(written) == value)
+    }
+
     @Test func outputIsDeterministic() throws {
         let value: PropertyListValue = ["b": [1, 2], "a": ["x": "y"], "c": .date(Date(timeIntervalSinceReferenceDate: 0))]
         #expect(try PropertyListWriter.binary.write(value) == PropertyListWriter.binary.write(value))

@@ -85,15 +85,16 @@ package enum BinaryObjectEncoder {
     }
 
     /// The offset table (each offset in the narrowest width that fits) and the trailer.
+    ///
+    /// Takes an array rather than any collection: called from another module, a generic
+    /// version ran unspecialised, through witness tables for every offset.
     @inlinable
     package static func appendOffsetTableAndTrailer(
-        offsets: some Collection<Int>, referenceSize: Int, topObject: Int, to output: inout [UInt8]
+        offsets: [Int], referenceSize: Int, topObject: Int, to output: inout [UInt8]
     ) {
         let tableOffset = output.count
         let offsetSize = byteWidth(forMaximum: UInt64(tableOffset))
-        for offset in offsets {
-            appendBigEndian(UInt64(offset), width: offsetSize, to: &output)
-        }
+        offsets.withUnsafeBufferPointer { appendBigEndian($0, width: offsetSize, to: &output) }
         output.append(contentsOf: repeatElement(0, count: 6))
         output.append(UInt8(offsetSize))
         output.append(UInt8(referenceSize))
@@ -115,10 +116,40 @@ package enum BinaryObjectEncoder {
 
     @inlinable @inline(__always)
     package static func appendBigEndian(_ value: UInt64, width: Int, to output: inout [UInt8]) {
-        var shift = (width - 1) * 8
-        while shift >= 0 {
-            output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
-            shift -= 8
+        // One and two bytes are the common widths of references; unrolled, they skip
+        // the loop's shifts.
+        switch width {
+        case 1:
+            output.append(UInt8(truncatingIfNeeded: value))
+        case 2:
+            output.append(UInt8(truncatingIfNeeded: value >> 8))
+            output.append(UInt8(truncatingIfNeeded: value))
+        default:
+            var shift = (width - 1) * 8
+            while shift >= 0 {
+                output.append(UInt8(truncatingIfNeeded: value >> UInt64(shift)))
+                shift -= 8
+            }
+        }
+    }
+
+    /// Appends every value in `width` (1, 2, 4 or 8) big-endian bytes: references and
+    /// offset tables, grown once and stored in place rather than appended byte by byte.
+    @inlinable
+    package static func appendBigEndian(_ values: UnsafeBufferPointer<Int>, width: Int, to output: inout [UInt8]) {
+        precondition(width == 1 || width == 2 || width == 4 || width == 8, "big-endian width \(width)")
+        var position = output.count
+        output.append(contentsOf: repeatElement(0, count: values.count * width))
+        output.withUnsafeMutableBytes { bytes in
+            for value in values {
+                switch width {
+                case 1: bytes.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: position, as: UInt8.self)
+                case 2: bytes.storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt16.self)
+                case 4: bytes.storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt32.self)
+                default: bytes.storeBytes(of: UInt64(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt64.self)
+                }
+                position += width
+            }
         }
     }
 }

@@ -32,8 +32,6 @@ enum BinaryPropertyListWriter {
     }
 
     private static func appendReferences(_ references: ArraySlice<Int>, width: Int, to output: inout [UInt8]) {
-        for reference in references {
-            BinaryObjectEncoder.appendBigEndian(UInt64(reference), width: width, to: &output)
-        }
+        references.withUnsafeBufferPointer { BinaryObjectEncoder.appendBigEndian($0, width: width, to: &output) }
     }
 }
