@@ -128,6 +128,41 @@ struct BinaryCorruptionTests {
         #expect(code(of: Self.plist(objects: [[0x51, 0xE9]])) == .invalidString)
     }
 
+    @Test func nonASCIIByteAnywhereInAnASCIIStringInsideAnArray() {
+        // Strings inside containers take the reader's short path; every length and position
+        // of the bad byte must still be caught, including the tails of 8-byte checks.
+        for length in 1...40 {
+            for position in 0..<length {
+                var text = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                text[position] = 0x80
+                let marker: [UInt8] = length < 15 ? [0x50 | UInt8(length)] : [0x5F, 0x10, UInt8(length)]
+                let bytes = Self.plist(objects: [[0xA1, 0x01], marker + text])
+                #expect(code(of: bytes) == .invalidString, "byte \(position) of \(length)")
+            }
+            let clean = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+            let marker: [UInt8] = length < 15 ? [0x50 | UInt8(length)] : [0x5F, 0x10, UInt8(length)]
+            #expect(code(of: Self.plist(objects: [[0xA1, 0x01], marker + clean])) == nil, "clean string of \(length)")
+        }
+    }
+
+    @Test func scalarsInsideAnArrayRunningPastTheObjectArea() {
+        // [x] where x claims more payload than lies before the offset table.
+        let truncated: [[UInt8]] = [
+            [0x13, 0x00, 0x01],  // 8-byte integer, 2 bytes present
+            [0x12, 0x00],  // 4-byte integer
+            [0x23, 0x40, 0x09],  // 8-byte real
+            [0x33, 0x41],  // date
+            [0x55, 0x61, 0x62],  // ASCII string of 5, 2 present
+            [0x5F, 0x10, 0x30, 0x61],  // ASCII string of 48 through an extended count
+            [0x5F, 0x13, 0x7F],  // extended count whose own 8 bytes are missing
+        ]
+        for object in truncated {
+            #expect(code(of: Self.plist(objects: [[0xA1, 0x01], object])) == .truncated, "\(object)")
+        }
+        // An extended count must be an integer object.
+        #expect(code(of: Self.plist(objects: [[0xA1, 0x01], [0x5F, 0x51, 0x61]])) == .invalidObject)
+    }
+
     @Test func nonStringDictionaryKey() {
         // {1: true}
         #expect(code(of: Self.plist(objects: [[0xD1, 0x01, 0x02], [0x10, 0x01], [0x09]])) == .invalidObject)

@@ -128,6 +128,67 @@ struct BinaryObjectReader {
         return Int(reference)
     }
 
+    /// The value of a boolean, a 1, 2, 4 or 8-byte integer, a real or a date at `offset`,
+    /// decoded without building a ``Header``; `nil` for any other marker, or when the
+    /// payload would run past the object area, which ``header(at:objectIndex:)`` reports.
+    @inline(__always)
+    func fixedWidthScalar(at offset: Int) -> PropertyListValue? {
+        let marker = bytes[offset]
+        let payload = offset + 1
+        switch marker {
+        case 0x08: return .bool(false)
+        case 0x09: return .bool(true)
+        case 0x10 where payload < areaEnd:
+            return .integer(Int64(bytes[payload]))
+        case 0x11 where payload + 2 <= areaEnd:
+            return .integer(Int64(bytes.loadUnaligned(fromByteOffset: payload, as: UInt16.self).bigEndian))
+        case 0x12 where payload + 4 <= areaEnd:
+            return .integer(Int64(bytes.loadUnaligned(fromByteOffset: payload, as: UInt32.self).bigEndian))
+        case 0x13 where payload + 8 <= areaEnd:
+            return .integer(Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian))
+        case 0x22 where payload + 4 <= areaEnd:
+            return .float(Float(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt32.self).bigEndian))
+        case 0x23 where payload + 8 <= areaEnd:
+            return .real(Double(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian))
+        case 0x33 where payload + 8 <= areaEnd:
+            let seconds = Double(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian)
+            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+        default: return nil
+        }
+    }
+
+    /// Where the text of an ASCII string object at `offset` lies, read without building
+    /// a ``Header``; `nil` for any other marker, or when the length is malformed or runs
+    /// past the object area, which ``header(at:objectIndex:)`` reports.
+    @inline(__always)
+    func asciiStringPayload(at offset: Int) -> Range<Int>? {
+        let marker = bytes[offset]
+        guard marker >> 4 == 0x5 else { return nil }
+        var count = Int(marker & 0x0F)
+        var payload = offset + 1
+        if count == 0x0F {
+            guard payload < areaEnd else { return nil }
+            let lengthMarker = bytes[payload]
+            guard lengthMarker >> 4 == 0x1, lengthMarker & 0x0F <= 3 else { return nil }
+            let size = 1 << Int(lengthMarker & 0x0F)
+            guard size < areaEnd - payload else { return nil }
+            let length = BinaryPropertyListTrailer.readSized(bytes, at: payload + 1, size: size)
+            guard length <= UInt64(areaEnd) else { return nil }
+            (count, payload) = (Int(length), payload + 1 + size)
+        }
+        guard count <= areaEnd - payload else { return nil }
+        return payload..<payload + count
+    }
+
+    /// The ASCII string whose text is `text`, from the object at `offset`.
+    func asciiString(_ text: Range<Int>, at offset: Int, objectIndex: Int) throws(PropertyListError) -> String {
+        let text = UnsafeRawBufferPointer(rebasing: bytes[text])
+        guard ASCIIBytes.areASCII(text) else {
+            throw PropertyListError(.invalidString, "non-ASCII byte in an ASCII string", offset: offset, objectIndex: objectIndex)
+        }
+        return String(decoding: text, as: UTF8.self)
+    }
+
     /// Decodes a non-container object.
     func scalar(_ header: Header, objectIndex: Int) throws(PropertyListError) -> PropertyListValue {
         let payload = header.payload
@@ -178,11 +239,7 @@ struct BinaryObjectReader {
     func string(_ header: Header, objectIndex: Int) throws(PropertyListError) -> String {
         let payload = header.payload
         if header.kind == .asciiString {
-            let text = UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + header.count])
-            guard ASCIIBytes.areASCII(text) else {
-                throw PropertyListError(.invalidString, "non-ASCII byte in an ASCII string", offset: header.offset, objectIndex: objectIndex)
-            }
-            return String(decoding: text, as: UTF8.self)
+            return try asciiString(payload..<payload + header.count, at: header.offset, objectIndex: objectIndex)
         }
         guard header.kind == .utf16String else {
             throw PropertyListError(.invalidObject, "\(header.kind) where a string was expected", offset: header.offset, objectIndex: objectIndex)

@@ -44,13 +44,33 @@ struct BinaryPropertyListTrailer: Sendable {
         self.topObject = Int(topObject)
         self.offsetTableOffset = Int(tableOffset)
 
-        for index in 0..<self.objectCount {
+        if let index = Self.firstOffsetOutsideObjects(bytes, table: offsetTableOffset, count: self.objectCount, size: offsetSize) {
             let offset = Self.readSized(bytes, at: offsetTableOffset + index * offsetSize, size: offsetSize)
-            guard offset >= UInt64(Self.headerSize), offset < UInt64(offsetTableOffset) else {
-                throw PropertyListError(
-                    .offsetOutOfRange, "object offset \(offset) lies outside the object area",
-                    offset: offsetTableOffset + index * offsetSize, objectIndex: index)
-            }
+            throw PropertyListError(
+                .offsetOutOfRange, "object offset \(offset) lies outside the object area",
+                offset: offsetTableOffset + index * offsetSize, objectIndex: index)
+        }
+    }
+
+    /// The first entry of the offset table that does not point between the header and
+    /// the table, or `nil`. The width is fixed per table, so each common width gets a
+    /// loop of its own instead of choosing the width for every entry.
+    private static func firstOffsetOutsideObjects(
+        _ bytes: UnsafeRawBufferPointer, table: Int, count: Int, size: Int
+    ) -> Int? {
+        @inline(__always)
+        func firstOutside(_ offset: (Int) -> UInt64) -> Int? {
+            let (low, high) = (UInt64(headerSize), UInt64(table))
+            // Unsigned wrap-around puts offsets below the header above the range too.
+            for index in 0..<count where offset(index) &- low >= high &- low { return index }
+            return nil
+        }
+        switch size {
+        case 1: return firstOutside { UInt64(bytes[table + $0]) }
+        case 2: return firstOutside { readSized(bytes, at: table + $0 * 2, size: 2) }
+        case 3: return firstOutside { readSized(bytes, at: table + $0 * 3, size: 3) }
+        case 4: return firstOutside { readSized(bytes, at: table + $0 * 4, size: 4) }
+        default: return firstOutside { readSized(bytes, at: table + $0 * size, size: size) }
         }
     }
 

@@ -42,32 +42,45 @@ struct BinaryTreeMaterializer {
             try account(values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
             return known
         }
-        let header = try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
+        let offset = try reader.offset(ofObject: index)
+        // Numbers, dates and ASCII strings, most of a typical file, skip the general header.
+        if let number = reader.fixedWidthScalar(at: offset) {
+            try account(values: 1, bytes: 0, objectIndex: index)
+            return number
+        }
+        if let text = reader.asciiStringPayload(at: offset) {
+            try account(values: 1, bytes: text.count, objectIndex: index)
+            let value = PropertyListValue.string(try reader.asciiString(text, at: offset, objectIndex: index))
+            if let slot = remember(index, previousMark: mark) {
+                (memoValues[slot], memoValueCounts[slot], memoByteCounts[slot]) = (value, 1, text.count)
+            }
+            return value
+        }
+        let header = try reader.header(at: offset, objectIndex: index)
         guard Self.isWorthSharing(header) else {
             try account(values: 1, bytes: 0, objectIndex: index)
             return try reader.scalar(header, objectIndex: index)
-        }
-        guard mark != Self.inProgress else {
-            throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
-        }
-        guard depth < limits.maxDepth else {
-            throw PropertyListError(.limitExceeded, "nesting deeper than \(limits.maxDepth)", objectIndex: index)
         }
         let valuesBefore = valueCount
         let bytesBefore = byteCount
         let value: PropertyListValue
         switch header.kind {
-        case .array: value = try array(header, objectIndex: index, depth: depth)
-        case .dictionary: value = try dictionary(header, objectIndex: index, depth: depth)
+        case .array, .dictionary:
+            guard mark != Self.inProgress else {
+                throw PropertyListError(.cyclicReference, "object \(index) contains itself", objectIndex: index)
+            }
+            guard depth < limits.maxDepth else {
+                throw PropertyListError(.limitExceeded, "nesting deeper than \(limits.maxDepth)", objectIndex: index)
+            }
+            value = header.kind == .array
+                ? try array(header, objectIndex: index, depth: depth)
+                : try dictionary(header, objectIndex: index, depth: depth)
         default:
             try account(values: 1, bytes: header.count, objectIndex: index)
             value = try reader.scalar(header, objectIndex: index)
         }
-        let slot = remember(index, previousMark: mark)
-        if let slot {
-            memoValues[slot] = value
-            memoValueCounts[slot] = valueCount - valuesBefore
-            memoByteCounts[slot] = byteCount - bytesBefore
+        if let slot = remember(index, previousMark: mark) {
+            (memoValues[slot], memoValueCounts[slot], memoByteCounts[slot]) = (value, valueCount - valuesBefore, byteCount - bytesBefore)
         }
         return value
     }
@@ -94,38 +107,91 @@ struct BinaryTreeMaterializer {
         _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
     ) throws(PropertyListError) -> PropertyListValue {
         try enterContainer(index)
-        guard header.count <= DictionaryEntries.maximumCount else {
-            throw PropertyListError(.limitExceeded, "dictionary of \(header.count) entries", objectIndex: index)
+        let count = header.count
+        guard count <= DictionaryEntries.maximumCount else {
+            throw PropertyListError(.limitExceeded, "dictionary of \(count) entries", objectIndex: index)
         }
-        var range = arena.begin(capacity: header.count)
+        guard count > 0 else { return .dictionary(PropertyListDictionary()) }
         // Keys first, so they are compared with the last distinct keys before any
         // nested dictionary can replace those.
-        let keysKnownDistinct = lastDistinctKeys.match(header, reader: reader)
-        if keysKnownDistinct {
-            try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
-            for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
-        } else {
-            for position in 0..<header.count {
-                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                arena.appendKey(try key(ofObject: keyObject, dictionary: index), to: &range)
+        if lastDistinctKeys.match(header, reader: reader) {
+            let keys = lastDistinctKeys.keys
+            try account(values: count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
+            let entries = try entries(of: header, objectIndex: index, depth: depth) { keys[$0] }
+            return .dictionary(PropertyListDictionary(distinctEntries: entries))
+        }
+        return try withScratch(of: String.self, count: count) { (keys) throws(PropertyListError) in
+            for position in 0..<count {
+                do throws(PropertyListError) {
+                    let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
+                    (keys + position).initialize(to: try key(ofObject: keyObject, dictionary: index))
+                } catch {
+                    keys.deinitialize(count: position)
+                    throw error
+                }
+            }
+            let entries: DictionaryEntries
+            do throws(PropertyListError) {
+                entries = try self.entries(of: header, objectIndex: index, depth: depth) { (keys + $0).move() }
+            } catch {
+                keys.deinitialize(count: count)
+                throw error
+            }
+            let dictionary = PropertyListDictionary(readEntries: entries)
+            if dictionary.count == count, count <= PropertyListDictionary.linearSearchLimit {
+                lastDistinctKeys.remember(header, entries: entries, reader: reader)
+            }
+            return .dictionary(dictionary)
+        }
+    }
+
+    /// Decodes the values of `header`'s dictionary and stores them as entries with the
+    /// keys `key(position)` gives, which is called once per entry and only when every
+    /// value has been read.
+    @inline(__always)
+    private mutating func entries(
+        of header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int, key: (Int) -> String
+    ) throws(PropertyListError) -> DictionaryEntries {
+        let count = header.count
+        return try withScratch(of: PropertyListValue.self, count: count) { (values) throws(PropertyListError) in
+            var holdsContainers = false
+            for position in 0..<count {
+                do throws(PropertyListError) {
+                    let valueObject = try reader.reference(at: header.payload, position: count + position, objectIndex: index)
+                    let value = try value(ofObject: valueObject, depth: depth + 1)
+                    switch value {
+                    case .array, .dictionary: holdsContainers = true
+                    default: break
+                    }
+                    (values + position).initialize(to: value)
+                } catch {
+                    values.deinitialize(count: position)
+                    throw error
+                }
+            }
+            return arena.store(count: count, shareable: !holdsContainers) { entries in
+                for position in 0..<count {
+                    (entries + position).initialize(to: .init(key: key(position), value: (values + position).move()))
+                }
             }
         }
-        do {
-            for position in 0..<header.count {
-                let valueObject = try reader.reference(at: header.payload, position: header.count + position, objectIndex: index)
-                arena.setNextValue(try value(ofObject: valueObject, depth: depth + 1), in: &range)
+    }
+
+    /// Runs `body` with room for `count` values: on the stack for a dictionary small
+    /// enough to search linearly, on the heap above that, so that deep nesting of large
+    /// dictionaries cannot exhaust the stack. `body` leaves the room deinitialised.
+    @inline(__always)
+    private func withScratch<Element, Result>(
+        of type: Element.Type, count: Int, _ body: (UnsafeMutablePointer<Element>) throws(PropertyListError) -> Result
+    ) throws(PropertyListError) -> Result {
+        guard count > PropertyListDictionary.linearSearchLimit else {
+            return try withUnsafeTemporaryAllocation(of: type, capacity: PropertyListDictionary.linearSearchLimit) {
+                (buffer) throws(PropertyListError) in try body(buffer.baseAddress!)
             }
-        } catch {
-            arena.abandon(range)
-            throw error
         }
-        let entries = arena.finish(range)
-        if keysKnownDistinct { return .dictionary(PropertyListDictionary(distinctEntries: entries)) }
-        let dictionary = PropertyListDictionary(readEntries: entries)
-        if dictionary.count == entries.count, dictionary.count <= PropertyListDictionary.linearSearchLimit {
-            lastDistinctKeys.remember(header, entries: entries, reader: reader)
-        }
-        return .dictionary(dictionary)
+        let room = UnsafeMutablePointer<Element>.allocate(capacity: count)
+        defer { room.deallocate() }
+        return try body(room)
     }
 
     /// Marks a container as being decoded, so that reaching it again is a cycle, and
@@ -203,8 +269,10 @@ private struct KeyShape {
     /// Whether `header`'s dictionary has exactly these key objects, in this order.
     func match(_ header: BinaryObjectReader.Header, reader: BinaryObjectReader) -> Bool {
         guard header.count > 0, header.count == keys.count else { return false }
-        let stored = header.payload..<header.payload + header.count * reader.trailer.referenceSize
-        return referenceBytes.withUnsafeBytes { UnsafeRawBufferPointer(rebasing: reader.bytes[stored]).hasSameBytes(as: $0) }
+        // The header checked that the references lie inside the object area.
+        let stored = UnsafeRawBufferPointer(
+            start: reader.bytes.baseAddress! + header.payload, count: header.count * reader.trailer.referenceSize)
+        return referenceBytes.withUnsafeBytes { stored.hasSameBytes(as: $0) }
     }
 
     /// Remembers the keys of `header`'s dictionary, read as `entries`.
