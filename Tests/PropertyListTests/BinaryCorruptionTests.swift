@@ -156,11 +156,34 @@ struct BinaryCorruptionTests {
             [0x5F, 0x10, 0x30, 0x61],  // ASCII string of 48 through an extended count
             [0x5F, 0x13, 0x7F],  // extended count whose own 8 bytes are missing
         ]
-        for object in truncated {
+        // The same kinds one byte short, where an off-by-one bound would read into the table.
+        let oneByteShort: [[UInt8]] = [
+            [0x10],  // 1-byte integer
+            [0x11, 0x00],  // 2-byte integer
+            [0x12, 0x00, 0x00, 0x00],  // 4-byte integer
+            [0x13, 0, 0, 0, 0, 0, 0, 0],  // 8-byte integer
+            [0x22, 0x40, 0x49, 0x0F],  // 4-byte real
+            [0x23, 0x40, 0x09, 0x21, 0xFB, 0x54, 0x44, 0x2D],  // 8-byte real
+            [0x33, 0x41, 0xC2, 0x00, 0x00, 0x00, 0x00, 0x00],  // date
+            [0x53, 0x61, 0x62],  // ASCII string of 3
+            [0x5F, 0x10, 0x10] + [UInt8](repeating: 0x61, count: 15),  // ASCII string of 16
+            [0x5F, 0x11, 0x00],  // extended count whose second byte is missing
+        ]
+        for object in truncated + oneByteShort {
             #expect(code(of: Self.plist(objects: [[0xA1, 0x01], object])) == .truncated, "\(object)")
         }
         // An extended count must be an integer object.
         #expect(code(of: Self.plist(objects: [[0xA1, 0x01], [0x5F, 0x51, 0x61]])) == .invalidObject)
+    }
+
+    @Test func onlyContainersCountTowardsTheDepthLimit() {
+        let limits = PropertyListLimits(maxDepth: 3)
+        // Arrays at depths 0, 1 and 2 hold a string at depth 3: allowed.
+        let deepString = Self.plist(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0x51, 0x61]])
+        #expect(code(of: deepString, limits: limits) == nil)
+        // A fourth array, at depth 3, is one level too deep.
+        let deepArray = Self.plist(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0xA0]])
+        #expect(code(of: deepArray, limits: limits) == .limitExceeded)
     }
 
     @Test func nonStringDictionaryKey() {

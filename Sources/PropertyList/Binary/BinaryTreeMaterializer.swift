@@ -107,91 +107,38 @@ struct BinaryTreeMaterializer {
         _ header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int
     ) throws(PropertyListError) -> PropertyListValue {
         try enterContainer(index)
-        let count = header.count
-        guard count <= DictionaryEntries.maximumCount else {
-            throw PropertyListError(.limitExceeded, "dictionary of \(count) entries", objectIndex: index)
+        guard header.count <= DictionaryEntries.maximumCount else {
+            throw PropertyListError(.limitExceeded, "dictionary of \(header.count) entries", objectIndex: index)
         }
-        guard count > 0 else { return .dictionary(PropertyListDictionary()) }
+        var range = arena.begin(capacity: header.count)
         // Keys first, so they are compared with the last distinct keys before any
         // nested dictionary can replace those.
-        if lastDistinctKeys.match(header, reader: reader) {
-            let keys = lastDistinctKeys.keys
-            try account(values: count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
-            let entries = try entries(of: header, objectIndex: index, depth: depth) { keys[$0] }
-            return .dictionary(PropertyListDictionary(distinctEntries: entries))
-        }
-        return try withScratch(of: String.self, count: count) { (keys) throws(PropertyListError) in
-            for position in 0..<count {
-                do throws(PropertyListError) {
-                    let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                    (keys + position).initialize(to: try key(ofObject: keyObject, dictionary: index))
-                } catch {
-                    keys.deinitialize(count: position)
-                    throw error
-                }
-            }
-            let entries: DictionaryEntries
-            do throws(PropertyListError) {
-                entries = try self.entries(of: header, objectIndex: index, depth: depth) { (keys + $0).move() }
-            } catch {
-                keys.deinitialize(count: count)
-                throw error
-            }
-            let dictionary = PropertyListDictionary(readEntries: entries)
-            if dictionary.count == count, count <= PropertyListDictionary.linearSearchLimit {
-                lastDistinctKeys.remember(header, entries: entries, reader: reader)
-            }
-            return .dictionary(dictionary)
-        }
-    }
-
-    /// Decodes the values of `header`'s dictionary and stores them as entries with the
-    /// keys `key(position)` gives, which is called once per entry and only when every
-    /// value has been read.
-    @inline(__always)
-    private mutating func entries(
-        of header: BinaryObjectReader.Header, objectIndex index: Int, depth: Int, key: (Int) -> String
-    ) throws(PropertyListError) -> DictionaryEntries {
-        let count = header.count
-        return try withScratch(of: PropertyListValue.self, count: count) { (values) throws(PropertyListError) in
-            var holdsContainers = false
-            for position in 0..<count {
-                do throws(PropertyListError) {
-                    let valueObject = try reader.reference(at: header.payload, position: count + position, objectIndex: index)
-                    let value = try value(ofObject: valueObject, depth: depth + 1)
-                    switch value {
-                    case .array, .dictionary: holdsContainers = true
-                    default: break
-                    }
-                    (values + position).initialize(to: value)
-                } catch {
-                    values.deinitialize(count: position)
-                    throw error
-                }
-            }
-            return arena.store(count: count, shareable: !holdsContainers) { entries in
-                for position in 0..<count {
-                    (entries + position).initialize(to: .init(key: key(position), value: (values + position).move()))
-                }
+        let keysKnownDistinct = lastDistinctKeys.match(header, reader: reader)
+        if keysKnownDistinct {
+            try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
+            for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
+        } else {
+            for position in 0..<header.count {
+                let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
+                arena.appendKey(try key(ofObject: keyObject, dictionary: index), to: &range)
             }
         }
-    }
-
-    /// Runs `body` with room for `count` values: on the stack for a dictionary small
-    /// enough to search linearly, on the heap above that, so that deep nesting of large
-    /// dictionaries cannot exhaust the stack. `body` leaves the room deinitialised.
-    @inline(__always)
-    private func withScratch<Element, Result>(
-        of type: Element.Type, count: Int, _ body: (UnsafeMutablePointer<Element>) throws(PropertyListError) -> Result
-    ) throws(PropertyListError) -> Result {
-        guard count > PropertyListDictionary.linearSearchLimit else {
-            return try withUnsafeTemporaryAllocation(of: type, capacity: PropertyListDictionary.linearSearchLimit) {
-                (buffer) throws(PropertyListError) in try body(buffer.baseAddress!)
+        do {
+            for position in 0..<header.count {
+                let valueObject = try reader.reference(at: header.payload, position: header.count + position, objectIndex: index)
+                arena.setNextValue(try value(ofObject: valueObject, depth: depth + 1), in: &range)
             }
+        } catch {
+            arena.abandon(range)
+            throw error
         }
-        let room = UnsafeMutablePointer<Element>.allocate(capacity: count)
-        defer { room.deallocate() }
-        return try body(room)
+        let entries = arena.finish(range)
+        if keysKnownDistinct { return .dictionary(PropertyListDictionary(distinctEntries: entries)) }
+        let dictionary = PropertyListDictionary(readEntries: entries)
+        if dictionary.count == entries.count, dictionary.count <= PropertyListDictionary.linearSearchLimit {
+            lastDistinctKeys.remember(header, entries: entries, reader: reader)
+        }
+        return .dictionary(dictionary)
     }
 
     /// Marks a container as being decoded, so that reaching it again is a cycle, and

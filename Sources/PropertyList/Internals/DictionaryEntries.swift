@@ -158,9 +158,11 @@ struct DictionaryEntries: RandomAccessCollection, MutableCollection, @unchecked 
 ///
 /// Dictionaries too large to search linearly, which keep a key index in their block,
 /// get a block of their own. Of the others, only those whose values hold no array or
-/// dictionary share a block: a block that held a value leading to a dictionary in that
-/// same block would keep itself alive. A reader decodes a dictionary's keys and values
-/// first and stores them in one call, so nested dictionaries never interleave with it.
+/// dictionary stay in a shared block: a block that held a value leading to a dictionary
+/// in that same block would keep itself alive. A reader takes a range with
+/// ``begin(capacity:)``, appends the keys (nested dictionaries may begin ranges of their
+/// own only after that), sets each value once, and ends with ``finish(_:)``, or with
+/// ``abandon(_:)`` when reading fails.
 struct EntryArena {
     /// Shared blocks start small, so that small files stay cheap, and double up to
     /// about 160 KB: the most one surviving dictionary can keep alive beyond its own
@@ -171,36 +173,81 @@ struct EntryArena {
     private var block = EntryBlock.make(capacity: 0)
     private var nextBlockCapacity = Self.firstBlockCapacity
 
-    /// Storage for `count` entries (at most ``DictionaryEntries/maximumCount``), which
-    /// `initialize` must all initialise: the end of the shared block, or of a new one
-    /// when it lacks room, if `shareable` and the dictionary is small; otherwise a
-    /// block of its own.
-    @inline(__always)
-    mutating func store(
-        count: Int, shareable: Bool, initializingWith initialize: (UnsafeMutablePointer<PropertyListDictionary.Entry>) -> Void
-    ) -> DictionaryEntries {
-        precondition(count <= DictionaryEntries.maximumCount, "a dictionary holds at most \(DictionaryEntries.maximumCount) entries")
-        guard shareable, count <= PropertyListDictionary.linearSearchLimit else {
-            return Self.fill(EntryBlock.make(capacity: count), count: count, initialize)
+    /// A dictionary being read: where its entries start, and how many it has so far.
+    struct Range {
+        fileprivate let block: EntryBlock
+        fileprivate let start: Int
+        fileprivate let capacity: Int
+        fileprivate let isShared: Bool
+        fileprivate var count = 0
+        /// How many values have been set, and whether one is an array or a dictionary.
+        fileprivate var valuesSet = 0
+        fileprivate var holdsContainers = false
+    }
+
+    /// Starts a dictionary of `capacity` entries (at most ``DictionaryEntries/maximumCount``):
+    /// in a block of its own when it is too large to search linearly, otherwise at the
+    /// end of the current shared block, or of a new one when that lacks room.
+    mutating func begin(capacity: Int) -> Range {
+        precondition(capacity <= DictionaryEntries.maximumCount, "a dictionary holds at most \(DictionaryEntries.maximumCount) entries")
+        guard capacity <= PropertyListDictionary.linearSearchLimit else {
+            return Range(block: EntryBlock.make(capacity: capacity), start: 0, capacity: capacity, isShared: false)
         }
-        if block.entryCapacity - block.initialised < count {
+        if block.entryCapacity - block.initialised < capacity {
             block = EntryBlock.make(capacity: nextBlockCapacity)
             nextBlockCapacity = Swift.min(nextBlockCapacity * 2, Self.largestBlockCapacity)
         }
-        return Self.fill(block, count: count, initialize)
+        return Range(block: block, start: block.initialised, capacity: capacity, isShared: true)
     }
 
-    /// Initialises `count` entries after the last of `block`'s, which has room for them.
-    @inline(__always)
-    private static func fill(
-        _ block: EntryBlock, count: Int, _ initialize: (UnsafeMutablePointer<PropertyListDictionary.Entry>) -> Void
-    ) -> DictionaryEntries {
-        let start = block.withUnsafeMutablePointers { header, entries in
-            let start = header.pointee.initialised
-            initialize(entries + start)
-            header.pointee.initialised = start + count
-            return start
+    /// Appends an entry for `key` with a placeholder value; `range` must still be its
+    /// block's last, which holds until a nested dictionary begins.
+    func appendKey(_ key: String, to range: inout Range) {
+        precondition(range.count < range.capacity, "more entries than the range began with")
+        range.block.withUnsafeMutablePointers { header, entries in
+            precondition(header.pointee.initialised == range.start + range.count, "range entries appended out of order")
+            (entries + header.pointee.initialised).initialize(to: .init(key: key, value: .bool(false)))
+            header.pointee.initialised += 1
         }
-        return DictionaryEntries(block: block, start: start, count: count)
+        range.count += 1
+    }
+
+    /// Sets the next value, in key order.
+    func setNextValue(_ value: PropertyListValue, in range: inout Range) {
+        precondition(range.valuesSet < range.count, "more values than keys")
+        switch value {
+        case .array, .dictionary: range.holdsContainers = true
+        default: break
+        }
+        range.block.withUnsafeMutablePointerToElements { entries in
+            // The placeholder is trivial (`.bool(false)`), so it can be overwritten without
+            // being destroyed; assigning would go through the enum's generic witness.
+            withUnsafeMutablePointer(to: &entries[range.start + range.valuesSet].value) { $0.initialize(to: value) }
+        }
+        range.valuesSet += 1
+    }
+
+    /// The finished dictionary's entries: in the block they were read into, or, for a
+    /// shared block and values that include a container, copied to a block of their own,
+    /// leaving placeholders behind.
+    func finish(_ range: Range) -> DictionaryEntries {
+        precondition(range.valuesSet == range.count, "a key without a value")
+        guard range.isShared, range.holdsContainers else {
+            return DictionaryEntries(block: range.block, start: range.start, count: range.count)
+        }
+        let own = range.block.withUnsafeMutablePointerToElements {
+            EntryBlock.copy(of: $0 + range.start, count: range.count, capacity: range.count, index: nil)
+        }
+        abandon(range)
+        return DictionaryEntries(block: own, start: 0, count: range.count)
+    }
+
+    /// Puts the placeholder back in place of every value set in a shared block, so that
+    /// the block keeps none of them alive.
+    func abandon(_ range: Range) {
+        guard range.isShared else { return }
+        range.block.withUnsafeMutablePointerToElements { entries in
+            for position in range.start..<range.start + range.valuesSet { entries[position].value = .bool(false) }
+        }
     }
 }
