@@ -85,7 +85,9 @@ struct BinaryObjectReader {
         return Header(kind: kind, marker: marker, count: count, payload: payload, offset: offset)
     }
 
-    /// A count of 15 or more follows the marker as an integer object.
+    /// A count of 15 or more follows the marker as an integer object. Inlined: every
+    /// string of 15 bytes or more, UUIDs among them, reads one.
+    @inline(__always)
     private func extendedCount(at offset: Int, objectIndex: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
         guard offset < areaEnd else {
             throw PropertyListError(.truncated, "length missing after marker", offset: offset, objectIndex: objectIndex)
@@ -129,8 +131,9 @@ struct BinaryObjectReader {
     }
 
     /// The value of a boolean, a 1, 2, 4 or 8-byte integer, a real or a date at `offset`,
-    /// decoded without building a ``Header``; `nil` for any other marker, or when the
-    /// payload would run past the object area, which ``header(at:objectIndex:)`` reports.
+    /// decoded from its marker alone, which spares the materializer a ``Header``; `nil`
+    /// for any other marker, or when the payload would run past the object area, which
+    /// ``header(at:objectIndex:)`` then reports.
     @inline(__always)
     func fixedWidthScalar(at offset: Int) -> PropertyListValue? {
         let marker = bytes[offset]
@@ -164,17 +167,10 @@ struct BinaryObjectReader {
     func asciiStringPayload(at offset: Int) -> Range<Int>? {
         let marker = bytes[offset]
         guard marker >> 4 == 0x5 else { return nil }
-        var count = Int(marker & 0x0F)
-        var payload = offset + 1
+        var (count, payload) = (Int(marker & 0x0F), offset + 1)
         if count == 0x0F {
-            guard payload < areaEnd else { return nil }
-            let lengthMarker = bytes[payload]
-            guard lengthMarker >> 4 == 0x1, lengthMarker & 0x0F <= 3 else { return nil }
-            let size = 1 << Int(lengthMarker & 0x0F)
-            guard size < areaEnd - payload else { return nil }
-            let length = BinaryPropertyListTrailer.readSized(bytes, at: payload + 1, size: size)
-            guard length <= UInt64(areaEnd) else { return nil }
-            (count, payload) = (Int(length), payload + 1 + size)
+            guard let extended = try? extendedCount(at: payload, objectIndex: 0) else { return nil }
+            (count, payload) = extended
         }
         guard count <= areaEnd - payload else { return nil }
         return payload..<payload + count
@@ -191,48 +187,33 @@ struct BinaryObjectReader {
 
     /// Decodes a non-container object.
     func scalar(_ header: Header, objectIndex: Int) throws(PropertyListError) -> PropertyListValue {
+        // Booleans, reals, dates and integers of up to 8 bytes; the header has checked the payload.
+        if let value = fixedWidthScalar(at: header.offset) { return value }
         let payload = header.payload
         switch header.kind {
-        case .boolean:
-            return .bool(header.marker == 0x09)
         case .integer:
-            return try integer(header, objectIndex: objectIndex)
-        case .real:
-            if header.count == 4 {
-                return .float(Float(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt32.self).bigEndian))
-            }
-            return .real(Double(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian))
-        case .date:
-            let seconds = Double(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian)
-            return .date(Date(timeIntervalSinceReferenceDate: seconds))
+            return try integer128(header, objectIndex: objectIndex)
         case .data:
             return .data(Data(UnsafeRawBufferPointer(rebasing: bytes[payload..<payload + header.count])))
         case .asciiString, .utf16String:
             return .string(try string(header, objectIndex: objectIndex))
         case .uid:
             return .uid(PropertyListUID(BinaryPropertyListTrailer.readSized(bytes, at: payload, size: header.count)))
-        case .array, .dictionary:
-            throw PropertyListError(.invalidObject, "container where a scalar was expected", offset: header.offset, objectIndex: objectIndex)
+        case .boolean, .real, .date, .array, .dictionary:
+            throw PropertyListError(.invalidObject, "\(header.kind) where a scalar was expected", offset: header.offset, objectIndex: objectIndex)
         }
     }
 
-    /// 1, 2 and 4-byte integers are unsigned, 8-byte signed, 16-byte signed 128-bit
-    /// (used by writers for values above `Int64.max`).
-    private func integer(_ header: Header, objectIndex: Int) throws(PropertyListError) -> PropertyListValue {
+    /// A 16-byte integer is signed 128-bit, which writers use for values above `Int64.max`
+    /// (1, 2 and 4-byte integers are unsigned, 8-byte signed: see ``fixedWidthScalar(at:)``).
+    private func integer128(_ header: Header, objectIndex: Int) throws(PropertyListError) -> PropertyListValue {
         let payload = header.payload
-        switch header.count {
-        case 8:
-            return .integer(Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian))
-        case 16:
-            let high = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian)
-            let low = bytes.loadUnaligned(fromByteOffset: payload + 8, as: UInt64.self).bigEndian
-            if high == 0 { return PropertyListValue(integer: low) }
-            if high == -1, low >= 1 << 63 { return .integer(Int64(bitPattern: low)) }
-            throw PropertyListError(
-                .invalidObject, "128-bit integer outside Int64.min…UInt64.max", offset: header.offset, objectIndex: objectIndex)
-        default:
-            return .integer(Int64(BinaryPropertyListTrailer.readSized(bytes, at: payload, size: header.count)))
-        }
+        let high = Int64(bitPattern: bytes.loadUnaligned(fromByteOffset: payload, as: UInt64.self).bigEndian)
+        let low = bytes.loadUnaligned(fromByteOffset: payload + 8, as: UInt64.self).bigEndian
+        if high == 0 { return PropertyListValue(integer: low) }
+        if high == -1, low >= 1 << 63 { return .integer(Int64(bitPattern: low)) }
+        throw PropertyListError(
+            .invalidObject, "128-bit integer outside Int64.min…UInt64.max", offset: header.offset, objectIndex: objectIndex)
     }
 
     /// ASCII strings must be 7-bit; UTF-16 strings big-endian with paired surrogates.
