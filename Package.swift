@@ -13,14 +13,16 @@ let package = Package(
         .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
         .library(name: "AppStores", targets: ["AppStores"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
-        .executable(name: "homepwner", targets: ["Homepwner"]),
-        .executable(name: "foodtracker", targets: ["FoodTracker"]),
+        // For this repository's other packages (Apps/, Benchmarks/): the shared corpus and
+        // the built executables their tests run. Not meant for users of the library.
+        .library(name: "KeepsakeTestSupport", targets: ["TestSupport"]),
     ],
+    // Only what the libraries and the `keepsake` command need: a user of the library
+    // resolves no networking package. The reference apps live in Apps/Package.swift.
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/weichsel/ZIPFoundation", from: "0.9.19"),
-        // The reference web app (Homepwner) serves HTTP with Hummingbird.
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        // UnixSignals only: signal delivery as an async sequence, without SwiftNIO.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
         // `swift package generate-documentation`: DocC for every library.
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
@@ -34,21 +36,23 @@ let package = Package(
         // its file one-liners write through the sandbox's durable replace.
         .target(name: "KeyedArchive", dependencies: ["PropertyList", "AppSandbox"]),
 
-        // Layer 0: the app container, durable files, backup rules, coordination, resources.
-        // Independent of the property-list layer.
+        // Layer 0: the app container, durable files, backup rules, coordination, resources,
+        // and what every layer above shares: the one scheduler, observation token and name
+        // validator. Independent of the property-list layer.
         .target(
             name: "AppSandbox",
             dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
-        // Layer 2: user defaults: search list, registration, suites, persistence, notifications.
-        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox"]),
+        // Layer 2: user defaults: search list, registration, suites, persistence, notifications,
+        // and saving when the app enters the background.
+        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox", "AppLifecycle"]),
 
         // Layer 2: application states, delegate callbacks, signals, background time,
         // memory warnings.
         .target(
             name: "AppLifecycle",
-            dependencies: [.product(name: "UnixSignals", package: "swift-service-lifecycle")]
+            dependencies: ["AppSandbox", .product(name: "UnixSignals", package: "swift-service-lifecycle")]
         ),
 
         // Layer 3: the memory cache, the item store and the blob (image) store.
@@ -59,13 +63,6 @@ let package = Package(
             name: "Keepsake",
             dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores"]
         ),
-
-        // Child process for the sandbox's crash and cross-process coordination tests.
-        .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"]),
-        // Child process for the defaults' cross-process and crash tests.
-        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"]),
-        // Child process for the lifecycle's signal tests: an app with an item store.
-        .executableTarget(name: "LifecycleTestHelper", dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"]),
 
         .executableTarget(
             name: "KeepsakeCLI",
@@ -78,54 +75,26 @@ let package = Package(
             ]
         ),
 
-        // The reference apps: Homepwner (a web app) and FoodTracker (a command-line app),
-        // each a library with everything testable and a thin executable.
-        .target(
-            name: "HomepwnerApp",
-            dependencies: [
-                "KeyedArchive",
-                "AppSandbox",
-                "AppStores",
-                "AppDefaults",
-                "AppLifecycle",
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
-        ),
-        .executableTarget(
-            name: "Homepwner",
-            dependencies: [
-                "HomepwnerApp",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-        .target(name: "FoodTrackerApp", dependencies: ["KeyedArchive", "AppSandbox", "AppStores"]),
-        .executableTarget(
-            name: "FoodTracker",
-            dependencies: [
-                "FoodTrackerApp",
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
-        ),
-
         // What the test targets share: the corpus, and the built executables they run.
         .target(name: "TestSupport", path: "Tests/TestSupport"),
+
+        // Child processes the tests start. No product names them, so a package that
+        // depends on this one never builds them.
+        // The sandbox's crash and cross-process coordination tests.
+        .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"], path: "Tests/Helpers/SandboxTestHelper"),
+        // The defaults' cross-process and crash tests.
+        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"], path: "Tests/Helpers/DefaultsTestHelper"),
+        // The lifecycle's signal tests: an app with an item store.
+        .executableTarget(
+            name: "LifecycleTestHelper",
+            dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"],
+            path: "Tests/Helpers/LifecycleTestHelper"
+        ),
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(
-            name: "HomepwnerTests",
-            dependencies: [
-                "HomepwnerApp",
-                "KeyedArchive",
-                "AppSandbox",
-                "TestSupport",
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
-        ),
-        .testTarget(name: "FoodTrackerTests", dependencies: ["FoodTrackerApp", "KeyedArchive", "AppSandbox", "AppStores", "TestSupport"]),
         .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
         .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),
