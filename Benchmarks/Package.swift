@@ -29,6 +29,14 @@ let package = Package(
             dependencies: ["BenchmarkData", .product(name: "PropertyList", package: keepsake)]
         ),
         .executableTarget(
+            name: "InstructionCounts",
+            dependencies: [
+                "BenchmarkData",
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "KeyedArchive", package: keepsake),
+            ]
+        ),
+        .executableTarget(
             name: "PropertyListBenchmarks",
             dependencies: [
                 "BenchmarkData",

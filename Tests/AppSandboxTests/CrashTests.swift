@@ -12,7 +12,7 @@ import Glibc
 @Suite("Crash safety")
 struct CrashTests {
     /// The helper's version format: header `keepsake-version N LENGTH CHECKSUM`, then
-    /// LENGTH bytes (see Sources/SandboxTestHelper/main.swift).
+    /// LENGTH bytes (see Tests/Helpers/SandboxTestHelper/main.swift).
     static func decode(_ data: Data) -> Int? {
         guard let newline = data.firstIndex(of: 0x0A) else { return nil }
         let fields = String(decoding: data[..<newline], as: UTF8.self).split(separator: " ")

@@ -37,8 +37,8 @@ struct HostileArchiveTests {
         #expect(loop["me"] as? ArchivedObject === loop)
     }
 
-    @Test func cyclicGenericGraphsAreFreedWithTheirTopLevelValues() throws {
-        guard Corpus.isAvailable else { return }
+    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    func cyclicGenericGraphsAreFreedWithTheirTopLevelValues() throws {
         weak var window: ArchivedObject?
         weak var loop: ArchivedObject?
         try {
@@ -277,5 +277,63 @@ struct HostileArchiveTests {
         #expect(error?.keyPath == "root[1].name")
         #expect(error?.uid == 3)
         #expect(error?.className == "Homepwner.Item")
+    }
+
+    // MARK: UIDs
+
+    /// A binary archive whose `root` field is the UID stored as `uid` (marker and bytes),
+    /// pointing at `$objects[1]`, the string "hello". Written by hand: no writer makes a
+    /// UID wider than it needs.
+    static func archive(rootUID uid: [UInt8]) -> [UInt8] {
+        func ascii(_ text: String) -> [UInt8] {
+            let bytes = Array(text.utf8)
+            return (bytes.count < 15 ? [0x50 | UInt8(bytes.count)] : [0x5F, 0x10, UInt8(bytes.count)]) + bytes
+        }
+        let objects: [[UInt8]] = [
+            [0xD4, 1, 2, 3, 4, 5, 6, 7, 8],  // 0: {$archiver, $version, $top, $objects}
+            ascii("$archiver"), ascii("$version"), ascii("$top"), ascii("$objects"),  // 1–4
+            ascii("NSKeyedArchiver"),  // 5
+            [0x12, 0x00, 0x01, 0x86, 0xA0],  // 6: 100000
+            [0xD1, 9, 10],  // 7: $top = {root: 10}
+            [0xA2, 11, 12],  // 8: $objects = [11, 12]
+            ascii("root"),  // 9
+            uid,  // 10
+            ascii("$null"), ascii("hello"),  // 11, 12
+        ]
+        var bytes = Array("bplist00".utf8)
+        var offsets: [UInt8] = []
+        for object in objects {
+            offsets.append(UInt8(bytes.count))
+            bytes += object
+        }
+        let table = UInt8(bytes.count)
+        bytes += offsets
+        bytes += [0, 0, 0, 0, 0, 0, 1, 1]
+        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, table]
+        return bytes
+    }
+
+    @Test func uidsOfUpToEightBytesResolve() throws {
+        for width in 1...8 {
+            let uid = [0x80 | UInt8(width - 1)] + [UInt8](repeating: 0, count: width - 1) + [1]
+            let decoder = try KeyedDecoder(bytes: Self.archive(rootUID: uid))
+            #expect(try decoder.decodeTopLevelObject(forKey: "root") as? String == "hello", "a \(width)-byte UID")
+        }
+    }
+
+    @Test func uidWiderThanEightBytesIsRefusedNotTruncated() throws {
+        // Nine bytes holding 2^64 + 1: truncating to 8 bytes would read UID 1, "hello".
+        let uid: [UInt8] = [0x88, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x01]
+        let error = #expect(throws: KeyedArchiveError.self) {
+            _ = try KeyedDecoder(bytes: Self.archive(rootUID: uid)).decodeTopLevelObject(forKey: "root")
+        }
+        #expect(error?.code == .invalidPropertyList)
+        #expect((error?.underlyingError as? PropertyListError)?.code == .invalidObject)
+        // The property-list reader refuses the same object, with its number.
+        let plistError = #expect(throws: PropertyListError.self) {
+            try PropertyListReader().read(Self.archive(rootUID: uid))
+        }
+        #expect(plistError?.code == .invalidObject)
+        #expect(plistError?.objectIndex == 10)
     }
 }

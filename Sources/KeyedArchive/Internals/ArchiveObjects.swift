@@ -9,8 +9,9 @@
 /// A class, so the unarchiver reaches it without copying or exclusivity bookkeeping on
 /// every field access.
 final class ArchiveObjects {
-    /// A binary document, or `nil` for a text one read to `tree`.
-    private let layout: BinaryArchiveLayout?
+    /// A binary document, read in place through the property-list layer's one binary
+    /// reader, or `nil` for a text one read to `tree`.
+    private let plist: BinaryPropertyList?
     /// The object number of each `$objects` entry of a binary document.
     private let numbers: [Int]
     /// The entries of a text document.
@@ -36,11 +37,7 @@ final class ArchiveObjects {
         }
         do {
             if format == .binary {
-                let plist = try BinaryPropertyList(bytes: bytes, limits: limits)
-                guard let layout = BinaryArchiveLayout(plist: plist, bytes: bytes) else {
-                    throw KeyedArchiveError(.invalidPropertyList, "unreadable binary plist trailer")
-                }
-                return try openBinary(plist, layout: layout, limits: limits)
+                return try openBinary(BinaryPropertyList(bytes: bytes, limits: limits), limits: limits)
             }
             return try openTree(PropertyListReader(limits: limits).read(bytes, as: format), limits: limits)
         } catch let error as PropertyListError {
@@ -52,9 +49,7 @@ final class ArchiveObjects {
         }
     }
 
-    private static func openBinary(
-        _ plist: BinaryPropertyList, layout: BinaryArchiveLayout, limits: PropertyListLimits
-    ) throws -> (ArchiveObjects, top: InstanceFields) {
+    private static func openBinary(_ plist: BinaryPropertyList, limits: PropertyListLimits) throws -> (ArchiveObjects, top: InstanceFields) {
         guard case .dictionary(let keys, let values) = try plist.object(at: plist.topObjectIndex) else {
             throw KeyedArchiveError(.unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
         }
@@ -67,7 +62,7 @@ final class ArchiveObjects {
             return value
         }
         try checkHeader(archiver: scalar("$archiver"), version: scalar("$version"))
-        guard let topNumber = header["$top"], let top = try layout.dictionary(topNumber) else {
+        guard let topNumber = header["$top"], let top = try plist.dictionaryExtent(ofObject: topNumber) else {
             throw KeyedArchiveError(.missingTop, "no $top dictionary")
         }
         guard let objectsNumber = header["$objects"], case .array(let numbers) = try plist.object(at: objectsNumber),
@@ -75,8 +70,8 @@ final class ArchiveObjects {
         else {
             throw KeyedArchiveError(.missingObjects, "no $objects array, or an empty one")
         }
-        let objects = ArchiveObjects(layout: layout, numbers: numbers, tree: [], limits: limits)
-        return (objects, top)
+        let objects = ArchiveObjects(plist: plist, numbers: numbers, tree: [], limits: limits)
+        return (objects, InstanceFields(payload: top.payload, count: top.count))
     }
 
     private static func openTree(_ root: PropertyListValue, limits: PropertyListLimits) throws(KeyedArchiveError) -> (ArchiveObjects, top: InstanceFields) {
@@ -90,7 +85,7 @@ final class ArchiveObjects {
         guard case .array(let entries)? = header["$objects"], !entries.isEmpty else {
             throw KeyedArchiveError(.missingObjects, "no $objects array, or an empty one")
         }
-        return (ArchiveObjects(layout: nil, numbers: [], tree: entries, limits: limits), InstanceFields(top))
+        return (ArchiveObjects(plist: nil, numbers: [], tree: entries, limits: limits), InstanceFields(top))
     }
 
     private static func checkHeader(archiver: PropertyListValue?, version: PropertyListValue?) throws(KeyedArchiveError) {
@@ -104,12 +99,12 @@ final class ArchiveObjects {
         }
     }
 
-    private init(layout: BinaryArchiveLayout?, numbers: [Int], tree: [PropertyListValue], limits: PropertyListLimits) {
-        self.layout = layout
+    private init(plist: BinaryPropertyList?, numbers: [Int], tree: [PropertyListValue], limits: PropertyListLimits) {
+        self.plist = plist
         self.numbers = numbers
         self.tree = tree
         self.limits = limits
-        count = layout == nil ? tree.count : numbers.count
+        count = plist == nil ? tree.count : numbers.count
     }
 
     // MARK: Entries
@@ -118,10 +113,16 @@ final class ArchiveObjects {
     /// - Throws: ``KeyedArchiveError``.
     func entry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
         try account(values: 1, bytes: 0)
-        if let layout {
+        if let plist {
             let number = numbers[uid]
-            if let fields = try layout.dictionary(number) { return .instance(fields) }
-            return .scalar(try materialize(number, layout: layout, depth: 0))
+            let extent: (payload: Int, count: Int)?
+            do {
+                extent = try plist.dictionaryExtent(ofObject: number)
+            } catch {
+                throw KeyedArchiveError.propertyList(error, uid: uid)
+            }
+            if let extent { return .instance(InstanceFields(payload: extent.payload, count: extent.count)) }
+            return .scalar(try materialize(number, plist: plist, depth: 0))
         }
         switch tree[uid] {
         case .dictionary(let dictionary):
@@ -151,10 +152,10 @@ final class ArchiveObjects {
     }
 
     private func binaryKey(at position: Int, payload: Int, equals key: String) -> Bool {
-        guard let layout, let number = layout.reference(payload, position) else { return false }
+        guard let plist, let number = plist.reference(at: payload, position: position) else { return false }
         let slot = number & (Self.keyCacheSize - 1)
         if keyNumbers[slot] == number { return keyStrings[slot] == key }
-        guard case .scalar(.string(let string))? = try? layout.plist.object(at: number) else { return false }
+        guard case .scalar(.string(let string))? = try? plist.object(at: number) else { return false }
         keyNumbers[slot] = number
         keyStrings[slot] = string
         return string == key
@@ -167,8 +168,8 @@ final class ArchiveObjects {
         case .tree(let keys, _):
             return keys[position]
         case .binary(let payload):
-            guard let layout, let number = layout.reference(payload, position),
-                case .scalar(.string(let key))? = try? layout.plist.object(at: number)
+            guard let plist, let number = plist.reference(at: payload, position: position),
+                case .scalar(.string(let key))? = try? plist.object(at: number)
             else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
             }
@@ -184,11 +185,11 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let layout, let number = layout.reference(payload, fields.count + position)
+            guard let plist, let number = plist.reference(at: payload, position: fields.count + position)
             else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary value is missing")
             }
-            return try materialize(number, layout: layout, depth: 0)
+            return try materialize(number, plist: plist, depth: 0)
         }
     }
 
@@ -200,8 +201,8 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
-            return layout.simpleScalar(number)
+            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else { return nil }
+            return plist.simpleScalar(ofObject: number)
         }
     }
 
@@ -214,21 +215,21 @@ final class ArchiveObjects {
             if case .uid(let uid) = values[position] { return uid }
             return nil
         case .binary(let payload):
-            guard let layout, let number = layout.reference(payload, fields.count + position) else { return nil }
-            return layout.uid(number).map(PropertyListUID.init)
+            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else { return nil }
+            return plist.uid(ofObject: number).map(PropertyListUID.init)
         }
     }
 
     /// The value tree below a binary object, counted against the running budget each
     /// time it is reached, so shared structure cannot fan out unchecked.
-    private func materialize(_ number: Int, layout: BinaryArchiveLayout, depth: Int) throws(KeyedArchiveError) -> PropertyListValue {
-        if let scalar = layout.simpleScalar(number) {
+    private func materialize(_ number: Int, plist: BinaryPropertyList, depth: Int) throws(KeyedArchiveError) -> PropertyListValue {
+        if let scalar = plist.simpleScalar(ofObject: number) {
             try account(values: 1, bytes: scalar.payloadByteCount)
             return scalar
         }
         let object: BinaryPropertyList.Object
         do {
-            object = try layout.plist.object(at: number)
+            object = try plist.object(at: number)
         } catch {
             throw KeyedArchiveError.propertyList(error)
         }
@@ -241,17 +242,17 @@ final class ArchiveObjects {
             try account(values: 1, bytes: 0)
             var result: [PropertyListValue] = []
             result.reserveCapacity(elements.count)
-            for element in elements { result.append(try materialize(element, layout: layout, depth: depth + 1)) }
+            for element in elements { result.append(try materialize(element, plist: plist, depth: depth + 1)) }
             return .array(result)
         case .dictionary(let keys, let values):
             try checkDepth(depth)
             try account(values: 1, bytes: 0)
             var result = PropertyListDictionary(minimumCapacity: keys.count)
             for (key, value) in zip(keys, values) {
-                guard case .scalar(.string(let name)) = try? layout.plist.object(at: key) else {
+                guard case .scalar(.string(let name)) = try? plist.object(at: key) else {
                     throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
                 }
-                result[name] = try materialize(value, layout: layout, depth: depth + 1)
+                result[name] = try materialize(value, plist: plist, depth: depth + 1)
             }
             return .dictionary(result)
         }

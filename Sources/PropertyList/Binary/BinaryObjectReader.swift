@@ -22,9 +22,17 @@ struct BinaryObjectReader {
 
     @inline(__always)
     func offset(ofObject index: Int) throws(PropertyListError) -> Int {
-        guard index >= 0, index < trailer.objectCount else {
+        guard let offset = checkedOffset(ofObject: index) else {
             throw PropertyListError(.referenceOutOfRange, "no object \(index); the plist has \(trailer.objectCount)", objectIndex: index)
         }
+        return offset
+    }
+
+    /// Where object `index` starts, or `nil` when there is no such object; the offset
+    /// table was checked when the document was opened.
+    @inline(__always)
+    func checkedOffset(ofObject index: Int) -> Int? {
+        guard index >= 0, index < trailer.objectCount else { return nil }
         let size = trailer.offsetSize
         return Int(BinaryPropertyListTrailer.readSized(bytes, at: trailer.offsetTableOffset + index * size, size: size))
     }
@@ -60,7 +68,11 @@ struct BinaryObjectReader {
         case 0x4: kind = .data
         case 0x5: kind = .asciiString
         case 0x6: kind = .utf16String; elementSize = 2
-        case 0x8: kind = .uid; count = low + 1
+        case 0x8:
+            // Apple's readers take UIDs of at most 8 bytes; a wider one would be truncated.
+            guard low < 8 else { throw fail("UID of \(low + 1) bytes; at most 8") }
+            kind = .uid
+            count = low + 1
         case 0xA: kind = .array; elementSize = trailer.referenceSize
         case 0xD: kind = .dictionary; elementSize = trailer.referenceSize * 2
         case 0xB, 0xC: throw fail("sets are not property-list values")
@@ -160,6 +172,16 @@ struct BinaryObjectReader {
         }
     }
 
+    /// The value of a UID of 1–8 bytes at `offset`; `nil` for any other marker, a wider
+    /// UID, or one that runs past the object area, which ``header(at:objectIndex:)`` reports.
+    @inline(__always)
+    func uid(at offset: Int) -> UInt64? {
+        let marker = bytes[offset]
+        let size = Int(marker & 0x0F) + 1
+        guard marker >> 4 == 0x8, size <= 8, size <= areaEnd - offset - 1 else { return nil }
+        return BinaryPropertyListTrailer.readSized(bytes, at: offset + 1, size: size)
+    }
+
     /// Where the text of an ASCII string object at `offset` lies, read without building
     /// a ``Header``; `nil` for any other marker, or when the length is malformed or runs
     /// past the object area, which ``header(at:objectIndex:)`` reports.
@@ -174,6 +196,18 @@ struct BinaryObjectReader {
         }
         guard count <= areaEnd - payload else { return nil }
         return payload..<payload + count
+    }
+
+    /// The object at `offset` when it is a boolean, an integer of up to 8 bytes, a real,
+    /// a date, a UID or an ASCII string; `nil` for anything else or a malformed object.
+    @inline(__always)
+    func simpleScalar(at offset: Int) -> PropertyListValue? {
+        if let value = fixedWidthScalar(at: offset) { return value }
+        if let number = uid(at: offset) { return .uid(PropertyListUID(number)) }
+        guard let text = asciiStringPayload(at: offset) else { return nil }
+        let characters = UnsafeRawBufferPointer(rebasing: bytes[text])
+        guard ASCIIBytes.areASCII(characters) else { return nil }
+        return .string(String(decoding: characters, as: UTF8.self))
     }
 
     /// The ASCII string whose text is `text`, from the object at `offset`.
