@@ -34,7 +34,13 @@ let package = Package(
 
         // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format);
         // its file one-liners write through the sandbox's durable replace.
-        .target(name: "KeyedArchive", dependencies: ["PropertyList", "AppSandbox"]),
+        // The coder's hot state turns off dynamic exclusivity checks; debug builds (and so
+        // the tests) keep them.
+        .target(
+            name: "KeyedArchive",
+            dependencies: ["PropertyList", "AppSandbox"],
+            swiftSettings: [.define("KEEPSAKE_EXCLUSIVITY_CHECKS", .when(configuration: .debug))]
+        ),
 
         // Layer 0: the app container, durable files, backup rules, coordination, resources,
         // and what every layer above shares: the one scheduler, observation token and name

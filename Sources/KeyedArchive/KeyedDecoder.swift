@@ -43,26 +43,58 @@ public final class KeyedDecoder {
     /// The first failure of a non-throwing decode call in the current object.
     /// Corresponds to `NSCoder.error`.
     // Read on every Foundation-style call; never held across a call (see `slots`).
-    @exclusivity(unchecked) public internal(set) var error: KeyedArchiveError?
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    public internal(set) var error: KeyedArchiveError?
 
     let objects: ArchiveObjects
     // The state touched on every field access. Each access is short and never spans a
     // call that could reach the same property, so the dynamic exclusivity checks are
-    // turned off for them (they cost as much as the decoding itself).
-    @exclusivity(unchecked) var slots: [DecodeSlot]
-    @exclusivity(unchecked) var frame: DecodingFrame
-    @exclusivity(unchecked) var savedFrames: [DecodingFrame] = []
-    @exclusivity(unchecked) var depth = 0
-    @exclusivity(unchecked) var classes: [Int: ArchivedClass] = [:]
+    // turned off for them (they cost as much as the decoding itself). Debug builds define
+    // KEEPSAKE_EXCLUSIVITY_CHECKS (Package.swift) and keep them, so the tests would trap
+    // on an overlapping access.
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var slots: [DecodeSlot]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var frame: DecodingFrame
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var savedFrames: [DecodingFrame] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var depth = 0
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var classes: [Int: ArchivedClass] = [:]
     var registry = ClassRegistry()
     /// Bumped when the registry learns a type, so failed lookups are retried.
     var registryGeneration = 0
-    @exclusivity(unchecked) var lastAllowedType: ObjectIdentifier?
-    @exclusivity(unchecked) var lastClassLookup: (uid: Int, archivedClass: ArchivedClass)?
-    @exclusivity(unchecked) var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var lastAllowedType: ObjectIdentifier?
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var lastClassLookup: (uid: Int, archivedClass: ArchivedClass)?
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var pendingGenericObjects: [(object: ArchivedObject, fields: InstanceFields, uid: Int)] = []
     /// Generic objects made so far, which numbers them in decoding order.
     var genericObjectCount = 0
-    @exclusivity(unchecked) var backReferences: [Int: [(Any) -> Void]] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var backReferences: [Int: [(Any) -> Void]] = [:]
 
     /// Opens an archive in any property-list format (binary, XML…).
     /// Corresponds to `NSKeyedUnarchiver(forReadingFrom:)`.

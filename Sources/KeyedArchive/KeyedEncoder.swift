@@ -33,38 +33,109 @@ public final class KeyedEncoder {
     // The encoding state. Every access to it is short and none is held across a call
     // (user code re-enters the encoder only between accesses), so the dynamic
     // exclusivity checks, which cost as much as the encoding itself, are turned off.
-    @exclusivity(unchecked) var entries: [ArchiveEntry] = [.string("$null")]
+    // Debug builds define KEEPSAKE_EXCLUSIVITY_CHECKS (Package.swift) and keep them, so
+    // the tests would trap on an overlapping access.
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var entries: [ArchiveEntry] = [.string("$null")]
     /// Fields of finished instances, each instance a contiguous range.
-    @exclusivity(unchecked) var fields: [ArchiveField] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var fields: [ArchiveField] = []
     /// Fields of the instances being encoded, innermost last; `$top`'s from index 0.
-    @exclusivity(unchecked) var fieldStack: [ArchiveField] = []
-    @exclusivity(unchecked) var frameStart = 0
-    @exclusivity(unchecked) var uidPool: [Int] = []
-    @exclusivity(unchecked) var depth = 0
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var fieldStack: [ArchiveField] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var frameStart = 0
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var uidPool: [Int] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var depth = 0
 
-    @exclusivity(unchecked) var identities: [ObjectIdentifier: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+
+    @exclusivity(unchecked)
+
+    #endif
+
+    var identities: [ObjectIdentifier: Int] = [:]
     /// Keeps encoded objects alive so no identity is reused while encoding.
-    @exclusivity(unchecked) var retained: [AnyObject] = []
-    @exclusivity(unchecked) var typeInfo: [ObjectIdentifier: EncodedTypeInfo] = [:]
-    @exclusivity(unchecked) var lastTypeInfo: (key: ObjectIdentifier, info: EncodedTypeInfo)?
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var retained: [AnyObject] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var typeInfo: [ObjectIdentifier: EncodedTypeInfo] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var lastTypeInfo: (key: ObjectIdentifier, info: EncodedTypeInfo)?
     var classNameOverrides: [ObjectIdentifier: String] = [:]
-    @exclusivity(unchecked) var classUIDs: [String: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var classUIDs: [String: Int] = [:]
 
     // Equal values are stored once, as Foundation does (dates excepted: they are rarely
     // repeated, and Darwin's archiver does not merge them either).
-    @exclusivity(unchecked) var stringUIDs: [String: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var stringUIDs: [String: Int] = [:]
     /// Long strings by the address of their storage.
-    @exclusivity(unchecked) var longStringUIDs: [UInt: Int] = [:]
-    @exclusivity(unchecked) var dataUIDs: [Data: Int] = [:]
-    @exclusivity(unchecked) var integerUIDs: [Int64: Int] = [:]
-    @exclusivity(unchecked) var unsignedUIDs: [UInt64: Int] = [:]
-    @exclusivity(unchecked) var realUIDs: [UInt64: Int] = [:]
-    @exclusivity(unchecked) var floatUIDs: [UInt32: Int] = [:]
-    @exclusivity(unchecked) var boolUIDs: [Bool: Int] = [:]
-    @exclusivity(unchecked) var uuidUIDs: [UUID: Int] = [:]
-    @exclusivity(unchecked) var urlUIDs: [URL: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var longStringUIDs: [UInt: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var dataUIDs: [Data: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var integerUIDs: [Int64: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var unsignedUIDs: [UInt64: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var realUIDs: [UInt64: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var floatUIDs: [UInt32: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var boolUIDs: [Bool: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var uuidUIDs: [UUID: Int] = [:]
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var urlUIDs: [URL: Int] = [:]
     /// The class entries of Foundation's classes, by kind, once made.
-    @exclusivity(unchecked) var foundationClassUIDs = [Int?](repeating: nil, count: FoundationClass.allCases.count)
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var foundationClassUIDs = [Int?](repeating: nil, count: FoundationClass.allCases.count)
 
     private var finished: ArchiveContent?
 

@@ -18,14 +18,28 @@ final class ArchiveObjects {
     private let tree: [PropertyListValue]
     let limits: PropertyListLimits
     let count: Int
-    // Only ever changed by `account`, never across a call: no access can overlap.
-    @exclusivity(unchecked) private var valueCount = 0
-    @exclusivity(unchecked) private var byteCount = 0
+    // Only ever changed by `account`, never across a call: no access can overlap, so the
+    // dynamic exclusivity checks are off here and below, except in debug builds, which
+    // define KEEPSAKE_EXCLUSIVITY_CHECKS (Package.swift).
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var valueCount = 0
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var byteCount = 0
     /// Key strings by object number, direct-mapped: writers store each key string once,
     /// so a handful of numbers recur in every object and a key is compared as a Swift
     /// string instead of decoded again. Only `binaryKey` touches them, between calls.
-    @exclusivity(unchecked) private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
-    @exclusivity(unchecked) private var keyStrings = [String](repeating: "", count: keyCacheSize)
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var keyStrings = [String](repeating: "", count: keyCacheSize)
     private static let keyCacheSize = 256
 
     /// Opens the archive and returns it with the fields of `$top`.
