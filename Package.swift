@@ -89,7 +89,7 @@ let package = Package(
         // The sandbox's crash and cross-process coordination tests.
         .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"], path: "Tests/Helpers/SandboxTestHelper"),
         // The defaults' cross-process and crash tests.
-        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults"], path: "Tests/Helpers/DefaultsTestHelper"),
+        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults", "AppSandbox"], path: "Tests/Helpers/DefaultsTestHelper"),
         // The lifecycle's signal tests: an app with an item store.
         .executableTarget(
             name: "LifecycleTestHelper",
@@ -108,3 +108,15 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Each file imports what it uses, and an import is internal unless a public signature
+// needs it. AppSandbox calls the C library directly, and on Linux some of its structs
+// (`stat`, `timespec`) are attributed to Foundation's and Dispatch's private C modules,
+// which member-import visibility would then demand; those targets do without it.
+for target in package.targets {
+    var features: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
+    if !["AppSandbox", "AppSandboxTests"].contains(target.name) {
+        features.append(.enableUpcomingFeature("MemberImportVisibility"))
+    }
+    target.swiftSettings = (target.swiftSettings ?? []) + features
+}

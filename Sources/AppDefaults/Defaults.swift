@@ -1,6 +1,6 @@
-import AppSandbox
-import Foundation
-import PropertyList
+public import AppSandbox
+public import Foundation
+public import PropertyList
 
 /// User defaults that never lose data: a dictionary of property-list values that
 /// saves itself into the container's `Library/Preferences/`.

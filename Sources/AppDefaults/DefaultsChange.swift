@@ -1,4 +1,4 @@
-import PropertyList
+public import PropertyList
 
 /// One change of a key's winning value.
 public struct DefaultsChange: Sendable, Equatable {

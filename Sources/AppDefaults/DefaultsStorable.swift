@@ -1,5 +1,5 @@
-import Foundation
-import PropertyList
+public import Foundation
+public import PropertyList
 
 /// A type a ``Defaults/Key`` can hold: how it is stored as a property-list value and
 /// read back.

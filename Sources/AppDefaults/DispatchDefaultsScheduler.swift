@@ -1,4 +1,4 @@
-import Dispatch
+public import Dispatch
 
 /// The default scheduler: a Dispatch queue's timer.
 public struct DispatchDefaultsScheduler: DefaultsScheduler {

@@ -1,3 +1,6 @@
+import Foundation
+import Synchronization
+
 extension Application {
     /// Names an open background task. Corresponds to `UIBackgroundTaskIdentifier`.
     public struct BackgroundTaskIdentifier: Sendable, Hashable, CustomStringConvertible {

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 extension Application {
     /// Calls `handler` for each of `events` (every event when `nil`), after the delegate

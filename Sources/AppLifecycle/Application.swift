@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import Synchronization
 
 /// The running application: its state, its delegate, and the events that move it.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One thing that happened to the application, in the order iOS reports it.
 ///

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// A low-memory warning: caches should drop what they can rebuild.
 ///

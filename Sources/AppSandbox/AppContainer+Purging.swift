@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a purge removed and what it left.
 public struct PurgeReport: Sendable, Hashable {

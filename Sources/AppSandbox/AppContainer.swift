@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One app's private container: `Documents/`, `Library/` (with `Caches/`,
 /// `Preferences/` and `Application Support/`) and `tmp/`.

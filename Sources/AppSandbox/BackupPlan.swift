@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// What a backup of a container holds, by the iOS rules: `Documents/` and `Library/`
 /// (with `Preferences/` and `Application Support/`) are backed up; `Library/Caches/`,

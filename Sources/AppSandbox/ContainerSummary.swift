@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The directories of a container with how many files each holds and their size,
 /// for `keepsake sandbox show`. `Library` counts everything below it, its

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One item found by listing a directory: its path relative to the listed folder and
 /// the attributes `FileManager` would report through `URLResourceValues`

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// One file to coordinate on and whether it will be read or written.
 /// Corresponds to `NSFileAccessIntent`.

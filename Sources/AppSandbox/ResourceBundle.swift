@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// Read-only resources shipped with the program: a folder of files, or the resource
 /// folder of a SwiftPM `Bundle.module`.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 import ZIPFoundation
 
 /// Backs a container up to a ZIP file following ``BackupPlan``, and restores one.

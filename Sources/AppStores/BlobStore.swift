@@ -1,5 +1,5 @@
-import AppSandbox
-import Foundation
+public import AppSandbox
+public import Foundation
 import Synchronization
 
 /// What image format a blob's bytes are, from their first bytes.

@@ -1,7 +1,7 @@
-import AppLifecycle
-import AppSandbox
+public import AppLifecycle
+public import AppSandbox
 import Foundation
-import KeyedArchive
+public import KeyedArchive
 import Synchronization
 
 /// The store that owns the app's model objects: it loads them when made, hands them

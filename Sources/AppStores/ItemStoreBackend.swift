@@ -1,6 +1,6 @@
-import AppSandbox
-import Foundation
-import KeyedArchive
+public import AppSandbox
+public import Foundation
+public import KeyedArchive
 import Synchronization
 
 /// Where an ``ItemStore`` keeps its items: an archive file (``ArchiveFileBackend``, the

@@ -1,5 +1,5 @@
 import AppLifecycle
-import Foundation
+public import Foundation
 import Synchronization
 
 /// A thread-safe in-memory cache that evicts the least recently used entries.

@@ -1,4 +1,4 @@
-import AppSandbox
+public import AppSandbox
 import KeyedArchive
 
 /// The one error the stores throw.

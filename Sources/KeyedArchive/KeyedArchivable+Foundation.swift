@@ -1,3 +1,5 @@
+public import Foundation
+
 // Foundation's value types, stored as the classes they bridge to.
 
 extension String: KeyedArchivable {

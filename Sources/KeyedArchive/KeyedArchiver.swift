@@ -1,3 +1,5 @@
+public import Foundation
+
 /// One-call archiving of an object graph.
 ///
 /// Corresponds to `NSKeyedArchiver`'s class methods. The root object is stored under

@@ -1,3 +1,5 @@
+import Foundation
+
 // Foundation's value classes, decoded into Swift values.
 
 extension KeyedDecoder {

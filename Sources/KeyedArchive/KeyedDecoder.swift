@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The coder a ``KeyedCoding`` type reads its properties from, and the unarchiver that
 /// rebuilds the object graph from a keyed archive.
 ///

@@ -1,3 +1,5 @@
+import Foundation
+
 extension KeyedEncoder {
     /// Encodes a ``KeyedCoding`` value as an instance dictionary and returns its UID.
     ///

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// The coder a ``KeyedCoding`` type writes its properties to, and the archiver that
 /// turns the object graph into a keyed archive.
 ///

@@ -1,3 +1,5 @@
+public import Foundation
+
 /// One-call unarchiving.
 ///
 /// Corresponds to `NSKeyedUnarchiver`'s class methods. Each reads the object under

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 /// Reads a property list in any format: binary, XML, OpenStep (`.strings` included)
 /// or JSON, recognised from its first bytes.
 ///

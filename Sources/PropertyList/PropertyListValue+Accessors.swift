@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 extension PropertyListValue {
     public var stringValue: String? {
         if case .string(let s) = self { s } else { nil }

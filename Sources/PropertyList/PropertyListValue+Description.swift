@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension PropertyListValue: CustomStringConvertible {
     /// A readable, indented rendering in the style of `plutil -p`:
     /// `"name" => "Spork"`, arrays numbered, data as length and bytes, dates in UTC.

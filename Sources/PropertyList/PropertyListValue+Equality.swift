@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension PropertyListValue: Hashable {
     /// Numeric, order-insensitive equality; see ``PropertyListValue`` for the rules.
     public static func == (lhs: Self, rhs: Self) -> Bool {

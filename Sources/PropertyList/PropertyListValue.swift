@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
 /// One value of a property list: the tree that every plist format encodes.
 ///
 /// Corresponds to the object graph `PropertyListSerialization` produces (`NSString`,

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import AppLifecycle
+import Synchronization
 
 @Suite struct ApplicationTests {
     @Test func launchCallsFinishLaunchingThenBecomeActive() {

@@ -1,5 +1,6 @@
 import Testing
 @testable import PropertyList
+import Foundation
 
 struct ValueModelTests {
     @Test func integersCompareNumericallyAcrossSignedness() {

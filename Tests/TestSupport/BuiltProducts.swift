@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The package's executables (commands, apps and test helpers), which SwiftPM builds
 /// into the same products folder as the test bundle.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 
 /// The shared conformance corpus, read in place from `../shared/corpus` beside the
 /// checkout. Tests that need it skip cleanly when it is absent.

@@ -1,5 +1,5 @@
-import AppSandbox
-import Foundation
+public import AppSandbox
+public import Foundation
 
 extension KeyedArchiver {
     /// Archives `root` into the file at `url`, replacing it durably and atomically: the

@@ -1,5 +1,5 @@
-import AppSandbox
-import Foundation
+public import AppSandbox
+public import Foundation
 
 extension KeyedUnarchiver {
     /// The object of type `Root` archived in the file at `url`, or `nil` when the

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Writes finished archive content straight to `bplist00`, without building a
 /// property-list tree first.
 ///

@@ -1,3 +1,5 @@
+import Foundation
+
 /// One entry of `$objects` as the encoder builds it.
 ///
 /// Instances keep their fields in the encoder's flat field store (`fields[range]`) so

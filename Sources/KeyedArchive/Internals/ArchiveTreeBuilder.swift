@@ -1,3 +1,5 @@
+import Foundation
+
 /// Turns finished archive content into the property-list tree Foundation would build:
 /// `{$archiver, $objects, $top, $version}`. Dictionary keys are sorted, as in
 /// Foundation's XML output.

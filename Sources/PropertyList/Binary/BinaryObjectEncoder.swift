@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Appends single objects, offset tables and trailers in `bplist00` encoding.
 ///
 /// `package` so that writers that lay out objects themselves (the keyed archiver

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Decodes single objects of a validated binary plist. Every length and reference is
 /// checked against the object area before it is used.
 struct BinaryObjectReader {

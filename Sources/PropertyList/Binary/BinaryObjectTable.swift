@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// The first pass of the binary writer: numbers every object, merging equal scalars.
 struct BinaryObjectTable {
     enum Object {

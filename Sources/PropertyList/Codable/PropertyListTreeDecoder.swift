@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Rebuilds a `Decodable` value from a ``PropertyListValue`` tree shaped as
 /// ``PropertyListTreeEncoder`` (or Foundation's `PropertyListEncoder`) shapes it.
 ///

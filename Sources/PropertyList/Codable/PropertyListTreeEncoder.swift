@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Turns an `Encodable` value into a ``PropertyListValue`` tree: the shape
 /// `PropertyListEncoder` gives it (keyed containers as dictionaries, unkeyed ones as
 /// arrays, `Date` and `Data` as themselves, `nil` as the string `"$null"`). Shared by

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Writes a property-list value as JSON, as `plutil -convert json` does.
 ///
 /// Compact by default (`{"a":[1,2]}`); `prettyPrinted` indents by two spaces and

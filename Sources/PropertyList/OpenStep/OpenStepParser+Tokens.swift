@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension OpenStepParser {
     /// Skips white space and comments; `false` when the input ends.
     mutating func skipWhitespace() throws(PropertyListError) -> Bool {

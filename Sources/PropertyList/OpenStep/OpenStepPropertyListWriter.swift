@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Writes the old ASCII (OpenStep) property-list format.
 ///
 /// Apple's `PropertyListSerialization` reads this format but does not write it; the

@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Reads Apple's XML property lists: the `<plist>` documents `PropertyListSerialization`
 /// and `plutil -convert xml1` write.
 ///

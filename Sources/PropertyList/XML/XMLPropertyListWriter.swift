@@ -1,3 +1,9 @@
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 /// Writes Apple's XML property lists, byte for byte in the layout
 /// `PropertyListSerialization` and `plutil -convert xml1` produce.
 ///
