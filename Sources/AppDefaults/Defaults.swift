@@ -59,7 +59,7 @@ public final class Defaults: @unchecked Sendable {
         /// The command line the argument domain is parsed from.
         public var arguments: [String] = CommandLine.arguments
         /// Runs deferred saves and checks; tests inject one they drive by hand.
-        public var scheduler: any DefaultsScheduler = DispatchDefaultsScheduler()
+        public var scheduler: any Scheduler = SystemScheduler()
         /// The cross-process locks taken around every save; processes sharing a suite
         /// must agree on its lock directory (the default does, per user).
         public var coordinator = FileCoordinator()

@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 
 extension Application {

@@ -238,9 +238,9 @@ extension Application {
             if grace == .zero {
                 enqueue(.graceElapsed(epoch: epoch))
             } else {
-                clock.schedule(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch)) }
+                scheduler.schedule(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch)) }
             }
-            clock.schedule(after: configuration.backgroundTimeLimit) { [weak self] in
+            scheduler.schedule(after: configuration.backgroundTimeLimit) { [weak self] in
                 self?.enqueue(.timeExpired(epoch: epoch))
             }
 
