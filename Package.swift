@@ -101,9 +101,10 @@ let package = Package(
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
         .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "AppDefaultsTests", dependencies: ["AppDefaults", "PropertyList", "AppSandbox", "TestSupport"]),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle"]),
-        .testTarget(name: "KeepsakeTests", dependencies: ["Keepsake"]),
+        .testTarget(
+            name: "AppDefaultsTests", dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppSandbox", "TestSupport"]
+        ),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppSandbox"]),
         .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

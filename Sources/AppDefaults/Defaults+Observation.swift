@@ -1,3 +1,4 @@
+public import AppSandbox
 import Foundation
 import PropertyList
 
@@ -11,13 +12,13 @@ extension Defaults {
     /// ```swift
     /// let token = defaults.observe("volume") { change in player.volume = change.newValue?.doubleValue ?? 1 }
     /// ```
-    public func observe(_ key: String, handler: @escaping @Sendable (DefaultsChange) -> Void) -> DefaultsObservation {
+    public func observe(_ key: String, handler: @escaping @Sendable (DefaultsChange) -> Void) -> ObservationToken {
         lock.lock()
         let id = nextObserverID
         nextObserverID += 1
         observers[key, default: [:]][id] = handler
         lock.unlock()
-        return DefaultsObservation { [weak self] in
+        return ObservationToken { [weak self] in
             guard let self else { return }
             self.lock.lock()
             self.observers[key]?[id] = nil

@@ -59,7 +59,7 @@ public final class Defaults: @unchecked Sendable {
         /// The command line the argument domain is parsed from.
         public var arguments: [String] = CommandLine.arguments
         /// Runs deferred saves and checks; tests inject one they drive by hand.
-        public var scheduler: any DefaultsScheduler = DispatchDefaultsScheduler()
+        public var scheduler: any Scheduler = SystemScheduler()
         /// The cross-process locks taken around every save; processes sharing a suite
         /// must agree on its lock directory (the default does, per user).
         public var coordinator = FileCoordinator()
@@ -387,11 +387,14 @@ public final class Defaults: @unchecked Sendable {
         return domain
     }
 
-    /// A domain name must be one file name: not empty, no `/`, no NUL, not `.` or `..`.
+    /// A domain name must be one file name (``NameValidator``), short enough that
+    /// `<name>.plist` and the durable replace's temporary names fit in one too.
     static func validate(domainName name: String) throws(DefaultsError) {
-        guard !name.isEmpty, name != ".", name != "..", !name.contains("/"), !name.contains("\0"),
-              name.utf8.count <= 240 else {
-            throw DefaultsError(.invalidDomain, "a domain name must be one file name", domain: name)
+        if let problem = NameValidator.problem(in: name) {
+            throw DefaultsError(.invalidDomain, "a domain name must be one file name: \(problem)", domain: name)
+        }
+        guard name.utf8.count <= 240 else {
+            throw DefaultsError(.invalidDomain, "a domain name is at most 240 bytes", domain: name)
         }
     }
 

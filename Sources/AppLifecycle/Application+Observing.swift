@@ -1,3 +1,4 @@
+public import AppSandbox
 import Foundation
 import Synchronization
 

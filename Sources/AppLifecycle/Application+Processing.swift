@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import AppSandbox
 
 /// The application's mutable state, guarded by `Application.machine`.
 struct Machine {
@@ -238,9 +239,9 @@ extension Application {
             if grace == .zero {
                 enqueue(.graceElapsed(epoch: epoch))
             } else {
-                clock.schedule(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch)) }
+                scheduler.schedule(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch)) }
             }
-            clock.schedule(after: configuration.backgroundTimeLimit) { [weak self] in
+            scheduler.schedule(after: configuration.backgroundTimeLimit) { [weak self] in
                 self?.enqueue(.timeExpired(epoch: epoch))
             }
 

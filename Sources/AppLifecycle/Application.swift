@@ -1,3 +1,4 @@
+public import AppSandbox
 public import Foundation
 import Synchronization
 
@@ -70,23 +71,23 @@ public final class Application: Sendable {
     /// Where the lifecycle notifications are posted; `NotificationCenter.default` unless
     /// another was given.
     public let notificationCenter: NotificationCenter
-    let clock: any LifecycleClock
+    let scheduler: any Scheduler
     let machine = Mutex(Machine())
 
     /// - Parameters:
     ///   - delegate: told about every state change.
-    ///   - clock: what background timers wait on; tests pass a ``ManualLifecycleClock``.
+    ///   - scheduler: what background timers wait on; tests pass a `ManualScheduler`.
     ///   - notificationCenter: where notifications are posted; tests pass their own so
     ///     parallel tests do not see each other's events.
     public init(
         delegate: (any ApplicationDelegate)? = nil,
         configuration: Configuration = Configuration(),
-        clock: any LifecycleClock = SystemLifecycleClock(),
+        scheduler: any Scheduler = SystemScheduler(),
         notificationCenter: NotificationCenter = .default
     ) {
         self.delegate = delegate
         self.configuration = configuration
-        self.clock = clock
+        self.scheduler = scheduler
         self.notificationCenter = notificationCenter
     }
 

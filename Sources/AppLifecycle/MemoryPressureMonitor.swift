@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 
 #if canImport(Glibc)
@@ -108,7 +109,7 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
         let stop = StopFlag()
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let thread = Thread {
+                BackgroundThread.start(name: "keepsake.psi") {
                     defer { close(fd) }
                     while !stop.isSet {
                         var descriptor = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
@@ -120,7 +121,6 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
                     }
                     continuation.resume()
                 }
-                thread.start()
             }
         } onCancel: {
             stop.set()

@@ -57,11 +57,12 @@ public struct SignalEventSource: LifecycleEventSource {
     }
 }
 
-/// A dispatch signal source for `SIGTSTP`, set up like `UnixSignalsSequence`'s.
+/// A dispatch signal source for `SIGTSTP`, set up like `UnixSignalsSequence`'s. It
+/// needs no queue of its own: a source never runs its handler twice at once, so
+/// Dispatch's default queue delivers the stops one at a time, off the cooperative pool.
 /// `@unchecked Sendable`: the dispatch source is thread-safe (only `cancel()` is
 /// called after set-up) but not marked `Sendable` by Dispatch.
 private final class TerminalStopSource: @unchecked Sendable {
-    private static let queue = DispatchQueue(label: "org.keepsake.lifecycle.sigtstp")
     private let source: any DispatchSourceSignal
 
     init(stops: Bool, application: Application) {
@@ -69,7 +70,7 @@ private final class TerminalStopSource: @unchecked Sendable {
         // kqueue delivers only signals whose default action is off.
         signal(SIGTSTP, SIG_IGN)
         #endif
-        source = DispatchSource.makeSignalSource(signal: SIGTSTP, queue: Self.queue)
+        source = DispatchSource.makeSignalSource(signal: SIGTSTP)
         source.setEventHandler { [weak application] in
             guard let application else { return }
             if stops {

@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 
 #if canImport(Glibc)
@@ -75,7 +76,7 @@ final class BlockingReader: Sendable {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 let fd = self.fd, stop = self.stop
-                let thread = Thread {
+                BackgroundThread.start(name: "keepsake.reader") {
                     var buffer = [UInt8](repeating: 0, count: 256)
                     while !stop.isSet {
                         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
@@ -89,7 +90,6 @@ final class BlockingReader: Sendable {
                     }
                     continuation.resume()
                 }
-                thread.start()
             }
         } onCancel: {
             stop.set()

@@ -153,15 +153,18 @@ public struct AppContainer: Sendable {
 
     // MARK: Identifier
 
-    /// Accepts reverse-DNS identifiers as Apple's bundle identifiers allow them: two
-    /// or more dot-separated labels of ASCII letters, digits and hyphens, at most 255
-    /// bytes in all (it becomes a folder name).
+    /// Accepts reverse-DNS identifiers as Apple's bundle identifiers allow them: a
+    /// folder name (``NameValidator``) made of two or more dot-separated labels of
+    /// ASCII letters, digits and hyphens.
     static func validate(identifier: String) throws(SandboxError) {
+        if let problem = NameValidator.problem(in: identifier) {
+            throw SandboxError(.invalidName, "app identifier: \(problem)", path: identifier)
+        }
         let labels = identifier.split(separator: ".", omittingEmptySubsequences: false)
         let allowed = { (byte: UInt8) in
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
         }
-        guard identifier.utf8.count <= RelativePath.maxNameBytes, labels.count >= 2,
+        guard labels.count >= 2,
               labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) })
         else {
             throw SandboxError(.invalidName, "app identifier must be reverse-DNS, like com.example.App", path: identifier)

@@ -181,16 +181,12 @@ public final class BlobStore: Sendable {
         return folder.map { "\($0)/\(key)" } ?? key
     }
 
-    /// The text-only checks; the sandbox layer checks links on disk.
+    /// A key is one file name (``NameValidator``) that the sandbox does not reserve for
+    /// its own files; the sandbox layer checks links on disk.
     static func validate(key: String) throws(StoreError) {
-        let reason: String? =
-            if key.isEmpty { "empty key" }
-            else if key.contains("/") { "a key cannot contain `/`" }
-            else if key.utf8.contains(0) { "a key cannot contain NUL" }
-            else if key == "." || key == ".." { "a key cannot be `.` or `..`" }
-            else if key.utf8.count > 255 { "a key is at most 255 bytes" }
-            else if key.hasPrefix(".keepsake-") { "`.keepsake-` is reserved for the sandbox's own files" }
-            else { nil }
-        if let reason { throw StoreError(.invalidKey, reason, key: key) }
+        if let problem = NameValidator.problem(in: key) { throw StoreError(.invalidKey, "key: \(problem)", key: key) }
+        if key.hasPrefix(".keepsake-") {
+            throw StoreError(.invalidKey, "`.keepsake-` is reserved for the sandbox's own files", key: key)
+        }
     }
 }

@@ -94,7 +94,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     private let storage: Mutex<Storage>
     private let onEviction: EvictionHandler?
-    private let evictsOnWarning = Atomic<Bool>(true)
+    private let evictsOnWarning = Mutex(true)
     private let notificationCenter: NotificationCenter
     /// Written once in `init`, read once in `deinit`: no concurrent access.
     nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
@@ -138,8 +138,8 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
 
     /// Whether a memory warning empties the cache (the default).
     public var evictsOnMemoryWarning: Bool {
-        get { evictsOnWarning.load(ordering: .relaxed) }
-        set { evictsOnWarning.store(newValue, ordering: .relaxed) }
+        get { evictsOnWarning.withLock { $0 } }
+        set { evictsOnWarning.withLock { $0 = newValue } }
     }
 
     /// How many entries the cache holds.

@@ -1,6 +1,8 @@
+import AppSandbox
 import AppDefaults
 import Foundation
 import PropertyList
+import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -109,18 +111,17 @@ struct CrossProcessTests {
         let fixture = try TestContainers()
         defer { fixture.remove() }
         var configuration = fixture.configuration()
-        configuration.scheduler = DispatchDefaultsScheduler()
+        configuration.scheduler = SystemScheduler()
         configuration.watchesFiles = watch
         configuration.externalChangeInterval = watch ? nil : .milliseconds(20)
         let watcher = try fixture.make(configuration)
-        let seen = NSLock()
-        nonisolated(unsafe) var changes: [DefaultsChange] = []
-        let token = watcher.observe("greeting") { change in seen.withLock { changes.append(change) } }
+        let seen = Mutex<[DefaultsChange]>([])
+        let token = watcher.observe("greeting") { change in seen.withLock { $0.append(change) } }
         defer { token.cancel() }
         let set = try Helper.run(["set", fixture.url.path, app, "greeting", "from afar"])
         #expect(set.status == 0)
-        #expect(eventually { seen.withLock { !changes.isEmpty } }, "the file watch never delivered the change")
-        #expect(seen.withLock { changes } == [DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)])
+        #expect(eventually { seen.withLock { !$0.isEmpty } }, "the file watch never delivered the change")
+        #expect(seen.withLock { $0 } == [DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)])
     }
 
     #if os(Linux)

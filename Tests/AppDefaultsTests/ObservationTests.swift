@@ -1,18 +1,18 @@
 import AppDefaults
 import Foundation
 import PropertyList
+import Synchronization
 import Testing
+import AppSandbox
 
 /// Per-key observation (closures and AsyncSequence), didChangeNotification, and
 /// changes another writer saved.
 @Suite("Observation")
 struct ObservationTests {
-    final class Recorder: @unchecked Sendable {
-        // @unchecked: `changes` is guarded by `lock`.
-        private let lock = NSLock()
-        private var changes: [DefaultsChange] = []
-        func record(_ change: DefaultsChange) { lock.withLock { changes.append(change) } }
-        var all: [DefaultsChange] { lock.withLock { changes } }
+    final class Recorder: Sendable {
+        private let changes = Mutex<[DefaultsChange]>([])
+        func record(_ change: DefaultsChange) { changes.withLock { $0.append(change) } }
+        var all: [DefaultsChange] { changes.withLock { $0 } }
     }
 
     @Test("An observer hears every change of its key's winning value, and nothing else")

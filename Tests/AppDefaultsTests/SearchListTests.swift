@@ -1,4 +1,5 @@
 import AppDefaults
+import AppSandbox
 import Foundation
 import PropertyList
 import Testing
@@ -122,6 +123,16 @@ struct SearchListTests {
         #expect(defaults.volatileDomainNames == [Defaults.argumentDomain, Defaults.registrationDomain])
         try defaults.flush()
         #expect(!FileManager.default.fileExists(atPath: try fixture.preferences().appendingPathComponent("Session.plist").path))
+    }
+
+    @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))
+    func domainsWithSeparatorLookAlikesAreRefused(lookAlike: String) throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let error = #expect(throws: DefaultsError.self) { try fixture.suite("group\(lookAlike)a") }
+        #expect(error?.code == .invalidDomain)
+        let defaults = try fixture.defaults()
+        #expect(throws: DefaultsError.self) { try defaults.addSuite(named: "group\(lookAlike)a") }
     }
 
     @Test("A suite may not be the global domain, and must name one file")

@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 import Testing
 @testable import AppLifecycle
@@ -104,7 +105,7 @@ import Synchronization
             func applicationWillEnterForeground(_ app: Application) { seen.append("willEnterForeground:\(app.state)") }
             func applicationDidBecomeActive(_ app: Application) { seen.append("didBecomeActive:\(app.state)") }
         }
-        let app = Application(delegate: Probe(seen), clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        let app = Application(delegate: Probe(seen), scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         app.launch()
         app.send(.hidden)
         app.send(.visible)

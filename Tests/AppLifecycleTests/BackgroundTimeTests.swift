@@ -1,7 +1,8 @@
+import AppSandbox
 import Foundation
-import Synchronization
 import Testing
 @testable import AppLifecycle
+import Synchronization
 
 @Suite struct BackgroundTimeTests {
     @Test func suspendedAfterTheGracePeriod() {
@@ -9,9 +10,9 @@ import Testing
         let events = Recorder<LifecycleEvent>()
         let token = harness.app.addObserver(for: [.didSuspend]) { events.append($0) }
         harness.app.send(.hidden)
-        harness.clock.advance(by: .milliseconds(4999))
+        harness.scheduler.advance(by: .milliseconds(4999))
         #expect(harness.app.state == .background)
-        harness.clock.advance(by: .milliseconds(1))
+        harness.scheduler.advance(by: .milliseconds(1))
         #expect(harness.app.state == .suspended)
         #expect(events.all == [.didSuspend])
         withExtendedLifetime(token) {}
@@ -20,9 +21,9 @@ import Testing
     @Test func comingBackBeforeTheGracePeriodCancelsSuspension() {
         let harness = Harness(grace: .seconds(5)).launched()
         harness.app.send(.hidden)
-        harness.clock.advance(by: .seconds(2))
+        harness.scheduler.advance(by: .seconds(2))
         harness.app.send(.visible)
-        harness.clock.advance(by: .seconds(60))
+        harness.scheduler.advance(by: .seconds(60))
         #expect(harness.app.state == .active, "a timer from the earlier background stay must not suspend the app")
     }
 
@@ -31,7 +32,7 @@ import Testing
         harness.app.send(.hidden)
         let task = harness.app.beginBackgroundTask(withName: "upload")
         #expect(task != .invalid)
-        harness.clock.advance(by: .seconds(10))
+        harness.scheduler.advance(by: .seconds(10))
         #expect(harness.app.state == .background)
         harness.app.endBackgroundTask(task)
         #expect(harness.app.state == .suspended)
@@ -43,7 +44,7 @@ import Testing
         let task = harness.app.beginBackgroundTask()
         harness.app.endBackgroundTask(task)
         #expect(harness.app.state == .background)
-        harness.clock.advance(by: .seconds(5))
+        harness.scheduler.advance(by: .seconds(5))
         #expect(harness.app.state == .suspended)
     }
 
@@ -53,9 +54,9 @@ import Testing
         let token = harness.app.addObserver(for: [.didSuspend]) { _ in log.append("suspended") }
         harness.app.send(.hidden)
         _ = harness.app.beginBackgroundTask { log.append("expired") }
-        harness.clock.advance(by: .milliseconds(29_999))
+        harness.scheduler.advance(by: .milliseconds(29_999))
         #expect(log.all.isEmpty)
-        harness.clock.advance(by: .milliseconds(1))
+        harness.scheduler.advance(by: .milliseconds(1))
         #expect(log.all == ["expired", "suspended"])
         #expect(harness.app.openBackgroundTaskCount == 0)
         withExtendedLifetime(token) {}
@@ -65,7 +66,7 @@ import Testing
         let harness = Harness(grace: .seconds(1), limit: .seconds(2), expiry: .terminate).launched()
         harness.app.send(.hidden)
         _ = harness.app.beginBackgroundTask {}
-        harness.clock.advance(by: .seconds(2))
+        harness.scheduler.advance(by: .seconds(2))
         #expect(harness.delegate.calls.last == "willTerminate")
         #expect(harness.app.state == .notRunning)
     }
@@ -73,14 +74,14 @@ import Testing
     @Test func noBackgroundTimeForASuspendedApp() {
         let harness = Harness(grace: .seconds(1)).launched()
         harness.app.send(.hidden)
-        harness.clock.advance(by: .seconds(1))
+        harness.scheduler.advance(by: .seconds(1))
         #expect(harness.app.beginBackgroundTask() == .invalid)
     }
 
     @Test func foregroundFromSuspendedCallsWillEnterForeground() {
         let harness = Harness(grace: .seconds(1)).launched()
         harness.app.send(.hidden)
-        harness.clock.advance(by: .seconds(1))
+        harness.scheduler.advance(by: .seconds(1))
         harness.delegate.clear()
         harness.app.send(.visible)
         #expect(harness.delegate.calls == ["willEnterForeground", "didBecomeActive"])
@@ -94,7 +95,7 @@ import Testing
         #expect(harness.app.state == .suspended)
         #expect(stops.all == [.suspended], "the process is stopped only after the app is suspended")
         harness.app.send(.visible)
-        harness.clock.advance(by: .seconds(120))
+        harness.scheduler.advance(by: .seconds(120))
         #expect(stops.all.count == 1)
         #expect(harness.app.state == .active)
     }
@@ -107,18 +108,7 @@ import Testing
         } }
         harness.app.sendHidden(thenStop: { stops.append("stopped") })
         #expect(harness.app.state == .background)
-        harness.clock.advance(by: .seconds(10))
+        harness.scheduler.advance(by: .seconds(10))
         #expect(stops.all == ["expired", "stopped"])
-    }
-
-    @Test func systemClockRunsScheduledWork() async throws {
-        let fired = Mutex(false)
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            SystemLifecycleClock().schedule(after: .milliseconds(1)) {
-                fired.withLock { $0 = true }
-                continuation.resume()
-            }
-        }
-        #expect(fired.withLock { $0 })
     }
 }

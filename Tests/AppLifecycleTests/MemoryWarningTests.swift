@@ -2,6 +2,7 @@ import Foundation
 import Synchronization
 import Testing
 @testable import AppLifecycle
+import AppSandbox
 
 @Suite struct MemoryWarningTests {
     @Test func simulatedWarningReachesEveryListener() async {

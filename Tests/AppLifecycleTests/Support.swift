@@ -1,3 +1,4 @@
+import AppSandbox
 import AppLifecycle
 import Foundation
 import Synchronization
@@ -32,11 +33,11 @@ final class Recorder<Element: Sendable>: Sendable {
     var all: [Element] { items.withLock { $0 } }
 }
 
-/// A launched app with a recording delegate, a manual clock and a private notification
+/// A launched app with a recording delegate, a manual scheduler and a private notification
 /// center, so tests run in parallel without seeing each other.
 struct Harness {
     let delegate = RecordingDelegate()
-    let clock = ManualLifecycleClock()
+    let scheduler = ManualScheduler()
     let center = NotificationCenter()
     let app: Application
 
@@ -44,7 +45,7 @@ struct Harness {
         app = Application(
             delegate: delegate,
             configuration: .init(backgroundGracePeriod: grace, backgroundTimeLimit: limit, whenBackgroundTimeExpires: expiry),
-            clock: clock, notificationCenter: center)
+            scheduler: scheduler, notificationCenter: center)
     }
 
     /// Launches, then forgets the launch callbacks.

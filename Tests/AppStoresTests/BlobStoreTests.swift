@@ -58,6 +58,14 @@ import Glibc
         try store.delete(forKey: "k")  // nothing left: not an error
     }
 
+    @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))
+    func keysWithSeparatorLookAlikesAreRefused(lookAlike: String) throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
+        defer { try? container.destroy() }
+        let error = #expect(throws: StoreError.self) { try makeStore(container).set(Self.jpeg, forKey: "a\(lookAlike)b") }
+        #expect(error?.code == .invalidKey)
+    }
+
     @Test(arguments: ["../escape", "/etc/passwd", "a/b", "..", ".", "", "x\u{0}y", String(repeating: "k", count: 256), ".keepsake-1.tmp"])
     func keysThatLeaveTheFolderAreRefused(key: String) throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")

@@ -130,7 +130,7 @@ import Glibc
     @Test func attachedStoreSavesOnBackgroundAndTermination() throws {
         let backend = InMemoryBackend<Item>()
         let store = try ItemStore(backend: backend)
-        let app = Application(clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         store.attach(to: app)
         app.launch()
         store.add(Item(name: "one"))
@@ -150,7 +150,7 @@ import Glibc
     @Test func failedAutomaticSaveIsRecorded() throws {
         let backend = InMemoryBackend<Item>()
         let store = try ItemStore(backend: backend)
-        let app = Application(clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         store.attach(to: app)
         app.launch()
         store.add(Item(name: "one"))

@@ -1,3 +1,4 @@
+import AppSandbox
 import AppLifecycle
 import Foundation
 import Synchronization
@@ -85,7 +86,7 @@ import Testing
         let cache = MemoryCache<String, Int>(notificationCenter: center, onEviction: evictions.handler)
         cache.setObject(1, forKey: "a")
         cache.setObject(2, forKey: "b")
-        let app = Application(clock: ManualLifecycleClock(), notificationCenter: center)
+        let app = Application(scheduler: ManualScheduler(), notificationCenter: center)
         app.launch()
         app.simulateMemoryWarning()
         #expect(cache.count == 0)

@@ -33,12 +33,12 @@ public final class HomepwnerServer: Sendable {
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
         configuration: AppLifecycle.Application.Configuration = .init(),
-        clock: any LifecycleClock = SystemLifecycleClock()
+        scheduler: any AppSandbox.Scheduler = SystemScheduler()
     ) throws {
         self.log = log
         inventory = try Inventory(container: container, limits: limits)
         delegate = AppDelegate(inventory: inventory, log: log)
-        application = AppLifecycle.Application(delegate: delegate, configuration: configuration, clock: clock)
+        application = AppLifecycle.Application(delegate: delegate, configuration: configuration, scheduler: scheduler)
         suspensionObserver = application.addObserver(for: [.didSuspend]) { [log] _ in
             log.state = ApplicationState.suspended.rawValue
             log.record("(suspended: background time is over; iOS gives no callback for this)")

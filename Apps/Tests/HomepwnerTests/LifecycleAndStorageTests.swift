@@ -121,14 +121,14 @@ struct LifecycleAndStorageTests {
     func suspension() async throws {
         let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
         defer { try? container.destroy() }
-        let clock = ManualLifecycleClock()
-        let server = try HomepwnerServer(container: container, log: LifecycleLog(echo: false), clock: clock)
+        let scheduler = ManualScheduler()
+        let server = try HomepwnerServer(container: container, log: LifecycleLog(echo: false), scheduler: scheduler)
         server.application.launch()
         let app = Hummingbird.Application(router: server.routes.router())
         try await app.test(.router) { client async throws in
             _ = try await client.execute(uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "event=hidden"))
             #expect(server.application.state == .background)
-            clock.advance(by: .seconds(60))
+            scheduler.advance(by: .seconds(60))
             #expect(server.application.state == .suspended)
             #expect(server.log.state == "suspended")
             #expect(server.log.entries.contains { $0.message.hasPrefix("(suspended") })

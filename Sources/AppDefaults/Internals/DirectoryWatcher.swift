@@ -1,4 +1,5 @@
 #if os(Linux)
+import AppSandbox
 import Foundation
 import Glibc
 
@@ -24,9 +25,9 @@ final class DirectoryWatcher: Sendable {
         }
         for end in pipeEnds { _ = fcntl(end, F_SETFD, FD_CLOEXEC) }
         wake = pipeEnds[1]
-        let thread = Thread { [stopped = pipeEnds[0]] in Self.run(inotify: inotify, stopped: stopped, onChange: onChange) }
-        thread.name = "org.keepsake.defaults.watch"
-        thread.start()
+        BackgroundThread.start(name: "keepsake.watch") { [stopped = pipeEnds[0]] in
+            Self.run(inotify: inotify, stopped: stopped, onChange: onChange)
+        }
     }
 
     /// Ends the thread, which then closes its descriptors; the closure is not called

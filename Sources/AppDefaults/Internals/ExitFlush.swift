@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -13,36 +14,32 @@ import Darwin
 /// A process killed by a signal saves nothing here: that is what the bounded write
 /// delay and the lifecycle hooks are for.
 enum ExitFlush {
-    private final class WeakDefaults: @unchecked Sendable {
-        // @unchecked: `value` is only touched under `lock`.
+    private struct WeakDefaults {
         weak var value: Defaults?
-        init(_ value: Defaults) { self.value = value }
     }
 
-    private static let lock = NSLock()
-    nonisolated(unsafe) private static var live: [ObjectIdentifier: WeakDefaults] = [:]
-    nonisolated(unsafe) private static var installed = false
+    private struct State {
+        var live: [ObjectIdentifier: WeakDefaults] = [:]
+        var installed = false
+    }
+
+    private static let state = Mutex(State())
 
     static func register(_ defaults: Defaults) {
-        lock.lock()
-        defer { lock.unlock() }
-        live[ObjectIdentifier(defaults)] = WeakDefaults(defaults)
-        if !installed {
-            installed = true
-            atexit { ExitFlush.flushAll() }
+        let install = state.withLock { state in
+            state.live[ObjectIdentifier(defaults)] = WeakDefaults(value: defaults)
+            defer { state.installed = true }
+            return !state.installed
         }
+        if install { atexit { ExitFlush.flushAll() } }
     }
 
     static func unregister(_ defaults: Defaults) {
-        lock.lock()
-        live[ObjectIdentifier(defaults)] = nil
-        lock.unlock()
+        _ = state.withLock { $0.live.removeValue(forKey: ObjectIdentifier(defaults)) }
     }
 
     private static func flushAll() {
-        lock.lock()
-        let all = live.values.compactMap(\.value)
-        lock.unlock()
+        let all = state.withLock { $0.live.values.compactMap(\.value) }
         for defaults in all { try? defaults.flush() }
     }
 }

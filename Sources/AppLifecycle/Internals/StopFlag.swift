@@ -2,16 +2,21 @@ import Synchronization
 
 /// A flag one thread sets and a polling thread reads.
 final class StopFlag: Sendable {
-    private let value = Atomic<Bool>(false)
-    var isSet: Bool { value.load(ordering: .acquiring) }
-    func set() { value.store(true, ordering: .releasing) }
+    private let value = Mutex(false)
+    var isSet: Bool { value.withLock { $0 } }
+    func set() { value.withLock { $0 = true } }
 }
 
 extension StopFlag {
     /// A flag that can be cleared again.
     final class Mutable: Sendable {
-        private let value = Atomic<Bool>(false)
+        private let value = Mutex(false)
         /// Stores `new` and returns the previous value.
-        func exchange(_ new: Bool) -> Bool { value.exchange(new, ordering: .acquiringAndReleasing) }
+        func exchange(_ new: Bool) -> Bool {
+            value.withLock { value in
+                defer { value = new }
+                return value
+            }
+        }
     }
 }

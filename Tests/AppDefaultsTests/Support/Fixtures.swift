@@ -3,87 +3,30 @@ import AppSandbox
 import Foundation
 import TestSupport
 import PropertyList
-
-/// A scheduler driven by the test: work runs only when ``advance(by:)`` passes its
-/// deadline, so no test sleeps to see a deferred save.
-final class ManualScheduler: DefaultsScheduler, @unchecked Sendable {
-    // @unchecked: every property is guarded by `lock`.
-    private let lock = NSLock()
-    private var now: Duration = .zero
-    private var queue: [(deadline: Duration, order: Int, work: @Sendable () -> Void)] = []
-    private var order = 0
-
-    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
-        lock.lock()
-        queue.append((now + delay, order, work))
-        order += 1
-        lock.unlock()
-    }
-
-    /// Work waiting, due or not.
-    var pendingCount: Int {
-        lock.lock()
-        defer { lock.unlock() }
-        return queue.count
-    }
-
-    /// Moves time forward, running everything that falls due (in deadline order),
-    /// including work scheduled by that work.
-    func advance(by interval: Duration) {
-        lock.lock()
-        let target = now + interval
-        lock.unlock()
-        while true {
-            lock.lock()
-            guard let next = queue.enumerated().filter({ $0.element.deadline <= target })
-                .min(by: { ($0.element.deadline, $0.element.order) < ($1.element.deadline, $1.element.order) })
-            else {
-                now = target
-                lock.unlock()
-                return
-            }
-            queue.remove(at: next.offset)
-            now = max(now, next.element.deadline)
-            lock.unlock()
-            next.element.work()
-        }
-    }
-}
+import Synchronization
 
 /// Collects reported errors instead of printing them.
-final class ErrorLog: @unchecked Sendable {
-    // @unchecked: `errors` is guarded by `lock`.
-    private let lock = NSLock()
-    private var errors: [DefaultsError] = []
+final class ErrorLog: Sendable {
+    private let errors = Mutex<[DefaultsError]>([])
 
-    func record(_ error: DefaultsError) {
-        lock.lock()
-        errors.append(error)
-        lock.unlock()
-    }
+    func record(_ error: DefaultsError) { errors.withLock { $0.append(error) } }
 
-    var all: [DefaultsError] {
-        lock.lock()
-        defer { lock.unlock() }
-        return errors
-    }
+    var all: [DefaultsError] { errors.withLock { $0 } }
 }
 
 /// The Defaults a test made, so that they can be saved before its folder is removed
 /// (a Defaults saves what is left when it is released, which would make the folder again).
-final class DefaultsRegistry: @unchecked Sendable {
-    // @unchecked: `all` is guarded by `lock`.
-    private final class Weak { weak var value: Defaults?; init(_ value: Defaults) { self.value = value } }
-    private let lock = NSLock()
-    private var all: [Weak] = []
+final class DefaultsRegistry: Sendable {
+    private struct Weak { weak var value: Defaults? }
+    private let all = Mutex<[Weak]>([])
 
     func add(_ defaults: Defaults) -> Defaults {
-        lock.withLock { all.append(Weak(defaults)) }
+        all.withLock { $0.append(Weak(value: defaults)) }
         return defaults
     }
 
     func flushAll() {
-        for defaults in lock.withLock({ all.compactMap(\.value) }) { try? defaults.flush() }
+        for defaults in all.withLock({ $0.compactMap(\.value) }) { try? defaults.flush() }
     }
 }
 

@@ -1,5 +1,8 @@
+import AppDefaults
+import AppLifecycle
+import AppSandbox
 import Foundation
-import Keepsake
+import PropertyList
 import Testing
 
 /// User defaults attached to an application save when it leaves the foreground, long
@@ -14,7 +17,7 @@ struct DefaultsLifecycleTests {
         configuration.externalChangeInterval = nil
         configuration.arguments = []
         let defaults = Defaults(container: container, configuration: configuration)
-        let app = Application(clock: ManualLifecycleClock(), notificationCenter: NotificationCenter())
+        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         let token = defaults.attach(to: app)
         app.launch()
 

@@ -1,4 +1,7 @@
-/// Joins the two layers that cannot see each other: user defaults and the lifecycle.
+public import AppLifecycle
+public import AppSandbox
+
+/// User defaults follow the app's lifecycle, as iOS saves them when an app is suspended.
 extension Defaults {
     /// Saves pending changes at once whenever `application` enters the background and
     /// before it terminates, as iOS saves user defaults when an app is suspended. Save

@@ -1,0 +1,14 @@
+/// Runs deferred work: the coalesced save of user defaults, their check for other
+/// processes' changes, the lifecycle's background timers. Injected so tests move time
+/// by hand (``ManualScheduler``) instead of waiting; ``SystemScheduler`` waits in real
+/// time.
+///
+/// ```swift
+/// struct Immediately: Scheduler {
+///     func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) { work() }
+/// }
+/// ```
+public protocol Scheduler: Sendable {
+    /// Runs `work` once, about `delay` from now, on any thread.
+    func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void)
+}
