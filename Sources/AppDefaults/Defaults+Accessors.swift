@@ -7,7 +7,7 @@ extension Defaults {
     /// The value through the search list, as `String`, `Int`, `Double`, `Bool`, `Date`,
     /// `Data`, `[Any]` or `[String: Any]`. Corresponds to `object(forKey:)`.
     public func object(forKey key: String) -> Any? {
-        self[key].map(ValueBridge.object(from:))
+        self[key].map(\.bridgedObject)
     }
 
     /// A string; numbers are turned into their text, as Apple's accessor does.
@@ -44,7 +44,7 @@ extension Defaults {
     /// An array, or nil when the value is not one. Corresponds to `array(forKey:)`.
     public func array(forKey key: String) -> [Any]? {
         guard case .array(let array)? = self[key] else { return nil }
-        return array.map(ValueBridge.object(from:))
+        return array.map(\.bridgedObject)
     }
 
     /// An array of strings (numbers turned into their text), or nil when the value is
@@ -63,7 +63,7 @@ extension Defaults {
     /// A dictionary, or nil when the value is not one. Corresponds to `dictionary(forKey:)`.
     public func dictionary(forKey key: String) -> [String: Any]? {
         guard case .dictionary(let dictionary)? = self[key] else { return nil }
-        return ValueBridge.dictionaryObject(from: dictionary)
+        return dictionary.bridgedObject
     }
 
     /// Data, or nil when the value is not data. Corresponds to `data(forKey:)`.
@@ -83,17 +83,21 @@ extension Defaults {
     // MARK: Writing
 
     /// Stores any property-list value: `String`, integers, `Double`, `Float`, `Bool`,
-    /// `Date`, `Data`, `URL`, ``PropertyListValue`` and arrays and string-keyed
-    /// dictionaries of them; nil removes the key. Corresponds to `set(_:forKey:)`,
-    /// which raises an exception where this throws.
+    /// `Date`, `Data`, ``PropertyListValue`` and arrays and string-keyed dictionaries of
+    /// them, or a `URL` (as ``set(_:forKey:)-(URL,_)`` stores it); nil removes the key.
+    /// Corresponds to `set(_:forKey:)`, which raises an exception where this throws (a
+    /// URL inside an array or dictionary included, as on Apple's platforms).
     /// - Throws: ``DefaultsError`` `.notPropertyList` with the path of the offending
     ///   value (`key.items[2]`); nothing is stored then.
     public func set(_ value: Any?, forKey key: String) throws(DefaultsError) {
-        guard let value else {
+        switch value {
+        case nil:
             removeObject(forKey: key)
-            return
+        case let url as URL:
+            set(url, forKey: key)
+        case let value?:
+            store(try DefaultsBridging.value(from: value, keyPath: key), forKey: key)
         }
-        store(try ValueBridge.propertyList(from: value, keyPath: key), forKey: key)
     }
 
     /// Corresponds to `set(_:forKey:)` with a `String`.
@@ -134,7 +138,7 @@ extension Defaults {
     /// Stores a URL as text: a file URL as its path, others as their absolute string.
     /// Corresponds to `set(_:forKey:)` with a `URL`.
     public func set(_ url: URL, forKey key: String) {
-        store(.string(ValueBridge.storedString(for: url)), forKey: key)
+        store(.string(DefaultsBridging.storedString(for: url)), forKey: key)
     }
 
     /// Removes `key` from the primary domain; a registered value shows again.

@@ -194,7 +194,7 @@ public final class Defaults: @unchecked Sendable {
 
     /// Corresponds to `dictionaryRepresentation()`.
     public func dictionaryRepresentation() -> [String: Any] {
-        ValueBridge.dictionaryObject(from: values)
+        values.bridgedObject
     }
 
     /// Adds a suite's domain to the search list, after the app's domain and suites
@@ -224,7 +224,7 @@ public final class Defaults: @unchecked Sendable {
     /// a stored value. Corresponds to `register(defaults:)`.
     /// - Throws: ``DefaultsError`` `.notPropertyList`; nothing is registered then.
     public func register(defaults registrationDictionary: [String: Any]) throws(DefaultsError) {
-        register(try ValueBridge.dictionary(from: registrationDictionary))
+        register(try DefaultsBridging.dictionary(from: registrationDictionary))
     }
 
     /// ``register(defaults:)`` with property-list values, which cannot fail.
@@ -253,7 +253,7 @@ public final class Defaults: @unchecked Sendable {
 
     /// A domain that lives only in memory. Corresponds to `volatileDomain(forName:)`.
     public func volatileDomain(forName name: String) -> [String: Any] {
-        ValueBridge.dictionaryObject(from: volatileValues(forName: name))
+        volatileValues(forName: name).bridgedObject
     }
 
     /// ``volatileDomain(forName:)`` as property-list values.
@@ -272,7 +272,7 @@ public final class Defaults: @unchecked Sendable {
     /// Corresponds to `setVolatileDomain(_:forName:)`.
     /// - Throws: ``DefaultsError`` `.notPropertyList`.
     public func setVolatileDomain(_ domain: [String: Any], forName name: String) throws(DefaultsError) {
-        setVolatileValues(try ValueBridge.dictionary(from: domain), forName: name)
+        setVolatileValues(try DefaultsBridging.dictionary(from: domain), forName: name)
     }
 
     /// ``setVolatileDomain(_:forName:)`` with property-list values.
@@ -301,7 +301,7 @@ public final class Defaults: @unchecked Sendable {
     /// if this ``Defaults`` has not read it yet; nil when it has no values.
     /// Corresponds to `persistentDomain(forName:)`.
     public func persistentDomain(forName name: String) -> [String: Any]? {
-        persistentValues(forName: name).map(ValueBridge.dictionaryObject(from:))
+        persistentValues(forName: name).map(\.bridgedObject)
     }
 
     /// ``persistentDomain(forName:)`` as property-list values.
@@ -318,7 +318,7 @@ public final class Defaults: @unchecked Sendable {
     /// those another process saved. Corresponds to `setPersistentDomain(_:forName:)`.
     /// - Throws: ``DefaultsError`` `.notPropertyList` or `.invalidDomain`.
     public func setPersistentDomain(_ domain: [String: Any], forName name: String) throws(DefaultsError) {
-        try setPersistentValues(try ValueBridge.dictionary(from: domain), forName: name)
+        try setPersistentValues(try DefaultsBridging.dictionary(from: domain), forName: name)
     }
 
     /// ``setPersistentDomain(_:forName:)`` with property-list values.

@@ -101,7 +101,7 @@ extension URL: DefaultsStorable {
             return nil
         }
     }
-    public func defaultsValue() -> PropertyListValue { .string(ValueBridge.storedString(for: self)) }
+    public func defaultsValue() -> PropertyListValue { .string(DefaultsBridging.storedString(for: self)) }
 }
 
 extension PropertyListValue: DefaultsStorable {

@@ -1,18 +1,14 @@
 // Decoding without a requested type: `decodeObject(forKey:)` and generic objects.
 
 extension KeyedDecoder {
-    /// A stored field value as `decodeObject(forKey:)` returns it.
+    /// A stored field value as `decodeObject(forKey:)` returns it: a UID is the object it
+    /// names, scalars are bridged as the property-list layer bridges them
+    /// (``PropertyListValue/bridgedObject``).
     func anyValue(fromField value: PropertyListValue) throws(KeyedArchiveError) -> Any? {
         switch value {
         case .uid(let reference): return try decodeAny(uid: checkedUID(reference))
-        case .string(let string): return string
-        case .integer(let integer): return Int(exactly: integer) ?? integer
-        case .unsignedInteger(let integer): return integer
-        case .real(let real): return real
-        case .float(let float): return float
-        case .bool(let bool): return bool
-        case .date(let date): return date
-        case .data(let data): return data
+        case .string, .integer, .unsignedInteger, .real, .float, .bool, .date, .data:
+            return value.bridgedObject
         case .array(let elements):
             var result: [Any] = []
             result.reserveCapacity(elements.count)

@@ -255,4 +255,23 @@ struct AccessorTests {
         #expect(defaults.reportedErrors.map(\.code) == [.encodingFailed])
         #expect(defaults["u"] == nil)
     }
+
+    @Test("Untyped values go through the one plist bridge: a Float stays a Float, a top-level URL is stored, a nested one refused")
+    func untypedValuesUseTheSharedBridge() throws {
+        defer { fixture.remove() }
+        try defaults.set(Float(1.5) as Any, forKey: "ratio")
+        #expect(defaults.object(forKey: "ratio") as? Float == 1.5, "the same answer as the property-list bridge")
+        #expect(defaults.double(forKey: "ratio") == 1.5, "the typed getter still coerces")
+
+        try defaults.set(URL(fileURLWithPath: "/tmp/notes.txt") as Any, forKey: "file")
+        #expect(defaults.url(forKey: "file")?.path == "/tmp/notes.txt")
+
+        let error = #expect(throws: DefaultsError.self) {
+            try defaults.set(["recent": [URL(fileURLWithPath: "/tmp/a")]] as [String: Any], forKey: "history")
+        }
+        #expect(error?.code == .notPropertyList)
+        #expect(error?.keyPath == "history.recent[0]")
+        #expect(defaults.object(forKey: "history") == nil, "nothing is stored when the value is refused")
+    }
 }
+
