@@ -300,17 +300,7 @@ struct HostileArchiveTests {
             uid,  // 10
             ascii("$null"), ascii("hello"),  // 11, 12
         ]
-        var bytes = Array("bplist00".utf8)
-        var offsets: [UInt8] = []
-        for object in objects {
-            offsets.append(UInt8(bytes.count))
-            bytes += object
-        }
-        let table = UInt8(bytes.count)
-        bytes += offsets
-        bytes += [0, 0, 0, 0, 0, 0, 1, 1]
-        bytes += [0, 0, 0, 0, 0, 0, 0, UInt8(objects.count)] + [UInt8](repeating: 0, count: 8) + [0, 0, 0, 0, 0, 0, 0, table]
-        return bytes
+        return BinaryPlistBytes.build(objects: objects)
     }
 
     @Test func uidsOfUpToEightBytesResolve() throws {

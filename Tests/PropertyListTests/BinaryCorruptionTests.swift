@@ -1,31 +1,10 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import PropertyList
 
 /// One test per kind of corruption, each on bytes written out here.
 struct BinaryCorruptionTests {
-    /// Builds `bplist00` + objects + offset table + trailer from raw object bytes.
-    static func plist(
-        objects: [[UInt8]], top: UInt64 = 0, offsetSize: UInt8 = 1, referenceSize: UInt8 = 1,
-        objectCount: UInt64? = nil, tableOffset: UInt64? = nil, offsets: [UInt64]? = nil
-    ) -> [UInt8] {
-        var bytes = Array("bplist00".utf8)
-        var computed: [UInt64] = []
-        for object in objects {
-            computed.append(UInt64(bytes.count))
-            bytes += object
-        }
-        let table = UInt64(bytes.count)
-        for offset in offsets ?? computed {
-            bytes += (0..<Int(offsetSize)).reversed().map { UInt8(truncatingIfNeeded: offset >> (8 * UInt64($0))) }
-        }
-        bytes += [0, 0, 0, 0, 0, 0, offsetSize, referenceSize]
-        for field in [objectCount ?? UInt64(objects.count), top, tableOffset ?? table] {
-            bytes += (0..<8).reversed().map { UInt8(truncatingIfNeeded: field >> (8 * UInt64($0))) }
-        }
-        return bytes
-    }
-
     func code(of bytes: [UInt8], limits: PropertyListLimits = .default) -> PropertyListError.Code? {
         do {
             _ = try PropertyListReader(limits: limits).read(bytes)
@@ -37,7 +16,7 @@ struct BinaryCorruptionTests {
 
     @Test func wellFormedBuilderOutputReads() throws {
         // ["a"]: array with one reference to object 1, an ASCII string of length 1.
-        let bytes = Self.plist(objects: [[0xA1, 0x01], [0x51, 0x61]])
+        let bytes = BinaryPlistBytes.build(objects: [[0xA1, 0x01], [0x51, 0x61]])
         #expect(try PropertyListReader().read(bytes) == ["a"])
     }
 
@@ -52,80 +31,80 @@ struct BinaryCorruptionTests {
     }
 
     @Test func badMagicAndVersion() {
-        var bytes = Self.plist(objects: [[0x09]])
+        var bytes = BinaryPlistBytes.build(objects: [[0x09]])
         bytes[6] = UInt8(ascii: "1")  // bplist10
         #expect(code(of: bytes) == .invalidHeader)
     }
 
     @Test func trailerWithZeroOffsetSize() {
-        #expect(code(of: Self.plist(objects: [[0x09]], offsetSize: 0)) == .invalidTrailer)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], offsetSize: 0)) == .invalidTrailer)
     }
 
     @Test func trailerWithNineByteReferences() {
-        #expect(code(of: Self.plist(objects: [[0x09]], referenceSize: 9)) == .invalidTrailer)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], referenceSize: 9)) == .invalidTrailer)
     }
 
     @Test func trailerTopObjectBeyondCount() {
-        #expect(code(of: Self.plist(objects: [[0x09]], top: 1)) == .invalidTrailer)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], top: 1)) == .invalidTrailer)
     }
 
     @Test func trailerWithHugeObjectCount() {
-        #expect(code(of: Self.plist(objects: [[0x09]], objectCount: UInt64.max)) == .invalidTrailer)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], objectCount: UInt64.max)) == .invalidTrailer)
     }
 
     @Test func offsetTableOverlappingTrailer() {
-        #expect(code(of: Self.plist(objects: [[0x09]], tableOffset: 1_000)) == .invalidTrailer)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], tableOffset: 1_000)) == .invalidTrailer)
     }
 
     @Test func offsetPointingIntoHeader() {
-        #expect(code(of: Self.plist(objects: [[0x09]], offsets: [3])) == .offsetOutOfRange)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], offsets: [3])) == .offsetOutOfRange)
     }
 
     @Test func offsetPointingIntoOffsetTable() {
-        #expect(code(of: Self.plist(objects: [[0x09]], offsets: [9])) == .offsetOutOfRange)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x09]], offsets: [9])) == .offsetOutOfRange)
     }
 
     @Test func referenceOutOfRange() {
         // Array whose one reference names object 5 of 2.
-        #expect(code(of: Self.plist(objects: [[0xA1, 0x05], [0x09]])) == .referenceOutOfRange)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x05], [0x09]])) == .referenceOutOfRange)
     }
 
     @Test func arrayContainingItself() {
-        #expect(code(of: Self.plist(objects: [[0xA1, 0x00]])) == .cyclicReference)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x00]])) == .cyclicReference)
     }
 
     @Test func cycleThroughTwoDictionaries() {
         // {k: {k: <object 0>}}
-        let bytes = Self.plist(objects: [[0xD1, 0x02, 0x01], [0xD1, 0x02, 0x00], [0x51, 0x6B]])
+        let bytes = BinaryPlistBytes.build(objects: [[0xD1, 0x02, 0x01], [0xD1, 0x02, 0x00], [0x51, 0x6B]])
         #expect(code(of: bytes) == .cyclicReference)
     }
 
     @Test func hugeCountInMarker() {
         // Array claiming 2^62 elements through an 8-byte extended count.
-        let bytes = Self.plist(objects: [[0xAF, 0x13, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x01], [0x09]])
+        let bytes = BinaryPlistBytes.build(objects: [[0xAF, 0x13, 0x40, 0, 0, 0, 0, 0, 0, 0, 0x01], [0x09]])
         #expect(code(of: bytes) == .truncated)
     }
 
     @Test func countLargerThanFile() {
         // Data of 200 bytes in a file of a few dozen.
-        #expect(code(of: Self.plist(objects: [[0x4F, 0x10, 200, 1, 2, 3]])) == .truncated)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x4F, 0x10, 200, 1, 2, 3]])) == .truncated)
     }
 
     @Test func extendedCountThatIsNotAnInteger() {
-        #expect(code(of: Self.plist(objects: [[0x5F, 0x51, 0x61]])) == .invalidObject)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x5F, 0x51, 0x61]])) == .invalidObject)
     }
 
     @Test func utf16LengthRunningPastTheData() {
         // Claims 4 UTF-16 units (8 bytes), holds 3 bytes.
-        #expect(code(of: Self.plist(objects: [[0x64, 0x00, 0x61, 0x00]])) == .truncated)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x64, 0x00, 0x61, 0x00]])) == .truncated)
     }
 
     @Test func utf16LoneSurrogate() {
-        #expect(code(of: Self.plist(objects: [[0x61, 0xD8, 0x00]])) == .invalidString)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x61, 0xD8, 0x00]])) == .invalidString)
     }
 
     @Test func nonASCIIByteInASCIIString() {
-        #expect(code(of: Self.plist(objects: [[0x51, 0xE9]])) == .invalidString)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x51, 0xE9]])) == .invalidString)
     }
 
     @Test func nonASCIIByteAnywhereInAnASCIIStringInsideAnArray() {
@@ -136,12 +115,12 @@ struct BinaryCorruptionTests {
                 var text = [UInt8](repeating: UInt8(ascii: "a"), count: length)
                 text[position] = 0x80
                 let marker: [UInt8] = length < 15 ? [0x50 | UInt8(length)] : [0x5F, 0x10, UInt8(length)]
-                let bytes = Self.plist(objects: [[0xA1, 0x01], marker + text])
+                let bytes = BinaryPlistBytes.build(objects: [[0xA1, 0x01], marker + text])
                 #expect(code(of: bytes) == .invalidString, "byte \(position) of \(length)")
             }
             let clean = [UInt8](repeating: UInt8(ascii: "a"), count: length)
             let marker: [UInt8] = length < 15 ? [0x50 | UInt8(length)] : [0x5F, 0x10, UInt8(length)]
-            #expect(code(of: Self.plist(objects: [[0xA1, 0x01], marker + clean])) == nil, "clean string of \(length)")
+            #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x01], marker + clean])) == nil, "clean string of \(length)")
         }
     }
 
@@ -170,39 +149,39 @@ struct BinaryCorruptionTests {
             [0x5F, 0x11, 0x00],  // extended count whose second byte is missing
         ]
         for object in truncated + oneByteShort {
-            #expect(code(of: Self.plist(objects: [[0xA1, 0x01], object])) == .truncated, "\(object)")
+            #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x01], object])) == .truncated, "\(object)")
         }
         // An extended count must be an integer object.
-        #expect(code(of: Self.plist(objects: [[0xA1, 0x01], [0x5F, 0x51, 0x61]])) == .invalidObject)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x01], [0x5F, 0x51, 0x61]])) == .invalidObject)
     }
 
     @Test func onlyContainersCountTowardsTheDepthLimit() {
         let limits = PropertyListLimits(maxDepth: 3)
         // Arrays at depths 0, 1 and 2 hold a string at depth 3: allowed.
-        let deepString = Self.plist(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0x51, 0x61]])
+        let deepString = BinaryPlistBytes.build(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0x51, 0x61]])
         #expect(code(of: deepString, limits: limits) == nil)
         // A fourth array, at depth 3, is one level too deep.
-        let deepArray = Self.plist(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0xA0]])
+        let deepArray = BinaryPlistBytes.build(objects: [[0xA1, 0x01], [0xA1, 0x02], [0xA1, 0x03], [0xA0]])
         #expect(code(of: deepArray, limits: limits) == .limitExceeded)
     }
 
     @Test func nonStringDictionaryKey() {
         // {1: true}
-        #expect(code(of: Self.plist(objects: [[0xD1, 0x01, 0x02], [0x10, 0x01], [0x09]])) == .invalidObject)
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0xD1, 0x01, 0x02], [0x10, 0x01], [0x09]])) == .invalidObject)
     }
 
     @Test func unknownAndUnsupportedMarkers() {
-        #expect(code(of: Self.plist(objects: [[0x00]])) == .invalidObject, "null")
-        #expect(code(of: Self.plist(objects: [[0x70]])) == .invalidObject, "unused marker 7")
-        #expect(code(of: Self.plist(objects: [[0xC0]])) == .invalidObject, "set")
-        #expect(code(of: Self.plist(objects: [[0x15, 0, 0]])) == .invalidObject, "32-byte integer")
-        #expect(code(of: Self.plist(objects: [[0x21, 0, 0]])) == .invalidObject, "2-byte real")
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x00]])) == .invalidObject, "null")
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x70]])) == .invalidObject, "unused marker 7")
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0xC0]])) == .invalidObject, "set")
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x15, 0, 0]])) == .invalidObject, "32-byte integer")
+        #expect(code(of: BinaryPlistBytes.build(objects: [[0x21, 0, 0]])) == .invalidObject, "2-byte real")
     }
 
     @Test func integerAbove128BitRange() {
         var object: [UInt8] = [0x14]
         object += [0, 0, 0, 0, 0, 0, 0, 1] + [UInt8](repeating: 0, count: 8)
-        #expect(code(of: Self.plist(objects: [object])) == .invalidObject)
+        #expect(code(of: BinaryPlistBytes.build(objects: [object])) == .invalidObject)
     }
 
     @Test func deepNestingStopsAtTheLimit() {
@@ -214,7 +193,7 @@ struct BinaryCorruptionTests {
             objects.append([0xA1, UInt8(next >> 16), UInt8(next >> 8 & 0xFF), UInt8(next & 0xFF)])
         }
         objects.append([0xA0])
-        let bytes = Self.plist(objects: objects, offsetSize: 4, referenceSize: 3)
+        let bytes = BinaryPlistBytes.build(objects: objects, offsetSize: 4, referenceSize: 3)
         #expect(code(of: bytes) == .limitExceeded)
     }
 
@@ -222,13 +201,13 @@ struct BinaryCorruptionTests {
         // Object i is an array holding object i+1 twice: 2^40 values from 41 objects.
         var objects: [[UInt8]] = (0..<40).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
         objects.append([0x09])
-        #expect(code(of: Self.plist(objects: objects)) == .limitExceeded)
+        #expect(code(of: BinaryPlistBytes.build(objects: objects)) == .limitExceeded)
     }
 
     @Test func sharedStringCountsTowardsTheByteLimit() {
         // 300 references to one 14-byte string: 4,200 bytes reached.
         let references = [UInt8](repeating: 1, count: 300)
-        let bytes = Self.plist(objects: [[0xAF, 0x11, 0x01, 0x2C] + references, [0x5E] + Array("fourteen bytes".utf8)], offsetSize: 2)
+        let bytes = BinaryPlistBytes.build(objects: [[0xAF, 0x11, 0x01, 0x2C] + references, [0x5E] + Array("fourteen bytes".utf8)], offsetSize: 2)
         #expect(code(of: bytes, limits: PropertyListLimits(maxByteCount: 4_000)) == .limitExceeded)
         #expect(code(of: bytes, limits: PropertyListLimits(maxByteCount: 5_000)) == nil)
     }

@@ -78,7 +78,7 @@ struct BinaryPropertyListTests {
     @Test func duplicateKeysAreMergedEvenAfterRecordsWithDistinctKeys() throws {
         // [{a: 1, b: 2}, {a: 1, b: 2}, {a: 1, a: 2}]: records 0 and 1 share key objects
         // 4 and 5; record 2 names object 4 twice, and its later value wins.
-        let bytes = BinaryCorruptionTests.plist(objects: [
+        let bytes = BinaryPlistBytes.build(objects: [
             [0xA3, 0x01, 0x02, 0x03],
             [0xD2, 0x04, 0x05, 0x06, 0x07],
             [0xD2, 0x04, 0x05, 0x06, 0x07],

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import PropertyList
 
@@ -119,7 +120,7 @@ struct DictionaryStorageTests {
 
     @Test func aFailedReadAfterSomeRecordsIsATypedError() throws {
         // [{a: 1}, {a: "x", b: <reference to object 9, which does not exist>}]
-        let bytes = BinaryCorruptionTests.plist(objects: [
+        let bytes = BinaryPlistBytes.build(objects: [
             [0xA2, 0x01, 0x02],
             [0xD1, 0x03, 0x04],
             [0xD2, 0x03, 0x05, 0x06, 0x09],
