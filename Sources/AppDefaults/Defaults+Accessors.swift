@@ -1,5 +1,6 @@
 public import Foundation
 import PropertyList
+import Synchronization
 
 extension Defaults {
     // MARK: Reading, as UserDefaults does
@@ -182,17 +183,16 @@ extension Defaults {
 
     // MARK: The one place values change
 
-    /// Sets (or removes, for nil) `key` in the primary domain, schedules the save and
-    /// notifies observers.
+    /// Sets (or removes, for nil) `key` in the primary domain (first in the search
+    /// list, always loaded), schedules the save and notifies observers.
     func store(_ value: PropertyListValue?, forKey key: String) {
-        lock.lock()
-        let domain = searchList[0]
-        let old = lookupLocked(key)
-        domain.values[key] = value
-        domain.pending[key] = .some(value)
-        let new = argumentValues[key] ?? value ?? lookupLocked(key)
-        scheduleSaveLocked()
-        lock.unlock()
+        let (old, new) = state.withLock { state in
+            let old = state.lookup(key)
+            state.domains[domainName]?.change(key, to: value)
+            let new = state.argumentValues[key] ?? value ?? state.lookup(key)
+            scheduleSave(in: &state)
+            return (old, new)
+        }
         deliver(old == new ? [] : [DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)], alwaysPost: true)
     }
 }

@@ -1,6 +1,7 @@
 public import AppSandbox
 import Foundation
 import PropertyList
+import Synchronization
 
 extension Defaults {
     /// Calls `handler` after every change of `key`'s winning value: this process's
@@ -13,17 +14,17 @@ extension Defaults {
     /// let token = defaults.observe("volume") { change in player.volume = change.newValue?.doubleValue ?? 1 }
     /// ```
     public func observe(_ key: String, handler: @escaping @Sendable (DefaultsChange) -> Void) -> ObservationToken {
-        lock.lock()
-        let id = nextObserverID
-        nextObserverID += 1
-        observers[key, default: [:]][id] = handler
-        lock.unlock()
+        let id = state.withLock { state in
+            let id = state.nextObserverID
+            state.nextObserverID += 1
+            state.observers[key, default: [:]][id] = handler
+            return id
+        }
         return ObservationToken { [weak self] in
-            guard let self else { return }
-            self.lock.lock()
-            self.observers[key]?[id] = nil
-            if self.observers[key]?.isEmpty == true { self.observers[key] = nil }
-            self.lock.unlock()
+            self?.state.withLock { state in
+                state.observers[key]?[id] = nil
+                if state.observers[key]?.isEmpty == true { state.observers[key] = nil }
+            }
         }
     }
 
@@ -41,13 +42,13 @@ extension Defaults {
     }
 
     /// Hands `changes` to their observers and posts ``didChangeNotification``; never
-    /// called under the lock.
+    /// called under the state mutex.
     func deliver(_ changes: [DefaultsChange], alwaysPost: Bool = false) {
         guard alwaysPost || !changes.isEmpty else { return }
         if !changes.isEmpty {
-            lock.lock()
-            let handlers = changes.map { change in (change, observers[change.key].map { Array($0.values) } ?? []) }
-            lock.unlock()
+            let handlers = state.withLock { state in
+                changes.map { change in (change, state.observers[change.key].map { Array($0.values) } ?? []) }
+            }
             for (change, forKey) in handlers {
                 for handler in forKey { handler(change) }
             }

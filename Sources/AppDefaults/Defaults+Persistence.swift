@@ -1,6 +1,7 @@
 import AppSandbox
 import Foundation
 import PropertyList
+import Synchronization
 
 extension Defaults {
     /// Saves every unsaved change now, merging with what other processes saved.
@@ -23,25 +24,23 @@ extension Defaults {
 
     /// Saves every dirty domain; the changes others' saves brought in, and the first error.
     func saveAll() -> ([DefaultsChange], DefaultsError?) {
-        saveLock.lock()
-        lock.lock()
-        saveScheduled = false
-        let dirty = domains.values.filter(\.isDirty).map { ($0, $0.takeSnapshot()) }
-        lock.unlock()
-        var firstError: DefaultsError?
-        var changes: [DefaultsChange] = []
-        for (domain, snapshot) in dirty {
-            do {
-                changes += try save(domain, snapshot)
-            } catch {
-                lock.lock()
-                domain.restore(snapshot)
-                lock.unlock()
-                firstError = firstError ?? error
+        saving.withLock { _ in
+            let dirty = state.withLock { state in
+                state.saveScheduled = false
+                return state.takeDirtySnapshots()
             }
+            var firstError: DefaultsError?
+            var changes: [DefaultsChange] = []
+            for (file, snapshot) in dirty {
+                do throws(DefaultsError) {
+                    changes += try save(file, snapshot)
+                } catch {
+                    state.withLock { $0.domains[file.domain]?.restore(snapshot) }
+                    firstError = firstError ?? error
+                }
+            }
+            return (changes, firstError)
         }
-        saveLock.unlock()
-        return (changes, firstError)
     }
 
     /// Saves unsaved changes and reads other processes' changes now.
@@ -75,9 +74,10 @@ extension Defaults {
 
     /// Asks for a save within `delay` (the write delay by default), unless one is
     /// already asked for.
-    func scheduleSaveLocked(after delay: Duration? = nil) {
-        guard !saveScheduled else { return }
-        saveScheduled = true
+    /// Runs under the state mutex: `state` is the value inside it.
+    func scheduleSave(in state: inout State, after delay: Duration? = nil) {
+        guard !state.saveScheduled else { return }
+        state.saveScheduled = true
         configuration.scheduler.schedule(after: delay ?? configuration.writeDelay) { [weak self] in
             self?.backgroundSave()
         }
@@ -88,24 +88,21 @@ extension Defaults {
     private func backgroundSave() {
         do throws(DefaultsError) {
             try flush()
-            lock.lock()
-            failedSaves = 0
-            lock.unlock()
+            state.withLock { $0.failedSaves = 0 }
         } catch {
             report(error)
-            lock.lock()
-            failedSaves += 1
-            let wait = Duration.seconds(1 << min(failedSaves - 1, 6))
-            scheduleSaveLocked(after: max(configuration.writeDelay, min(wait, .seconds(60))))
-            lock.unlock()
+            state.withLock { state in
+                state.failedSaves += 1
+                let wait = Duration.seconds(1 << min(state.failedSaves - 1, 6))
+                scheduleSave(in: &state, after: max(configuration.writeDelay, min(wait, .seconds(60))))
+            }
         }
     }
 
     /// Writes one domain under the cross-process lock: this process's changed keys on
-    /// top of the file as it is now.
+    /// top of the file as it is now. Called holding `saving`, not `state`.
     /// - Returns: the changes of winning values that others' saves brought in.
-    private func save(_ domain: PersistentDomain, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) -> [DefaultsChange] {
-        let file = domain.file
+    private func save(_ file: PreferencesFile, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) -> [DefaultsChange] {
         var corruption: DefaultsError?
         let (saved, version, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
             var base: PropertyListDictionary
@@ -129,17 +126,11 @@ extension Defaults {
             }
             return (base, try file.write(base), readFile)
         }
-        lock.lock()
-        if let corruption { reportLocked(corruption) }
-        domain.version = version
-        var changes: [DefaultsChange] = []
-        if readFile {
-            let before = snapshotLocked()
-            domain.values = domain.applyingPending(to: saved)
-            changes = diffLocked(from: before, isExternal: true)
+        return state.withLock { [corruption] state in
+            if let corruption { state.report(corruption) }
+            state.domains[file.domain]?.version = version
+            return readFile ? state.rebase(file.domain, onto: saved) : []
         }
-        lock.unlock()
-        return changes
     }
 
     /// Reads every domain whose file another process replaced, and delivers the
@@ -148,67 +139,50 @@ extension Defaults {
     public func checkForExternalChanges() {
         // Not while a save is under way: its changes are in neither `pending` nor the
         // file yet, and rebuilding the view from the file would hide them.
-        saveLock.lock()
-        lock.lock()
-        let watched = Array(domains.values)
-        lock.unlock()
-        var changes: [DefaultsChange] = []
-        for domain in watched {
-            lock.lock()
-            let known = domain.version
-            lock.unlock()
-            guard let (values, version) = readFile(of: domain, unlessAt: known) else { continue }
-            lock.lock()
-            domain.version = version
-            if let values, !domain.replaced {
-                let before = snapshotLocked()
-                domain.values = domain.applyingPending(to: values)
-                changes += diffLocked(from: before, isExternal: true)
+        let changes = saving.withLock { _ in
+            // Versions change only while `saving` is held, so one look at them will do.
+            let watched = state.withLock { state in state.domains.values.map { ($0.file, $0.version) } }
+            var changes: [DefaultsChange] = []
+            for (file, known) in watched {
+                guard let (values, version) = readFile(file, unlessAt: known, report: { report($0) }) else { continue }
+                changes += state.withLock { state in
+                    state.domains[file.domain]?.version = version
+                    // A corrupt file (now aside) leaves the view as it was: the next save
+                    // writes the last values known good.
+                    guard let values, state.domains[file.domain]?.replaced == false else { return [] }
+                    return state.rebase(file.domain, onto: values)
+                }
             }
-            // A corrupt file (now aside) leaves the view as it was: the next save writes
-            // the last values known good.
-            lock.unlock()
+            return changes
         }
-        saveLock.unlock()
         announceErrors()
         deliver(changes)
     }
 
-    /// Reads a domain's file for the first time.
-    func load(_ domain: PersistentDomain) {
-        // Called under `lock` from `persistentDomainLocked`; files are small.
-        guard let (values, version) = readFile(of: domain, reportingLocked: true) else { return }
-        domain.values = values ?? [:]
-        domain.version = version
-    }
-
     /// The file's values and their version; nil when the file is still at `known`, or
-    /// could not be read (reported). A corrupt file is moved aside under the write lock
-    /// and reported; its values are then nil, and its version nil (no file).
-    private func readFile(
-        of domain: PersistentDomain, unlessAt known: PreferencesFile.Version?? = .none, reportingLocked: Bool = false
+    /// could not be read (handed to `report`). A corrupt file is moved aside under the
+    /// write lock and handed to `report`; its values are then nil, and its version nil
+    /// (no file).
+    func readFile(
+        _ file: PreferencesFile, unlessAt known: PreferencesFile.Version?? = .none, report: (DefaultsError) -> Void
     ) -> (PropertyListDictionary?, PreferencesFile.Version?)? {
-        let file = domain.file
-        let record: (DefaultsError) -> Void = { error in
-            if reportingLocked { self.reportLocked(error) } else { self.report(error) }
-        }
         do {
             // Without the lock first: files are replaced whole, so the bytes are one version.
             guard let bytes = try file.bytes() else { return known == .some(nil) ? nil : ([:], nil) }
             let version = PreferencesFile.Version(of: bytes)
             if known == .some(version) { return nil }
             if case .success(let values) = file.parse(bytes) { return (values, version) }
-            return try coordinate(writing: file) { () throws(DefaultsError) in
-                switch try file.read() {
-                case .absent: return ([:], nil)
-                case .values(let values, let version): return (values, version)
-                case .corrupt(let error):
-                    record(error)
-                    return (nil, nil)
-                }
+            let contents = try coordinate(writing: file) { () throws(DefaultsError) in try file.read() }
+            // Reported once the cross-process lock is released.
+            switch contents {
+            case .absent: return ([:], nil)
+            case .values(let values, let version): return (values, version)
+            case .corrupt(let error):
+                report(error)
+                return (nil, nil)
             }
         } catch {
-            record(error)
+            report(error)
             return nil
         }
     }
@@ -238,14 +212,16 @@ extension Defaults {
         #if os(Linux)
         let folder = container.preferencesDirectory
         guard (try? configuration.fileSystem.createDirectory(at: folder)) != nil else { return }
-        watcher = DirectoryWatcher(directory: folder.path) { [weak self] in
+        let watcher = DirectoryWatcher(directory: folder.path) { [weak self] in
             self?.checkForExternalChanges()
         }
+        state.withLock { $0.watcher = watcher }
         #endif
     }
 
     func stopWatching() {
         #if os(Linux)
+        let watcher = state.withLock { $0.watcher }
         (watcher as? DirectoryWatcher)?.stop()
         #endif
     }

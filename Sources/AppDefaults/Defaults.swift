@@ -1,6 +1,7 @@
 public import AppSandbox
 public import Foundation
 public import PropertyList
+import Synchronization
 
 /// User defaults that never lose data: a dictionary of property-list values that
 /// saves itself into the container's `Library/Preferences/`.
@@ -41,9 +42,16 @@ public import PropertyList
 /// let rows = defaults.integer(forKey: "cardMatrixRows") // 5
 /// let token = defaults.observe("cardMatrixRows") { change in print(change.newValue ?? "removed") }
 /// ```
-public final class Defaults: @unchecked Sendable {
-    // @unchecked: every mutable property is guarded by `lock`; saves are ordered by
-    // `saveLock`, taken before `lock` and never inside it.
+public final class Defaults: Sendable {
+    // Sendable as it is: every stored property is a `let` of a Sendable type, and all
+    // that changes is in the `state` mutex.
+    //
+    // Two mutexes, always taken in this order, never the other way round:
+    // 1. `saving`, held across a whole save or check for others' changes, disk I/O and
+    //    cross-process lock included;
+    // 2. `state`, held only briefly, to read or change ``State``.
+    // Nothing takes `saving` while holding `state`. Observers, the notification and
+    // the error handler are never called under `state`.
 
     /// How a ``Defaults`` saves, watches and reports.
     public struct Configuration: Sendable {
@@ -90,25 +98,13 @@ public final class Defaults: @unchecked Sendable {
     public let domainName: String
     let configuration: Configuration
 
-    let lock = NSLock()
-    let saveLock = NSLock()
-    var argumentValues: PropertyListDictionary
-    var registrationValues = PropertyListDictionary()
-    var volatileDomains: [String: PropertyListDictionary] = [:]
-    /// Every persistent domain read so far, by name.
-    var domains: [String: PersistentDomain] = [:]
-    /// The persistent part of the search list, in order.
-    var searchList: [PersistentDomain] = []
-    var saveScheduled = false
-    /// Scheduled saves that failed in a row, for the retry's back-off.
-    var failedSaves = 0
-    var observers: [String: [UInt64: @Sendable (DefaultsChange) -> Void]] = [:]
-    var nextObserverID: UInt64 = 0
-    var errors: [DefaultsError] = []
-    /// Set once by the initializer.
-    var watcher: (any Sendable)?
-    /// Errors found under the lock, handed to the error handler once it is released.
-    var unannouncedErrors: [DefaultsError] = []
+    /// Everything that changes: values, domains, search list, observers, errors.
+    let state: Mutex<State>
+    /// Serialises saves and checks for others' changes, so that two never interleave
+    /// and a check never rebuilds a domain from a file while a save's changes are in
+    /// neither the file nor `pending`. Held across disk I/O and the cross-process
+    /// lock, so it is always taken before `state`, never while holding it.
+    let saving = Mutex<Void>(())
 
     /// The app's defaults: its domain named after ``AppContainer/identifier``.
     /// Corresponds to `UserDefaults.standard`.
@@ -139,13 +135,14 @@ public final class Defaults: @unchecked Sendable {
         self.container = container
         self.domainName = primary
         self.configuration = configuration
-        self.argumentValues = ArgumentDomain.parse(configuration.arguments)
-        lock.lock()
+        self.state = Mutex(State(argumentValues: ArgumentDomain.parse(configuration.arguments)))
         var names = [primary]
         if primary != container.identifier { names.append(container.identifier) }
         names.append(Self.globalDomain)
-        searchList = names.map { persistentDomainLocked(named: $0) }
-        lock.unlock()
+        state.withLock { [names] state in
+            for name in names { loadDomain(named: name, in: &state) }
+            state.searchList = names
+        }
         announceErrors()
         ExitFlush.register(self)
         schedulePoll()
@@ -162,22 +159,11 @@ public final class Defaults: @unchecked Sendable {
 
     // MARK: The search list
 
-    /// The value of `key` from the first domain of the search list that has it.
-    func lookupLocked(_ key: String) -> PropertyListValue? {
-        if let value = argumentValues[key] { return value }
-        for domain in searchList {
-            if let value = domain.values[key] { return value }
-        }
-        return registrationValues[key]
-    }
-
     /// The value of `key` through the search list, without coercion.
     /// Corresponds to `object(forKey:)`, typed as a property-list value.
     public subscript(key: String) -> PropertyListValue? {
         get {
-            lock.lock()
-            defer { lock.unlock() }
-            return lookupLocked(key)
+            state.withLock { $0.lookup(key) }
         }
         set {
             store(newValue, forKey: key)
@@ -187,9 +173,7 @@ public final class Defaults: @unchecked Sendable {
     /// Every key of the search list with the value that wins for it.
     /// Corresponds to `dictionaryRepresentation()`, typed as property-list values.
     public var values: PropertyListDictionary {
-        lock.lock()
-        defer { lock.unlock() }
-        return snapshotLocked()
+        state.withLock { $0.winningValues() }
     }
 
     /// Corresponds to `dictionaryRepresentation()`.
@@ -202,20 +186,18 @@ public final class Defaults: @unchecked Sendable {
     /// - Throws: ``DefaultsError`` `.invalidDomain` when the name cannot name a file.
     public func addSuite(named name: String) throws(DefaultsError) {
         try Self.validate(domainName: name)
-        lock.lock()
-        if !searchList.contains(where: { $0.name == name }) {
-            searchList.insert(persistentDomainLocked(named: name), at: searchList.count - 1)
+        state.withLock { state in
+            guard !state.searchList.contains(name) else { return }
+            loadDomain(named: name, in: &state)
+            state.searchList.insert(name, at: state.searchList.count - 1)
         }
-        lock.unlock()
         announceErrors()
     }
 
     /// Removes a suite added with ``addSuite(named:)``. Corresponds to `removeSuite(named:)`.
     public func removeSuite(named name: String) {
-        lock.lock()
-        defer { lock.unlock() }
         guard name != domainName, name != container.identifier, name != Self.globalDomain else { return }
-        searchList.removeAll { $0.name == name }
+        state.withLock { state in state.searchList.removeAll { $0 == name } }
     }
 
     // MARK: Registration
@@ -229,15 +211,16 @@ public final class Defaults: @unchecked Sendable {
 
     /// ``register(defaults:)`` with property-list values, which cannot fail.
     public func register(_ values: PropertyListDictionary) {
-        var changes: [DefaultsChange] = []
-        lock.lock()
-        for (key, value) in values {
-            let old = lookupLocked(key)
-            registrationValues[key] = value
-            let new = lookupLocked(key)
-            if old != new { changes.append(DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)) }
+        let changes = state.withLock { state in
+            var changes: [DefaultsChange] = []
+            for (key, value) in values {
+                let old = state.lookup(key)
+                state.registrationValues[key] = value
+                let new = state.lookup(key)
+                if old != new { changes.append(DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)) }
+            }
+            return changes
         }
-        lock.unlock()
         deliver(changes)
     }
 
@@ -246,9 +229,7 @@ public final class Defaults: @unchecked Sendable {
     /// Corresponds to `volatileDomainNames`: the argument and registration domains and
     /// those set with ``setVolatileDomain(_:forName:)``.
     public var volatileDomainNames: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return [Self.argumentDomain, Self.registrationDomain] + volatileDomains.keys.sorted()
+        [Self.argumentDomain, Self.registrationDomain] + state.withLock { $0.volatileDomains.keys.sorted() }
     }
 
     /// A domain that lives only in memory. Corresponds to `volatileDomain(forName:)`.
@@ -258,12 +239,12 @@ public final class Defaults: @unchecked Sendable {
 
     /// ``volatileDomain(forName:)`` as property-list values.
     public func volatileValues(forName name: String) -> PropertyListDictionary {
-        lock.lock()
-        defer { lock.unlock() }
-        switch name {
-        case Self.argumentDomain: return argumentValues
-        case Self.registrationDomain: return registrationValues
-        default: return volatileDomains[name] ?? [:]
+        state.withLock { state in
+            switch name {
+            case Self.argumentDomain: state.argumentValues
+            case Self.registrationDomain: state.registrationValues
+            default: state.volatileDomains[name] ?? [:]
+            }
         }
     }
 
@@ -277,22 +258,22 @@ public final class Defaults: @unchecked Sendable {
 
     /// ``setVolatileDomain(_:forName:)`` with property-list values.
     public func setVolatileValues(_ values: PropertyListDictionary, forName name: String) {
-        replaceSearched(name: name) { defaults in
+        replaceSearched { state in
             switch name {
-            case Self.argumentDomain: defaults.argumentValues = values
-            case Self.registrationDomain: defaults.registrationValues = values
-            default: defaults.volatileDomains[name] = values
+            case Self.argumentDomain: state.argumentValues = values
+            case Self.registrationDomain: state.registrationValues = values
+            default: state.volatileDomains[name] = values
             }
         }
     }
 
     /// Corresponds to `removeVolatileDomain(forName:)`.
     public func removeVolatileDomain(forName name: String) {
-        replaceSearched(name: name) { defaults in
+        replaceSearched { state in
             switch name {
-            case Self.argumentDomain: defaults.argumentValues = [:]
-            case Self.registrationDomain: defaults.registrationValues = [:]
-            default: defaults.volatileDomains[name] = nil
+            case Self.argumentDomain: state.argumentValues = [:]
+            case Self.registrationDomain: state.registrationValues = [:]
+            default: state.volatileDomains[name] = nil
             }
         }
     }
@@ -307,9 +288,7 @@ public final class Defaults: @unchecked Sendable {
     /// ``persistentDomain(forName:)`` as property-list values.
     public func persistentValues(forName name: String) -> PropertyListDictionary? {
         guard (try? Self.validate(domainName: name)) != nil else { return nil }
-        lock.lock()
-        let values = persistentDomainLocked(named: name).values
-        lock.unlock()
+        let values = state.withLock { state in loadDomain(named: name, in: &state).values }
         announceErrors()
         return values.isEmpty ? nil : values
     }
@@ -325,12 +304,10 @@ public final class Defaults: @unchecked Sendable {
     /// - Throws: ``DefaultsError`` `.invalidDomain`.
     public func setPersistentValues(_ values: PropertyListDictionary, forName name: String) throws(DefaultsError) {
         try Self.validate(domainName: name)
-        replaceSearched(name: name) { defaults in
-            let domain = defaults.persistentDomainLocked(named: name)
-            domain.values = values
-            domain.pending = [:]
-            domain.replaced = true
-            defaults.scheduleSaveLocked()
+        replaceSearched { state in
+            loadDomain(named: name, in: &state)
+            state.domains[name]?.replace(with: values)
+            scheduleSave(in: &state)
         }
     }
 
@@ -340,50 +317,34 @@ public final class Defaults: @unchecked Sendable {
         try? setPersistentValues([:], forName: name)
     }
 
-    /// Runs `change` under the lock and notifies observers of every key whose winning
-    /// value it changed.
-    private func replaceSearched(name: String, _ change: (Defaults) -> Void) {
-        lock.lock()
-        let before = snapshotLocked()
-        change(self)
-        let changes = diffLocked(from: before, isExternal: false)
-        lock.unlock()
+    /// Runs `change` under the state mutex and notifies observers of every key whose
+    /// winning value it changed.
+    private func replaceSearched(_ change: (inout State) -> Void) {
+        let changes = state.withLock { state in
+            let before = state.winningValues()
+            change(&state)
+            return state.diff(from: before, isExternal: false)
+        }
         announceErrors()
         deliver(changes)
     }
 
-    /// The winning value of every key, to compare after a change of a whole domain.
-    func snapshotLocked() -> PropertyListDictionary {
-        var result = registrationValues
-        for domain in searchList.reversed() {
-            for (key, value) in domain.values { result[key] = value }
-        }
-        for (key, value) in argumentValues { result[key] = value }
-        return result
-    }
-
-    func diffLocked(from before: PropertyListDictionary, isExternal: Bool) -> [DefaultsChange] {
-        let after = snapshotLocked()
-        var changes: [DefaultsChange] = []
-        for (key, old) in before where after[key] != old {
-            changes.append(DefaultsChange(key: key, oldValue: old, newValue: after[key], isExternal: isExternal))
-        }
-        for (key, new) in after where before[key] == nil {
-            changes.append(DefaultsChange(key: key, oldValue: nil, newValue: new, isExternal: isExternal))
-        }
-        return changes
-    }
-
-    /// The domain called `name`, loaded from its file on first use.
-    func persistentDomainLocked(named name: String) -> PersistentDomain {
-        if let domain = domains[name] { return domain }
+    /// The domain called `name`, read from its file on first use and kept in
+    /// `state.domains`. Runs under the state mutex (files are small); errors are
+    /// recorded in `state`, for ``announceErrors()`` once the mutex is released.
+    @discardableResult
+    func loadDomain(named name: String, in state: inout State) -> PersistentDomain {
+        if let domain = state.domains[name] { return domain }
         let fileName = name == Self.globalDomain ? ".GlobalPreferences.plist" : "\(name).plist"
         let file = PreferencesFile(
             domain: name, url: container.preferencesDirectory.appendingPathComponent(fileName),
             fileSystem: configuration.fileSystem)
-        let domain = PersistentDomain(file: file)
-        domains[name] = domain
-        load(domain)
+        var domain = PersistentDomain(file: file)
+        if let (values, version) = readFile(file, report: { state.report($0) }) {
+            domain.values = values ?? [:]
+            domain.version = version
+        }
+        state.domains[name] = domain
         return domain
     }
 
@@ -403,31 +364,22 @@ public final class Defaults: @unchecked Sendable {
     /// Every error reported so far that no caller could catch (corrupt files found,
     /// failed background saves), oldest first; the last 100 are kept.
     public var reportedErrors: [DefaultsError] {
-        lock.lock()
-        defer { lock.unlock() }
-        return errors
-    }
-
-    /// Records `error`; call ``announceErrors()`` once the lock is released.
-    func reportLocked(_ error: DefaultsError) {
-        errors.append(error)
-        if errors.count > 100 { errors.removeFirst(errors.count - 100) }
-        unannouncedErrors.append(error)
+        state.withLock { $0.errors }
     }
 
     func report(_ error: DefaultsError) {
-        lock.lock()
-        reportLocked(error)
-        lock.unlock()
+        state.withLock { $0.report(error) }
         announceErrors()
     }
 
-    /// Hands recorded errors to the error handler (or standard error), outside the lock.
+    /// Hands recorded errors to the error handler (or standard error), outside the
+    /// state mutex.
     func announceErrors() {
-        lock.lock()
-        let pending = unannouncedErrors
-        unannouncedErrors = []
-        lock.unlock()
+        let pending = state.withLock { state in
+            let pending = state.unannouncedErrors
+            state.unannouncedErrors = []
+            return pending
+        }
         for error in pending {
             if let handler = configuration.errorHandler {
                 handler(error)

@@ -3,9 +3,9 @@ import PropertyList
 /// A persistent domain as one ``Defaults`` sees it: the file's last known content
 /// with this process's unsaved changes applied on top.
 ///
-/// Not thread-safe by itself: every property is read and written under the owning
-/// ``Defaults``' lock.
-final class PersistentDomain {
+/// A value held in ``Defaults/State``, so it is read and changed only under the
+/// owning ``Defaults``' state mutex.
+struct PersistentDomain: Sendable {
     let file: PreferencesFile
     /// The file at ``version`` plus ``pending``.
     var values: PropertyListDictionary
@@ -25,8 +25,21 @@ final class PersistentDomain {
         self.values = [:]
     }
 
-    /// A copy of what a save needs, taken under the lock; clears the unsaved state.
-    func takeSnapshot() -> Snapshot {
+    /// Sets (or removes, for nil) `key` and remembers it as unsaved.
+    mutating func change(_ key: String, to value: PropertyListValue?) {
+        values[key] = value
+        pending[key] = .some(value)
+    }
+
+    /// Replaces the whole domain; the next save writes `newValues` as they are.
+    mutating func replace(with newValues: PropertyListDictionary) {
+        values = newValues
+        pending = [:]
+        replaced = true
+    }
+
+    /// A copy of what a save needs; clears the unsaved state.
+    mutating func takeSnapshot() -> Snapshot {
         let snapshot = Snapshot(pending: pending, replaced: replaced, values: values, version: version)
         pending = [:]
         replaced = false
@@ -34,7 +47,7 @@ final class PersistentDomain {
     }
 
     /// Puts back what a failed save took, under changes made since.
-    func restore(_ snapshot: Snapshot) {
+    mutating func restore(_ snapshot: Snapshot) {
         for (key, value) in snapshot.pending where pending.index(forKey: key) == nil {
             pending[key] = .some(value)
         }
@@ -49,7 +62,7 @@ final class PersistentDomain {
         return result
     }
 
-    struct Snapshot {
+    struct Snapshot: Sendable {
         var pending: [String: PropertyListValue?]
         var replaced: Bool
         var values: PropertyListDictionary
