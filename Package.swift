@@ -87,9 +87,12 @@ let package = Package(
         // Child processes the tests start. No product names them, so a package that
         // depends on this one never builds them.
         // The sandbox's crash and cross-process coordination tests.
-        .executableTarget(name: "SandboxTestHelper", dependencies: ["AppSandbox"], path: "Tests/Helpers/SandboxTestHelper"),
+        .executableTarget(
+            name: "SandboxTestHelper", dependencies: ["AppSandbox"], path: "Tests/Helpers/SandboxTestHelper"),
         // The defaults' cross-process and crash tests.
-        .executableTarget(name: "DefaultsTestHelper", dependencies: ["AppDefaults", "AppSandbox"], path: "Tests/Helpers/DefaultsTestHelper"),
+        .executableTarget(
+            name: "DefaultsTestHelper", dependencies: ["AppDefaults", "AppSandbox"],
+            path: "Tests/Helpers/DefaultsTestHelper"),
         // The lifecycle's signal tests: an app with an item store.
         .executableTarget(
             name: "LifecycleTestHelper",
@@ -99,13 +102,18 @@ let package = Package(
 
         .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
         .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
-        .testTarget(name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
-        .testTarget(name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(
-            name: "AppDefaultsTests", dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppSandbox", "TestSupport"]
+            name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
+        .testTarget(
+            name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(
+            name: "AppDefaultsTests",
+            dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppSandbox", "TestSupport"]
         ),
         .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppSandbox"]),
-        .testTarget(name: "AppStoresTests", dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive", "TestSupport"]),
+        .testTarget(
+            name: "AppStoresTests",
+            dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

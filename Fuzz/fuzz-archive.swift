@@ -47,7 +47,8 @@ enum ArchiveFuzzCheck {
         for (key, value) in topLevel { encoder.encode(value, forKey: key) }
         guard let again = try? encoder.encodedBytes else { return }
         do {
-            let reread = try KeyedDecoder(bytes: again, limits: PropertyListLimits(maxDepth: FuzzCheck.limits.maxDepth + 8))
+            let reread = try KeyedDecoder(
+                bytes: again, limits: PropertyListLimits(maxDepth: FuzzCheck.limits.maxDepth + 8))
             reread.allowsGenericObjects = true
             for key in reread.allKeys { _ = try reread.decodeTopLevelObject(forKey: key) }
         } catch {

@@ -169,15 +169,19 @@ extension Defaults {
         do {
             return try PropertyListTreeEncoder.encode(value)
         } catch {
-            throw DefaultsError(.encodingFailed, "cannot encode \(Value.self): \(error)", keyPath: key, underlyingError: error)
+            throw DefaultsError(
+                .encodingFailed, "cannot encode \(Value.self): \(error)", keyPath: key, underlyingError: error)
         }
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, from value: PropertyListValue, key: String) throws(DefaultsError) -> Value {
+    static func decode<Value: Decodable>(_ type: Value.Type, from value: PropertyListValue, key: String)
+        throws(DefaultsError) -> Value
+    {
         do {
             return try PropertyListTreeDecoder.decode(type, from: value, limits: .default)
         } catch {
-            throw DefaultsError(.decodingFailed, "cannot decode \(Value.self): \(error)", keyPath: key, underlyingError: error)
+            throw DefaultsError(
+                .decodingFailed, "cannot decode \(Value.self): \(error)", keyPath: key, underlyingError: error)
         }
     }
 
@@ -193,6 +197,8 @@ extension Defaults {
             scheduleSave(in: &state)
             return (old, new)
         }
-        deliver(old == new ? [] : [DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)], alwaysPost: true)
+        deliver(
+            old == new ? [] : [DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)],
+            alwaysPost: true)
     }
 }

@@ -1,5 +1,5 @@
-import PropertyList
 import AppSandbox
+import PropertyList
 
 extension Defaults {
     /// A key with its value type and the value read when nothing is stored.

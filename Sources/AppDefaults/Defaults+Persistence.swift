@@ -102,7 +102,9 @@ extension Defaults {
     /// Writes one domain under the cross-process lock: this process's changed keys on
     /// top of the file as it is now. Called holding `saving`, not `state`.
     /// - Returns: the changes of winning values that others' saves brought in.
-    private func save(_ file: PreferencesFile, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError) -> [DefaultsChange] {
+    private func save(_ file: PreferencesFile, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError)
+        -> [DefaultsChange]
+    {
         var corruption: DefaultsError?
         let (saved, version, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
             var base: PropertyListDictionary
@@ -188,7 +190,9 @@ extension Defaults {
     }
 
     /// Runs `body` holding the cross-process write lock of `file`.
-    private func coordinate<T>(writing file: PreferencesFile, _ body: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+    private func coordinate<T>(writing file: PreferencesFile, _ body: () throws(DefaultsError) -> T)
+        throws(DefaultsError) -> T
+    {
         do {
             try file.fileSystem.createDirectory(at: file.url.deletingLastPathComponent())
         } catch {

@@ -217,7 +217,9 @@ public final class Defaults: Sendable {
                 let old = state.lookup(key)
                 state.registrationValues[key] = value
                 let new = state.lookup(key)
-                if old != new { changes.append(DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false)) }
+                if old != new {
+                    changes.append(DefaultsChange(key: key, oldValue: old, newValue: new, isExternal: false))
+                }
             }
             return changes
         }

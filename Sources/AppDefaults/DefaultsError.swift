@@ -86,6 +86,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
 extension DefaultsError {
     /// The single place where a sandbox failure becomes a ``DefaultsError``.
     init(_ error: SandboxError, domain: String, operation: String) {
-        self.init(.fileSystem, "\(operation) failed: \(error)", domain: domain, path: error.path, underlyingError: error)
+        self.init(
+            .fileSystem, "\(operation) failed: \(error)", domain: domain, path: error.path, underlyingError: error)
     }
 }

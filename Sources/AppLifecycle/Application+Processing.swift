@@ -1,6 +1,6 @@
+import AppSandbox
 import Foundation
 import Synchronization
-import AppSandbox
 
 /// The application's mutable state, guarded by `Application.machine`.
 struct Machine {
@@ -126,10 +126,14 @@ extension Application {
             case (.focusGained, .inactive):
                 return [.move(.active), .deliver(.didBecomeActive)]
             case (.hidden, .active):
-                return [.deliver(.willResignActive), .move(.inactive), .move(.background),
-                        .startBackgroundTime(stopAction: stopAction), .deliver(.didEnterBackground)]
+                return [
+                    .deliver(.willResignActive), .move(.inactive), .move(.background),
+                    .startBackgroundTime(stopAction: stopAction), .deliver(.didEnterBackground),
+                ]
             case (.hidden, .inactive):
-                return [.move(.background), .startBackgroundTime(stopAction: stopAction), .deliver(.didEnterBackground)]
+                return [
+                    .move(.background), .startBackgroundTime(stopAction: stopAction), .deliver(.didEnterBackground),
+                ]
             case (.hidden, .background):
                 // Already in the background; a stop request shortens the grace period.
                 guard let stopAction else { return [] }
@@ -145,10 +149,14 @@ extension Application {
             case (.visible, .suspended):
                 machine.backgroundEpoch += 1
                 machine.stopAction = nil
-                return [.move(.background), .deliver(.willEnterForeground), .move(.inactive), .move(.active),
-                        .deliver(.didBecomeActive)]
+                return [
+                    .move(.background), .deliver(.willEnterForeground), .move(.inactive), .move(.active),
+                    .deliver(.didBecomeActive),
+                ]
             case (.terminate, .active):
-                return [.deliver(.willResignActive), .move(.inactive), .move(.background), .deliver(.didEnterBackground)]
+                return [
+                    .deliver(.willResignActive), .move(.inactive), .move(.background), .deliver(.didEnterBackground),
+                ]
                     + termination(&machine)
             case (.terminate, .inactive):
                 return [.move(.background), .deliver(.didEnterBackground)] + termination(&machine)
@@ -261,7 +269,9 @@ extension Application {
                     machine.warningStreams.removeAll()
                     machine.terminationWaiters.removeAll()
                 }
-                return (Array(machine.eventStreams.values), Array(machine.warningStreams.values), machine.terminationWaiters)
+                return (
+                    Array(machine.eventStreams.values), Array(machine.warningStreams.values), machine.terminationWaiters
+                )
             }
             for stream in streams { stream.finish() }
             for stream in warnings { stream.finish() }

@@ -144,9 +144,17 @@ public final class Application: Sendable {
                 for source in sources {
                     let once = Mutex(false)
                     let ready: @Sendable () -> Void = {
-                        let first = once.withLock { fired in defer { fired = true }; return !fired }
+                        let first = once.withLock { fired in
+                            defer { fired = true }
+                            return !fired
+                        }
                         guard first else { return }
-                        if pending.withLock({ $0 -= 1; return $0 == 0 }) { allReady.resume() }
+                        if pending.withLock({
+                            $0 -= 1
+                            return $0 == 0
+                        }) {
+                            allReady.resume()
+                        }
                     }
                     group.addTask {
                         // A source that fails before it is ready must not hold up the launch.

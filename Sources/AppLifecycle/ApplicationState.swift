@@ -28,10 +28,10 @@ public enum ApplicationState: String, Sendable, Hashable, CaseIterable, CustomSt
     public func canMove(to next: ApplicationState) -> Bool {
         switch (self, next) {
         case (.notRunning, .inactive),
-             (.inactive, .active), (.active, .inactive),
-             (.inactive, .background), (.background, .inactive),
-             (.background, .suspended), (.suspended, .background),
-             (.background, .notRunning), (.suspended, .notRunning):
+            (.inactive, .active), (.active, .inactive),
+            (.inactive, .background), (.background, .inactive),
+            (.background, .suspended), (.suspended, .background),
+            (.background, .notRunning), (.suspended, .notRunning):
             true
         default:
             false

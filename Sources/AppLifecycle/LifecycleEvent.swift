@@ -80,14 +80,16 @@ extension Application {
     /// Corresponds to `UIApplication.didEnterBackgroundNotification`.
     public static let didEnterBackgroundNotification = Notification.Name("UIApplicationDidEnterBackgroundNotification")
     /// Corresponds to `UIApplication.willEnterForegroundNotification`.
-    public static let willEnterForegroundNotification = Notification.Name("UIApplicationWillEnterForegroundNotification")
+    public static let willEnterForegroundNotification = Notification.Name(
+        "UIApplicationWillEnterForegroundNotification")
     /// Corresponds to `UIApplication.willTerminateNotification`.
     public static let willTerminateNotification = Notification.Name("UIApplicationWillTerminateNotification")
     /// Corresponds to `UIApplication.didReceiveMemoryWarningNotification`. The
     /// notification's object is the ``Application`` (or `nil` for a warning posted by
     /// ``MemoryWarning/post(_:to:)``), its `userInfo` holds the ``MemoryWarning`` under
     /// ``MemoryWarning/userInfoKey``.
-    public static let didReceiveMemoryWarningNotification = Notification.Name("UIApplicationDidReceiveMemoryWarningNotification")
+    public static let didReceiveMemoryWarningNotification = Notification.Name(
+        "UIApplicationDidReceiveMemoryWarningNotification")
     /// Posted after ``LifecycleEvent/didSuspend``; no UIKit counterpart.
     public static let didSuspendNotification = Notification.Name("KeepsakeApplicationDidSuspendNotification")
 }

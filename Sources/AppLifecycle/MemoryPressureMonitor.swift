@@ -61,7 +61,8 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
     ) -> [String] {
         var paths: [String] = []
         if let text = try? String(contentsOfFile: cgroupFile, encoding: .utf8),
-           let relative = cgroupV2Path(fromProcSelfCgroup: text) {
+            let relative = cgroupV2Path(fromProcSelfCgroup: text)
+        {
             paths.append(relative == "/" ? cgroupRoot + "/memory.pressure" : cgroupRoot + relative + "/memory.pressure")
         }
         paths.append("/proc/pressure/memory")
@@ -99,7 +100,8 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
         if written < 0 {
             let error = errno
             close(fd)
-            throw LifecycleError(.pressureUnavailable, "the kernel refused the trigger `\(text)`", path: path, errno: error)
+            throw LifecycleError(
+                .pressureUnavailable, "the kernel refused the trigger `\(text)`", path: path, errno: error)
         }
         return fd
     }
@@ -182,7 +184,8 @@ public final class AvailableMemoryMonitor: MemoryPressureMonitor {
     /// `/proc/meminfo`, narrowed by a cgroup v1 limit when one applies.
     public static let systemReading: @Sendable () -> Reading? = {
         guard let text = try? String(contentsOfFile: "/proc/meminfo", encoding: .utf8),
-              var reading = parseMeminfo(text) else { return nil }
+            var reading = parseMeminfo(text)
+        else { return nil }
         let v1 = "/sys/fs/cgroup/memory/"
         if let limit = readNumber(v1 + "memory.limit_in_bytes"), let usage = readNumber(v1 + "memory.usage_in_bytes") {
             reading = narrow(reading, cgroupLimit: limit, usage: usage)
@@ -192,7 +195,8 @@ public final class AvailableMemoryMonitor: MemoryPressureMonitor {
 
     /// `MemAvailable` and `MemTotal` from a `/proc/meminfo` text (values in kB).
     public static func parseMeminfo(_ text: String) -> Reading? {
-        var available: UInt64?, total: UInt64?
+        var available: UInt64?
+        var total: UInt64?
         for line in text.split(separator: "\n") {
             let fields = line.split(whereSeparator: { $0 == " " || $0 == ":" })
             guard fields.count >= 2, let value = UInt64(fields[1]) else { continue }

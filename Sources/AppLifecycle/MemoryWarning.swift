@@ -37,7 +37,10 @@ public struct MemoryWarning: Sendable, Hashable, CustomStringConvertible {
 
     /// Posts a warning on `center` with no application, for code that has none (a
     /// command-line tool, a test of a cache).
-    public static func post(_ warning: MemoryWarning = MemoryWarning(origin: .simulated), to center: NotificationCenter = .default) {
-        center.post(name: Application.didReceiveMemoryWarningNotification, object: nil, userInfo: [userInfoKey: warning])
+    public static func post(
+        _ warning: MemoryWarning = MemoryWarning(origin: .simulated), to center: NotificationCenter = .default
+    ) {
+        center.post(
+            name: Application.didReceiveMemoryWarningNotification, object: nil, userInfo: [userInfoKey: warning])
     }
 }

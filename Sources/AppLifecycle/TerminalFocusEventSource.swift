@@ -22,7 +22,8 @@ public struct TerminalFocusEventSource: LifecycleEventSource {
 
     public func run(for application: Application) async throws {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return }
-        let enable = "\u{1B}[?1004h", disable = "\u{1B}[?1004l"
+        let enable = "\u{1B}[?1004h"
+        let disable = "\u{1B}[?1004l"
         FileHandle.standardOutput.write(Data(enable.utf8))
         defer { FileHandle.standardOutput.write(Data(disable.utf8)) }
         let reader = BlockingReader(fd: STDIN_FILENO)
@@ -75,7 +76,8 @@ final class BlockingReader: Sendable {
     func read(_ body: @escaping @Sendable (ArraySlice<UInt8>) -> Void) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let fd = self.fd, stop = self.stop
+                let fd = self.fd
+                let stop = self.stop
                 BackgroundThread.start(name: "keepsake.reader") {
                     var buffer = [UInt8](repeating: 0, count: 256)
                     while !stop.isSet {

@@ -17,7 +17,9 @@ extension AppContainer {
     ///
     /// - Parameter now: the current time; tests pass their own instead of waiting.
     @discardableResult
-    public func purgeTemporaryFiles(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date()) throws(SandboxError) -> PurgeReport {
+    public func purgeTemporaryFiles(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date()) throws(SandboxError)
+        -> PurgeReport
+    {
         try purge(.temporary, removingEmptyFoldersOlderThan: now.addingTimeInterval(-age)) { files in
             files.filter { $0.modificationDate < now.addingTimeInterval(-age) }
         }
@@ -40,7 +42,9 @@ extension AppContainer {
             var total = files.reduce(Int64(0)) { $0 &+ $1.size }
             var victims: [DirectoryEntry] = []
             // Oldest first; the path breaks ties so the order does not depend on listing order.
-            for file in files.sorted(by: { ($0.modificationDate, $0.relativePath) < ($1.modificationDate, $1.relativePath) }) {
+            for file in files.sorted(by: {
+                ($0.modificationDate, $0.relativePath) < ($1.modificationDate, $1.relativePath)
+            }) {
                 if total <= maxBytes { break }
                 victims.append(file)
                 total &-= file.size
@@ -55,7 +59,9 @@ extension AppContainer {
     /// progress in another process. Walks the whole container; call it at launch
     /// or from maintenance, not before every save.
     @discardableResult
-    public func removeLeftoversOfInterruptedSaves(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date()) throws(SandboxError) -> PurgeReport {
+    public func removeLeftoversOfInterruptedSaves(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date())
+        throws(SandboxError) -> PurgeReport
+    {
         var total = PurgeReport(removedFiles: 0, removedBytes: 0, remainingBytes: 0)
         for kind in [Directory.documents, .library, .temporary] {
             let report = try purge(kind, removingEmptyFoldersOlderThan: nil) { files in
@@ -83,7 +89,8 @@ extension AppContainer {
             try engine.enumerate(root, includingInternal: true, skipDescendants: { _ in false }, into: &entries)
             let files = entries.filter { $0.kind != .directory }
             let victims = choose(files)
-            var report = PurgeReport(removedFiles: 0, removedBytes: 0, remainingBytes: files.reduce(0) { $0 &+ $1.size })
+            var report = PurgeReport(
+                removedFiles: 0, removedBytes: 0, remainingBytes: files.reduce(0) { $0 &+ $1.size })
             for victim in victims {
                 try remove(victim.relativePath, resolver, engine)
                 report.removedFiles += 1
@@ -93,7 +100,8 @@ extension AppContainer {
             guard let cutoff else { return report }
             // Deepest first, so a folder emptied by removing its subfolders goes too.
             for folder in entries.reversed() where folder.kind == .directory && folder.modificationDate < cutoff {
-                let location = try resolver.item(folder.relativePath.split(separator: "/").map(String.init), followFinalLink: false)
+                let location = try resolver.item(
+                    folder.relativePath.split(separator: "/").map(String.init), followFinalLink: false)
                 defer { location.release(system) }
                 try? system.unlinkat(location.parent, location.name, true)
             }
@@ -101,7 +109,9 @@ extension AppContainer {
         }
     }
 
-    private func remove(_ relativePath: String, _ resolver: ContainedResolver, _ engine: FileEngine) throws(SandboxError) {
+    private func remove(_ relativePath: String, _ resolver: ContainedResolver, _ engine: FileEngine)
+        throws(SandboxError)
+    {
         let location = try resolver.item(relativePath.split(separator: "/").map(String.init), followFinalLink: false)
         defer { location.release(system) }
         do {

@@ -34,7 +34,8 @@ public struct AppContainer: Sendable {
     ) throws(SandboxError) {
         try Self.validate(identifier: identifier)
         let parent = containersDirectory ?? Self.defaultContainersDirectory(environment: environment)
-        self.init(identifier: identifier, url: parent.appendingPathComponent(identifier, isDirectory: true), system: .live)
+        self.init(
+            identifier: identifier, url: parent.appendingPathComponent(identifier, isDirectory: true), system: .live)
     }
 
     package init(identifier: String, url: URL, system: SystemCalls) {
@@ -62,9 +63,11 @@ public struct AppContainer: Sendable {
             return URL(fileURLWithPath: path, isDirectory: true)
         }
         if let path = environment["XDG_DATA_HOME"], path.hasPrefix("/") {
-            return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent("keepsake/containers", isDirectory: true)
+            return URL(fileURLWithPath: path, isDirectory: true).appendingPathComponent(
+                "keepsake/containers", isDirectory: true)
         }
-        let home = environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
+        let home =
+            environment["HOME"].flatMap { $0.hasPrefix("/") ? URL(fileURLWithPath: $0, isDirectory: true) : nil }
             ?? FileManager.default.homeDirectoryForCurrentUser
         return home.appendingPathComponent(".local/share/keepsake/containers", isDirectory: true)
     }
@@ -110,7 +113,9 @@ public struct AppContainer: Sendable {
     /// `.libraryDirectory`, `.cachesDirectory` and `.applicationSupportDirectory`
     /// (any domain); returns `[]` for others. The directory is created if missing,
     /// because on Apple platforms it always exists.
-    public func urls(for directory: FileManager.SearchPathDirectory, in domain: FileManager.SearchPathDomainMask) -> [URL] {
+    public func urls(for directory: FileManager.SearchPathDirectory, in domain: FileManager.SearchPathDomainMask)
+        -> [URL]
+    {
         let kind: Directory
         switch directory {
         case .documentDirectory: kind = .documents
@@ -162,12 +167,14 @@ public struct AppContainer: Sendable {
         }
         let labels = identifier.split(separator: ".", omittingEmptySubsequences: false)
         let allowed = { (byte: UInt8) in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A) || byte == 0x2D
+            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+                || byte == 0x2D
         }
         guard labels.count >= 2,
-              labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) })
+            labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) })
         else {
-            throw SandboxError(.invalidName, "app identifier must be reverse-DNS, like com.example.App", path: identifier)
+            throw SandboxError(
+                .invalidName, "app identifier must be reverse-DNS, like com.example.App", path: identifier)
         }
     }
 }

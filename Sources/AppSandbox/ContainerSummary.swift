@@ -27,10 +27,11 @@ public struct ContainerSummary: Sendable {
         rows = []
         for kind in AppContainer.Directory.allCases {
             let files = try container.directory(kind).enumerate().filter { $0.kind == .file }
-            rows.append(Row(
-                directory: kind, url: container.url(for: kind),
-                fileCount: files.count, byteCount: files.reduce(0) { $0 &+ $1.size }
-            ))
+            rows.append(
+                Row(
+                    directory: kind, url: container.url(for: kind),
+                    fileCount: files.count, byteCount: files.reduce(0) { $0 &+ $1.size }
+                ))
         }
     }
 }

@@ -28,12 +28,13 @@ public struct DirectoryEntry: Sendable, Hashable {
     }
 
     init(relativePath: String, status: FileStatus) {
-        let kind: Kind = switch status.kind {
-        case .regular: .file
-        case .directory: .directory
-        case .symbolicLink: .symbolicLink
-        case .other: .other
-        }
+        let kind: Kind =
+            switch status.kind {
+            case .regular: .file
+            case .directory: .directory
+            case .symbolicLink: .symbolicLink
+            case .other: .other
+            }
         self.init(
             relativePath: relativePath, kind: kind, size: status.size,
             modificationDate: Date(timeIntervalSince1970: status.modificationTime)

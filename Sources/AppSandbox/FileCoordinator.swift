@@ -48,7 +48,9 @@ public struct FileCoordinator: Sendable {
     }
 
     package init(lockDirectory: URL?, system: SystemCalls) {
-        self.lockDirectory = lockDirectory ?? FileManager.default.temporaryDirectory
+        self.lockDirectory =
+            lockDirectory
+            ?? FileManager.default.temporaryDirectory
             .appendingPathComponent("keepsake-coordination-\(getuid())", isDirectory: true)
         self.system = system
     }
@@ -116,9 +118,9 @@ public struct FileCoordinator: Sendable {
     private func ensureLockDirectory() throws(SandboxError) {
         do {
             try system.mkdirat(AT_FDCWD, lockDirectory.path, 0o700)
-        } catch where error.rawValue == EEXIST {
+        } catch  where error.rawValue == EEXIST {
             return
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             try FileSystem(system: system).createDirectory(at: lockDirectory, withIntermediateDirectories: true)
         } catch {
             throw SandboxError(errno: error.rawValue, path: lockDirectory.path, operation: "create lock directory")
@@ -135,7 +137,7 @@ public struct FileCoordinator: Sendable {
                     do {
                         try system.flock(fd, exclusive ? LOCK_EX : LOCK_SH)
                         break
-                    } catch where error.rawValue == EINTR {
+                    } catch  where error.rawValue == EINTR {
                         continue
                     } catch {
                         throw SandboxError(errno: error.rawValue, path: path, operation: "lock")

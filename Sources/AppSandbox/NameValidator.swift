@@ -51,21 +51,23 @@ package enum NameValidator {
     /// different path to a person or to another system it is copied to. None of them
     /// separates anything on Linux, so refusing them costs nothing legitimate.
     package static let separatorLookAlikes: Set<Unicode.Scalar> = [
-        "\\",       // REVERSE SOLIDUS: a separator on Windows
-        "\u{2215}", // DIVISION SLASH
-        "\u{2044}", // FRACTION SLASH
-        "\u{FF0F}", // FULLWIDTH SOLIDUS
-        "\u{29F8}", // BIG SOLIDUS
-        "\u{2571}", // BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
-        "\u{1735}", // PHILIPPINE SINGLE PUNCTUATION
-        "\u{29F5}", // REVERSE SOLIDUS OPERATOR
-        "\u{29F9}", // BIG REVERSE SOLIDUS
-        "\u{FF3C}", // FULLWIDTH REVERSE SOLIDUS
-        "\u{FE68}", // SMALL REVERSE SOLIDUS
+        "\\",  // REVERSE SOLIDUS: a separator on Windows
+        "\u{2215}",  // DIVISION SLASH
+        "\u{2044}",  // FRACTION SLASH
+        "\u{FF0F}",  // FULLWIDTH SOLIDUS
+        "\u{29F8}",  // BIG SOLIDUS
+        "\u{2571}",  // BOX DRAWINGS LIGHT DIAGONAL UPPER RIGHT TO LOWER LEFT
+        "\u{1735}",  // PHILIPPINE SINGLE PUNCTUATION
+        "\u{29F5}",  // REVERSE SOLIDUS OPERATOR
+        "\u{29F9}",  // BIG REVERSE SOLIDUS
+        "\u{FF3C}",  // FULLWIDTH REVERSE SOLIDUS
+        "\u{FE68}",  // SMALL REVERSE SOLIDUS
     ]
 
     /// Characters that render like `.`.
-    package static let dotLookAlikes: Set<Unicode.Scalar> = [".", "\u{FF0E}", "\u{2024}", "\u{2025}", "\u{2026}", "\u{FE52}"]
+    package static let dotLookAlikes: Set<Unicode.Scalar> = [
+        ".", "\u{FF0E}", "\u{2024}", "\u{2025}", "\u{2026}", "\u{FE52}",
+    ]
 
     /// The first rule `name` breaks, or nil when it is an acceptable name.
     package static func problem(in name: String) -> Problem? {

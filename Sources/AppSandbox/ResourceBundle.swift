@@ -42,10 +42,15 @@ public struct ResourceBundle: Sendable {
     /// The URLs of all files with extension `ext` (all files when nil), sorted by name.
     /// Corresponds to `Bundle.urls(forResourcesWithExtension:subdirectory:)`.
     public func urls(forResourcesWithExtension ext: String?, subdirectory: String? = nil) -> [URL] {
-        guard let names = try? withFolder(subdirectory, { directory throws(SandboxError) in
-            try directory.engine.names(in: directory.handle)
-        }) else { return [] }
-        return names
+        guard
+            let names = try? withFolder(
+                subdirectory,
+                { directory throws(SandboxError) in
+                    try directory.engine.names(in: directory.handle)
+                })
+        else { return [] }
+        return
+            names
             .filter { ext == nil || URL(fileURLWithPath: $0).pathExtension == ext }
             .compactMap { name in try? locate(subdirectory.map { "\($0)/\(name)" } ?? name) }
     }
@@ -78,9 +83,12 @@ public struct ResourceBundle: Sendable {
         var handle: DirectoryHandle
     }
 
-    private func withFolder<T>(_ relativePath: String?, _ body: (Folder) throws(SandboxError) -> T) throws(SandboxError) -> T {
+    private func withFolder<T>(_ relativePath: String?, _ body: (Folder) throws(SandboxError) -> T) throws(SandboxError)
+        -> T
+    {
         let system = SystemCalls.live
-        let components = try relativePath.map { (path: String) throws(SandboxError) in try RelativePath.components(of: path) } ?? []
+        let components =
+            try relativePath.map { (path: String) throws(SandboxError) in try RelativePath.components(of: path) } ?? []
         let rootFD = try system.open(AT_FDCWD, url.path, flags: O_RDONLY | O_DIRECTORY | O_CLOEXEC, path: url.path)
         defer { try? system.close(rootFD) }
         let handle = try ContainedResolver(system: system, root: rootFD, rootPath: url.path).directory(components)

@@ -78,7 +78,8 @@ public enum SandboxBackup {
             if !rest.isEmpty { _ = try RelativePath.components(of: rest) }
             let (sum, overflow) = total.addingReportingOverflow(entry.uncompressedSize)
             if overflow || sum > maxTotalBytes {
-                throw SandboxError(.invalidBackup, "archive announces more than \(maxTotalBytes) bytes", path: zipURL.path)
+                throw SandboxError(
+                    .invalidBackup, "archive announces more than \(maxTotalBytes) bytes", path: zipURL.path)
             }
             total = sum
             planned.append((entry, kind, rest))

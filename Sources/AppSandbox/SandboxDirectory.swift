@@ -72,7 +72,8 @@ public struct SandboxDirectory: Sendable {
 
     /// Replaces the file at `relativePath` with `string` in `encoding`.
     /// Corresponds to `String.write(to:atomically: true, encoding:)`.
-    public func write(_ string: String, to relativePath: String, encoding: String.Encoding = .utf8) throws(SandboxError) {
+    public func write(_ string: String, to relativePath: String, encoding: String.Encoding = .utf8) throws(SandboxError)
+    {
         try write(try FileSystem.encode(string, encoding, path: relativePath), to: relativePath)
     }
 
@@ -84,7 +85,9 @@ public struct SandboxDirectory: Sendable {
     }
 
     /// The file at `relativePath` decoded as `encoding`.
-    public func string(contentsOf relativePath: String, encoding: String.Encoding = .utf8) throws(SandboxError) -> String {
+    public func string(contentsOf relativePath: String, encoding: String.Encoding = .utf8) throws(SandboxError)
+        -> String
+    {
         try FileSystem.decode(try contents(of: relativePath), encoding, path: relativePath)
     }
 
@@ -112,7 +115,8 @@ public struct SandboxDirectory: Sendable {
         let components = try RelativePath.components(of: relativePath)
         try withResolver { resolver throws(SandboxError) in
             let location = try resolver.item(
-                components, followFinalLink: withIntermediateDirectories, createIntermediates: withIntermediateDirectories
+                components, followFinalLink: withIntermediateDirectories,
+                createIntermediates: withIntermediateDirectories
             )
             defer { location.release(system) }
             try engine.createDirectory(location, intermediates: withIntermediateDirectories)
@@ -150,7 +154,9 @@ public struct SandboxDirectory: Sendable {
 
     /// Moves an item to `destination` in `directory` (this one when nil); the
     /// destination must not exist.
-    public func moveItem(_ relativePath: String, to destination: String, in directory: SandboxDirectory? = nil) throws(SandboxError) {
+    public func moveItem(_ relativePath: String, to destination: String, in directory: SandboxDirectory? = nil)
+        throws(SandboxError)
+    {
         try withItem(relativePath, followFinalLink: false) { source throws(SandboxError) in
             try (directory ?? self).withItem(destination, followFinalLink: false) { target throws(SandboxError) in
                 try engine.move(source, to: target)
@@ -160,7 +166,9 @@ public struct SandboxDirectory: Sendable {
 
     /// Copies a file, link or folder tree to `destination` in `directory` (this one
     /// when nil); the destination must not exist.
-    public func copyItem(_ relativePath: String, to destination: String, in directory: SandboxDirectory? = nil) throws(SandboxError) {
+    public func copyItem(_ relativePath: String, to destination: String, in directory: SandboxDirectory? = nil)
+        throws(SandboxError)
+    {
         try withItem(relativePath, followFinalLink: false) { source throws(SandboxError) in
             try (directory ?? self).withItem(destination, followFinalLink: false) { target throws(SandboxError) in
                 try engine.copy(source, to: target)
@@ -200,8 +208,11 @@ public struct SandboxDirectory: Sendable {
         }
     }
 
-    func withFolder<T>(_ relativePath: String?, _ body: (DirectoryHandle) throws(SandboxError) -> T) throws(SandboxError) -> T {
-        let components = try relativePath.map { (path: String) throws(SandboxError) in try RelativePath.components(of: path) } ?? []
+    func withFolder<T>(_ relativePath: String?, _ body: (DirectoryHandle) throws(SandboxError) -> T)
+        throws(SandboxError) -> T
+    {
+        let components =
+            try relativePath.map { (path: String) throws(SandboxError) in try RelativePath.components(of: path) } ?? []
         return try withResolver { resolver throws(SandboxError) in
             let handle = try resolver.directory(components)
             defer { handle.close(system) }

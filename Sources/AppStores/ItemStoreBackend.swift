@@ -32,7 +32,9 @@ public struct ArchiveFileBackend<Model: KeyedArchivable & Sendable>: ItemStoreBa
     /// The file's path inside ``directory``.
     public let fileName: String
 
-    public init(container: AppContainer, directory: AppContainer.Directory = .documents, fileName: String = "items.archive") {
+    public init(
+        container: AppContainer, directory: AppContainer.Directory = .documents, fileName: String = "items.archive"
+    ) {
         self.directory = container.directory(directory)
         self.fileName = fileName
     }
@@ -53,7 +55,8 @@ public struct ArchiveFileBackend<Model: KeyedArchivable & Sendable>: ItemStoreBa
         do {
             items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: data)
         } catch {
-            throw StoreError(.corruptArchive, "not an archive of \(Model.self) items", path: url.path, underlyingError: error)
+            throw StoreError(
+                .corruptArchive, "not an archive of \(Model.self) items", path: url.path, underlyingError: error)
         }
         guard let items else {
             throw StoreError(.corruptArchive, "the archive has no root object", path: url.path)

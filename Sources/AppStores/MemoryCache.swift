@@ -127,13 +127,25 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Most entries kept (`0`: no limit). Lowering it evicts at once.
     public var countLimit: Int {
         get { storage.withLock { $0.countLimit } }
-        set { report(storage.withLock { $0.countLimit = max(0, newValue); return $0.trim() }) }
+        set {
+            report(
+                storage.withLock {
+                    $0.countLimit = max(0, newValue)
+                    return $0.trim()
+                })
+        }
     }
 
     /// Most total cost kept (`0`: no limit). Lowering it evicts at once.
     public var totalCostLimit: Int {
         get { storage.withLock { $0.totalCostLimit } }
-        set { report(storage.withLock { $0.totalCostLimit = max(0, newValue); return $0.trim() }) }
+        set {
+            report(
+                storage.withLock {
+                    $0.totalCostLimit = max(0, newValue)
+                    return $0.trim()
+                })
+        }
     }
 
     /// Whether a memory warning empties the cache (the default).

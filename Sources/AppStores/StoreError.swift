@@ -53,7 +53,9 @@ public struct StoreError: Error, CustomStringConvertible {
     /// What caused it: a ``SandboxError`` or a ``KeyedArchiveError``.
     public var underlyingError: (any Error)?
 
-    public init(_ code: Code, _ message: String, key: String? = nil, path: String? = nil, underlyingError: (any Error)? = nil) {
+    public init(
+        _ code: Code, _ message: String, key: String? = nil, path: String? = nil, underlyingError: (any Error)? = nil
+    ) {
         self.code = code
         self.message = message
         self.key = key
@@ -68,7 +70,8 @@ public struct StoreError: Error, CustomStringConvertible {
     /// The single place where a file-layer error becomes a ``StoreError``: containment
     /// and name errors are invalid keys, everything else keeps `code`.
     init(_ code: Code, wrapping error: SandboxError, key: String? = nil, path: String? = nil) {
-        let mapped: Code = (error.code == .outsideContainer || error.code == .invalidName) && key != nil ? .invalidKey : code
+        let mapped: Code =
+            (error.code == .outsideContainer || error.code == .invalidName) && key != nil ? .invalidKey : code
         self.init(mapped, error.message, key: key, path: path ?? error.path, underlyingError: error)
     }
 

@@ -52,7 +52,8 @@ struct ConvertCommand: ParsableCommand {
     @Option(help: "The output format.")
     var format: Format
 
-    @Option(name: [.short, .customLong("output")], help: "Where to write; - for standard output. Default: replace FILE.")
+    @Option(
+        name: [.short, .customLong("output")], help: "Where to write; - for standard output. Default: replace FILE.")
     var output: String?
 
     @Option(name: .customLong("json-dates"), help: "How JSON renders dates.")

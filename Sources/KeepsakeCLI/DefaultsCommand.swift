@@ -23,7 +23,10 @@ struct DefaultsCommand: ParsableCommand {
         @Argument(help: "The domain: an app identifier (reverse DNS, e.g. com.example.Homepwner).")
         var domain: String
 
-        @Option(help: "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.")
+        @Option(
+            help:
+                "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers."
+        )
         var containers: String?
 
         func container() throws -> AppContainer {
@@ -135,7 +138,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Domains: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "List the domains saved in the container, comma-separated.")
+        static let configuration = CommandConfiguration(
+            abstract: "List the domains saved in the container, comma-separated.")
 
         @OptionGroup var location: DomainOptions
 
@@ -149,7 +153,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Export: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write the domain as an XML plist to a file (- is standard output).")
+        static let configuration = CommandConfiguration(
+            abstract: "Write the domain as an XML plist to a file (- is standard output).")
 
         @OptionGroup var location: DomainOptions
 
@@ -164,7 +169,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Import: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Replace the domain with a plist dictionary read from a file (- is standard input).")
+        static let configuration = CommandConfiguration(
+            abstract: "Replace the domain with a plist dictionary read from a file (- is standard input).")
 
         @OptionGroup var location: DomainOptions
 

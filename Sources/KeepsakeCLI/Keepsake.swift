@@ -6,7 +6,8 @@ import ArgumentParser
 struct Keepsake: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keepsake",
-        abstract: "Read, check and convert property lists and keyed archives; manage user defaults; inspect and back up app containers.",
+        abstract:
+            "Read, check and convert property lists and keyed archives; manage user defaults; inspect and back up app containers.",
         subcommands: [
             PrintCommand.self, LintCommand.self, ConvertCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
             DefaultsCommand.self, SandboxCommand.self,

@@ -15,7 +15,10 @@ struct SandboxCommand: ParsableCommand {
         @Argument(help: "The app identifier (reverse DNS, e.g. com.example.Homepwner).")
         var appID: String
 
-        @Option(help: "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.")
+        @Option(
+            help:
+                "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers."
+        )
         var containers: String?
 
         func container() throws -> AppContainer {
@@ -24,7 +27,8 @@ struct SandboxCommand: ParsableCommand {
     }
 
     struct Show: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the container's directories, their sizes and what a backup includes.")
+        static let configuration = CommandConfiguration(
+            abstract: "Print the container's directories, their sizes and what a backup includes.")
 
         @OptionGroup var location: ContainerOptions
 
@@ -33,10 +37,14 @@ struct SandboxCommand: ParsableCommand {
             print(container.url.path)
             for row in try ContainerSummary(container: container).rows {
                 let name = row.directory.pathComponents.joined(separator: "/")
-                print("  \(name.padding(toLength: 28, withPad: " ", startingAt: 0))\(String(row.fileCount).leftPadded(6)) files \(byteCount(row.byteCount).leftPadded(10))")
+                print(
+                    "  \(name.padding(toLength: 28, withPad: " ", startingAt: 0))\(String(row.fileCount).leftPadded(6)) files \(byteCount(row.byteCount).leftPadded(10))"
+                )
             }
             let plan = try BackupPlan(container: container)
-            print("backup: \(plan.items.count) items, \(byteCount(plan.totalBytes)) (Documents and Library; not Caches, tmp or excluded items)")
+            print(
+                "backup: \(plan.items.count) items, \(byteCount(plan.totalBytes)) (Documents and Library; not Caches, tmp or excluded items)"
+            )
         }
     }
 
@@ -55,7 +63,8 @@ struct SandboxCommand: ParsableCommand {
     }
 
     struct Restore: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Restore a backup ZIP into the container; files not in it are kept.")
+        static let configuration = CommandConfiguration(
+            abstract: "Restore a backup ZIP into the container; files not in it are kept.")
 
         @OptionGroup var location: ContainerOptions
 

@@ -91,7 +91,6 @@ public final class ArchivedObject {
     }
 }
 
-
 extension ArchivedObject: Hashable {
     public static func == (lhs: ArchivedObject, rhs: ArchivedObject) -> Bool {
         lhs === rhs
@@ -115,7 +114,9 @@ extension ArchivedObject: KeyedArchivable {
     }
 
     /// Any object decodes as a generic one, whatever its class.
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> ArchivedObject {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> ArchivedObject
+    {
         try decoder.decodeGenericObject(uid: decoder.checkedUID(uid))
     }
 }

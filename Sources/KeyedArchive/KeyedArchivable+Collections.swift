@@ -7,7 +7,9 @@ extension Array: KeyedArchivable where Element: KeyedArchivable {
         return PropertyListUID(UInt64(uid))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> [Element] {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> [Element]
+    {
         try decoder.decodeArray(uid: decoder.checkedUID(uid)) { (uid) throws(KeyedArchiveError) in
             try Element._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder)
         }
@@ -21,7 +23,9 @@ extension Set: KeyedArchivable where Element: KeyedArchivable {
         return PropertyListUID(UInt64(uid))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Set<Element> {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Set<Element>
+    {
         try decoder.decodeSet(uid: decoder.checkedUID(uid)) { (uid) throws(KeyedArchiveError) in
             try Element._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder)
         }
@@ -38,10 +42,16 @@ extension Dictionary: KeyedArchivable where Key: KeyedArchivable, Value: KeyedAr
         return PropertyListUID(UInt64(uid))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> [Key: Value] {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> [Key: Value]
+    {
         try decoder.decodeDictionary(
             uid: decoder.checkedUID(uid),
-            key: { (uid) throws(KeyedArchiveError) in try Key._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder) },
-            value: { (uid) throws(KeyedArchiveError) in try Value._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder) })
+            key: { (uid) throws(KeyedArchiveError) in
+                try Key._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder)
+            },
+            value: { (uid) throws(KeyedArchiveError) in
+                try Value._decodeObject(at: PropertyListUID(UInt64(uid)), from: decoder)
+            })
     }
 }

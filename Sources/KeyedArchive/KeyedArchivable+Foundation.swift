@@ -8,7 +8,9 @@ extension String: KeyedArchivable {
         PropertyListUID(UInt64(encoder.encodeString(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> String {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> String
+    {
         try decoder.decodeString(uid: decoder.checkedUID(uid))
     }
 }
@@ -19,7 +21,9 @@ extension Data: KeyedArchivable {
         PropertyListUID(UInt64(encoder.encodeData(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Data {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Data
+    {
         try decoder.decodeData(uid: decoder.checkedUID(uid))
     }
 }
@@ -30,7 +34,9 @@ extension Date: KeyedArchivable {
         PropertyListUID(UInt64(encoder.encodeDate(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Date {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Date
+    {
         try decoder.decodeDate(uid: decoder.checkedUID(uid))
     }
 }
@@ -41,7 +47,9 @@ extension UUID: KeyedArchivable {
         PropertyListUID(UInt64(encoder.encodeUUID(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> UUID {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> UUID
+    {
         try decoder.decodeUUID(uid: decoder.checkedUID(uid))
     }
 }
@@ -52,7 +60,9 @@ extension URL: KeyedArchivable {
         PropertyListUID(UInt64(encoder.encodeURL(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> URL {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> URL
+    {
         try decoder.decodeURL(uid: decoder.checkedUID(uid))
     }
 }

@@ -17,11 +17,15 @@ extension ArchivableNumber {
     }
 
     /// An `NSNumber` entry; never another reference, so a UID cannot lead to itself.
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Self
+    {
         try number(from: decoder.scalarEntry(uid: decoder.checkedUID(uid)))
     }
 
-    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self {
+    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Self
+    {
         if case .uid(let uid) = value { return try _decodeObject(at: uid, from: decoder) }
         return try number(from: value)
     }

@@ -22,7 +22,8 @@ extension PropertyListValue: KeyedArchivable {
                 encodeKey: encoder.encodeString,
                 encodeValue: { Int($0._encodeObject(to: encoder).value) })
         case .uid(let reference):
-            encoder.failWithError(KeyedArchiveError(.unsupportedValue, "a \(reference) cannot be archived as an object"))
+            encoder.failWithError(
+                KeyedArchiveError(.unsupportedValue, "a \(reference) cannot be archived as an object"))
             uid = 0
         }
         return PropertyListUID(UInt64(uid))
@@ -43,11 +44,15 @@ extension PropertyListValue: KeyedArchivable {
     /// Foundation's property-list classes back to values: `NSSet` becomes an array,
     /// `NSUUID` and `NSURL` strings, a `nil` element the string `"$null"` (the
     /// `PropertyListEncoder` convention). Other classes are a `.typeMismatch`.
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> PropertyListValue {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> PropertyListValue
+    {
         try decoder.decodePropertyListValue(uid: decoder.checkedUID(uid))
     }
 
-    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> PropertyListValue {
+    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> PropertyListValue
+    {
         switch value {
         case .uid(let uid):
             return try _decodeObject(at: uid, from: decoder)

@@ -34,9 +34,12 @@ extension KeyedArchivable {
         encoder.appendField(key, .uid(Int(_encodeObject(to: encoder).value)))
     }
 
-    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self {
+    public static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Self
+    {
         guard case .uid(let uid) = value else {
-            throw KeyedArchiveError(.typeMismatch, "expected a reference to \(Self.self), found an inline \(value.kindName)")
+            throw KeyedArchiveError(
+                .typeMismatch, "expected a reference to \(Self.self), found an inline \(value.kindName)")
         }
         return try _decodeObject(at: uid, from: decoder)
     }

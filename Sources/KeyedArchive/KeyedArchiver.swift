@@ -31,7 +31,9 @@ public enum KeyedArchiver {
     /// A root whose type is known only at run time (`[Any]`, `[AnyHashable: Any]`, a
     /// generic object graph…).
     /// - Throws: ``KeyedArchiveError``: `.unsupportedValue` for a value that is not archivable.
-    public static func archivedData(withRootObject root: Any, format: PropertyListFormat = .binary) throws(KeyedArchiveError) -> Data {
+    public static func archivedData(withRootObject root: Any, format: PropertyListFormat = .binary)
+        throws(KeyedArchiveError) -> Data
+    {
         let encoder = KeyedEncoder(outputFormat: format)
         encoder.encode(root as Any?, forKey: ArchiveFormat.rootKey)
         return try encoder.encodedData

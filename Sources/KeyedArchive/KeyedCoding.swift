@@ -64,7 +64,9 @@ extension KeyedCoding {
         PropertyListUID(UInt64(encoder.encodeInstance(self)))
     }
 
-    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self {
+    public static func _decodeObject(at uid: PropertyListUID, from decoder: KeyedDecoder) throws(KeyedArchiveError)
+        -> Self
+    {
         try decoder.decodeInstance(of: Self.self, uid: decoder.checkedUID(uid))
     }
 }

@@ -104,7 +104,8 @@ extension KeyedDecoder {
             let relative: String
             switch try field("NS.relative", in: fields) {
             case .string(let string)?: relative = string
-            case .uid(let reference)? where reference.value != 0: relative = try decodeString(uid: checkedUID(reference))
+            case .uid(let reference)? where reference.value != 0:
+                relative = try decodeString(uid: checkedUID(reference))
             default: throw KeyedArchiveError(.invalidObject, "NSURL without an NS.relative string", uid: uid)
             }
             var base: URL?
@@ -112,7 +113,8 @@ extension KeyedDecoder {
                 base = try decodeURL(uid: checkedUID(reference))
             }
             guard let url = URL(string: relative, relativeTo: base) else {
-                throw KeyedArchiveError(.invalidObject, "NSURL with an invalid NS.relative \"\(relative.prefix(80))\"", uid: uid)
+                throw KeyedArchiveError(
+                    .invalidObject, "NSURL with an invalid NS.relative \"\(relative.prefix(80))\"", uid: uid)
             }
             return url
         }
@@ -139,7 +141,8 @@ extension KeyedDecoder {
     }
 
     private func elements<Element>(
-        of entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int, element: (Int) throws(KeyedArchiveError) -> Element
+        of entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int,
+        element: (Int) throws(KeyedArchiveError) -> Element
     ) throws(KeyedArchiveError) -> [Element] {
         let fields = try foundationFields(entry, kind: kind, uid: uid)
         let references = try referenceList(fields, key: "NS.objects", uid: uid)
@@ -158,7 +161,8 @@ extension KeyedDecoder {
     /// An `NSDictionary`: `NS.keys` and `NS.objects` of equal length.
     func decodeDictionary<Key: Hashable, Value>(
         uid: Int, entry: ArchiveObjectEntry? = nil,
-        key decodeKey: (Int) throws(KeyedArchiveError) -> Key, value decodeValue: (Int) throws(KeyedArchiveError) -> Value
+        key decodeKey: (Int) throws(KeyedArchiveError) -> Key,
+        value decodeValue: (Int) throws(KeyedArchiveError) -> Value
     ) throws(KeyedArchiveError) -> [Key: Value] {
         try memoized(uid, as: [Key: Value].self, entry: entry) { (entry) throws(KeyedArchiveError) in
             let fields = try foundationFields(entry, kind: .dictionary, uid: uid)
@@ -192,7 +196,8 @@ extension KeyedDecoder {
         references.reserveCapacity(elements.count)
         for element in elements {
             guard case .uid(let reference) = element else {
-                throw KeyedArchiveError(.invalidObject, "\(key) holds \(element.archiveDescription), not a UID", uid: uid)
+                throw KeyedArchiveError(
+                    .invalidObject, "\(key) holds \(element.archiveDescription), not a UID", uid: uid)
             }
             references.append(try checkedUID(reference))
         }
@@ -237,7 +242,9 @@ extension KeyedDecoder {
             }
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
-        let elementValue = { (uid: Int) throws(KeyedArchiveError) -> PropertyListValue in try self.decodePropertyListValue(uid: uid) }
+        let elementValue = { (uid: Int) throws(KeyedArchiveError) -> PropertyListValue in
+            try self.decodePropertyListValue(uid: uid)
+        }
         switch archivedClass.foundationKind {
         case .string?: return .string(try decodeString(uid: uid, entry: entry))
         case .data?: return .data(try decodeData(uid: uid, entry: entry))
@@ -247,17 +254,21 @@ extension KeyedDecoder {
         case .array?: return .array(try decodeArray(uid: uid, entry: entry, element: elementValue))
         case .set?: return .array(try decodeArray(uid: uid, expecting: .set, entry: entry, element: elementValue))
         case .dictionary?:
-            let pairs = try memoized(uid, as: PropertyListDictionary.self, entry: entry) { (entry) throws(KeyedArchiveError) in
+            let pairs = try memoized(uid, as: PropertyListDictionary.self, entry: entry) {
+                (entry) throws(KeyedArchiveError) in
                 let fields = try foundationFields(entry, kind: .dictionary, uid: uid)
                 let keys = try referenceList(fields, key: "NS.keys", uid: uid)
                 let values = try referenceList(fields, key: "NS.objects", uid: uid)
                 guard keys.count == values.count else {
-                    throw KeyedArchiveError(.invalidObject, "NSDictionary with \(keys.count) keys but \(values.count) objects", uid: uid)
+                    throw KeyedArchiveError(
+                        .invalidObject, "NSDictionary with \(keys.count) keys but \(values.count) objects", uid: uid)
                 }
                 var result = PropertyListDictionary(minimumCapacity: keys.count)
                 for position in keys.indices {
-                    guard keys[position] != 0, case .string(let key) = try decodePropertyListValue(uid: keys[position]) else {
-                        throw KeyedArchiveError(.typeMismatch, "a property-list dictionary key is not a string", uid: uid)
+                    guard keys[position] != 0, case .string(let key) = try decodePropertyListValue(uid: keys[position])
+                    else {
+                        throw KeyedArchiveError(
+                            .typeMismatch, "a property-list dictionary key is not a string", uid: uid)
                     }
                     do throws(KeyedArchiveError) {
                         result[key] = try decodePropertyListValue(uid: values[position])
@@ -270,7 +281,8 @@ extension KeyedDecoder {
             return .dictionary(pairs)
         case nil:
             throw KeyedArchiveError(
-                .typeMismatch, "\(archivedClass.name) is not a property-list class", uid: uid, className: archivedClass.name)
+                .typeMismatch, "\(archivedClass.name) is not a property-list class", uid: uid,
+                className: archivedClass.name)
         }
     }
 }

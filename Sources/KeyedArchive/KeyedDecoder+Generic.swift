@@ -53,7 +53,8 @@ extension KeyedDecoder {
             throw KeyedArchiveError(
                 .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
         case .decoding:
-            throw KeyedArchiveError(.cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
+            throw KeyedArchiveError(
+                .cycle, "UID \(uid) contains itself through values that cannot hold a back reference", uid: uid)
         case .empty: break
         }
         let entry = try readEntry(uid)
@@ -88,7 +89,7 @@ extension KeyedDecoder {
             if let type = try resolveType(archivedClass) {
                 return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
             }
-        } catch where error.code == .classNotAllowed && allowsGenericObjects {
+        } catch  where error.code == .classNotAllowed && allowsGenericObjects {
             // Secure decoding refuses to run the class's code; its data is still readable.
         }
         guard allowsGenericObjects else { throw unknownClassError(archivedClass, uid: uid) }
@@ -113,7 +114,8 @@ extension KeyedDecoder {
             }
         case .dictionary:
             return try decodeDictionary(
-                uid: uid, entry: entry, key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },
+                uid: uid, entry: entry,
+                key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },
                 value: element)
         }
     }
@@ -126,7 +128,8 @@ extension KeyedDecoder {
     // MARK: Generic objects
 
     private func genericShell(fields: InstanceFields, archivedClass: ArchivedClass, uid: Int) -> ArchivedObject {
-        let object = ArchivedObject(className: archivedClass.name, classChain: archivedClass.chain, serial: genericObjectCount)
+        let object = ArchivedObject(
+            className: archivedClass.name, classChain: archivedClass.chain, serial: genericObjectCount)
         genericObjectCount += 1
         slots[uid] = .value(object)
         pendingGenericObjects.append((object, fields, uid))

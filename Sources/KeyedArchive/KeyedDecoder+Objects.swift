@@ -37,16 +37,19 @@ extension KeyedDecoder {
         }
         guard let classReference = objects.uid(at: position, in: fields) else {
             let reference = try objects.value(at: position, in: fields)
-            throw KeyedArchiveError(.invalidClassTable, "$class is \(reference.archiveDescription), not a UID", uid: uid)
+            throw KeyedArchiveError(
+                .invalidClassTable, "$class is \(reference.archiveDescription), not a UID", uid: uid)
         }
         let classUID = try checkedUID(classReference)
         if case .classDescription(let known) = slots[classUID] { return known }
         if let known = classes[classUID] { return known }
         guard classUID != 0, classUID != uid else {
-            throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which cannot be a class", uid: uid)
+            throw KeyedArchiveError(
+                .invalidClassTable, "$class points to UID \(classUID), which cannot be a class", uid: uid)
         }
         guard case .instance(let description) = try readEntry(classUID) else {
-            throw KeyedArchiveError(.invalidClassTable, "$class points to UID \(classUID), which is not a dictionary", uid: uid)
+            throw KeyedArchiveError(
+                .invalidClassTable, "$class points to UID \(classUID), which is not a dictionary", uid: uid)
         }
         guard case .string(let name)? = try field("$classname", in: description) else {
             throw KeyedArchiveError(.invalidClassTable, "class entry \(classUID) has no $classname string", uid: uid)
@@ -54,12 +57,14 @@ extension KeyedDecoder {
         var chain = [name]
         if let names = try field("$classes", in: description) {
             guard case .array(let elements) = names, !elements.isEmpty else {
-                throw KeyedArchiveError(.invalidClassTable, "$classes of \(name) is not a list of names", uid: uid, className: name)
+                throw KeyedArchiveError(
+                    .invalidClassTable, "$classes of \(name) is not a list of names", uid: uid, className: name)
             }
             chain = []
             for element in elements {
                 guard case .string(let superclass) = element else {
-                    throw KeyedArchiveError(.invalidClassTable, "$classes of \(name) holds a non-string", uid: uid, className: name)
+                    throw KeyedArchiveError(
+                        .invalidClassTable, "$classes of \(name) holds a non-string", uid: uid, className: name)
                 }
                 chain.append(superclass)
             }
@@ -94,7 +99,8 @@ extension KeyedDecoder {
             if let type = ClassRegistry.runtimeType(named: name) {
                 guard !requiresSecureCoding else {
                     throw KeyedArchiveError(
-                        .classNotAllowed, "\(name) is not among the allowed classes", uid: archivedClass.uid, className: name)
+                        .classNotAllowed, "\(name) is not among the allowed classes", uid: archivedClass.uid,
+                        className: name)
                 }
                 archivedClass.resolution = .type(type)
                 return type
@@ -106,7 +112,8 @@ extension KeyedDecoder {
 
     func unknownClassError(_ archivedClass: ArchivedClass, uid: Int) -> KeyedArchiveError {
         KeyedArchiveError(
-            .unknownClass, "no type is known for class \(archivedClass.name) (\(archivedClass.chain.joined(separator: " < ")))",
+            .unknownClass,
+            "no type is known for class \(archivedClass.name) (\(archivedClass.chain.joined(separator: " < ")))",
             uid: uid, className: archivedClass.name)
     }
 
@@ -134,18 +141,22 @@ extension KeyedDecoder {
 
     /// ``decodeInstance(of:uid:)`` without generics, so the per-object path needs no
     /// generic metadata at run time.
-    private func decodeInstance(uid: Int, requested: any KeyedCoding.Type) throws(KeyedArchiveError) -> any KeyedCoding {
+    private func decodeInstance(uid: Int, requested: any KeyedCoding.Type) throws(KeyedArchiveError) -> any KeyedCoding
+    {
         switch slots[uid] {
         case .empty:
             break
         case .value(let value):
-            guard let object = value as? any KeyedCoding, ArchivedClass.isType(Swift.type(of: object), kindOf: requested) else {
+            guard let object = value as? any KeyedCoding,
+                ArchivedClass.isType(Swift.type(of: object), kindOf: requested)
+            else {
                 fallthrough
             }
             return object
         default:
             if let known = try memoizedValue(uid, as: Any.self) {
-                throw KeyedArchiveError(.typeMismatch, "expected \(requested), found \(Swift.type(of: known))", uid: uid)
+                throw KeyedArchiveError(
+                    .typeMismatch, "expected \(requested), found \(Swift.type(of: known))", uid: uid)
             }
         }
         guard case .instance(let fields) = try readEntry(uid) else {
@@ -156,7 +167,8 @@ extension KeyedDecoder {
         guard let resolved = try resolveType(archivedClass) else {
             if archivedClass.foundationKind != nil {
                 throw KeyedArchiveError(
-                    .typeMismatch, "expected \(requested), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
+                    .typeMismatch, "expected \(requested), found \(archivedClass.name)", uid: uid,
+                    className: archivedClass.name)
             }
             throw unknownClassError(archivedClass, uid: uid)
         }
@@ -187,9 +199,11 @@ extension KeyedDecoder {
             frame = savedFrames.removeLast()
             depth -= 1
             slots[uid] = .empty
-            let failure = (error as? KeyedArchiveError) ?? KeyedArchiveError(
-                .decodingFailed, "\(type).init(coder:) failed: \(error)", uid: uid, className: archivedClass.name,
-                underlyingError: error)
+            let failure =
+                (error as? KeyedArchiveError)
+                ?? KeyedArchiveError(
+                    .decodingFailed, "\(type).init(coder:) failed: \(error)", uid: uid, className: archivedClass.name,
+                    underlyingError: error)
             throw failure.located(uid: uid, className: archivedClass.name)
         }
         frame = savedFrames.removeLast()
@@ -205,7 +219,9 @@ extension KeyedDecoder {
         return object
     }
 
-    private static func instantiate<Coded: KeyedCoding>(_ type: Coded.Type, coder: KeyedDecoder) throws -> any KeyedCoding {
+    private static func instantiate<Coded: KeyedCoding>(_ type: Coded.Type, coder: KeyedDecoder) throws
+        -> any KeyedCoding
+    {
         try Coded(coder: coder)
     }
 
@@ -226,7 +242,8 @@ extension KeyedDecoder {
         case .empty: return nil
         case .decoding:
             throw KeyedArchiveError(
-                .cycle, "UID \(uid) is reached again while it is being decoded, and \(Value.self) cannot hold a back reference (use decodeBackReference)",
+                .cycle,
+                "UID \(uid) is reached again while it is being decoded, and \(Value.self) cannot hold a back reference (use decodeBackReference)",
                 uid: uid)
         case .classDescription(let archivedClass):
             throw KeyedArchiveError(
@@ -271,15 +288,19 @@ extension KeyedDecoder {
 
     /// The fields of an object of Foundation class `kind` (or a subclass).
     /// - Throws: `.typeMismatch` for a plain value or another class.
-    func foundationFields(_ entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int) throws(KeyedArchiveError) -> InstanceFields {
+    func foundationFields(_ entry: ArchiveObjectEntry, kind: FoundationClass, uid: Int) throws(KeyedArchiveError)
+        -> InstanceFields
+    {
         guard case .instance(let fields) = entry else {
             guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
-            throw KeyedArchiveError(.typeMismatch, "expected \(kind.baseClassName), found \(value.archiveDescription)", uid: uid)
+            throw KeyedArchiveError(
+                .typeMismatch, "expected \(kind.baseClassName), found \(value.archiveDescription)", uid: uid)
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
         guard archivedClass.foundationKind == kind || archivedClass.isKind(of: kind.baseClassName) else {
             throw KeyedArchiveError(
-                .typeMismatch, "expected \(kind.baseClassName), found \(archivedClass.name)", uid: uid, className: archivedClass.name)
+                .typeMismatch, "expected \(kind.baseClassName), found \(archivedClass.name)", uid: uid,
+                className: archivedClass.name)
         }
         return fields
     }

@@ -6,17 +6,22 @@ extension KeyedDecoder {
     /// The value under `key`, which must be present and not `nil`.
     /// - Throws: ``KeyedArchiveError``: `.keyNotFound`, `.typeMismatch`, or whatever
     ///   decoding the value met, with the key path.
-    public func decode<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value {
+    public func decode<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError)
+        -> Value
+    {
         guard let value = try decodeIfPresent(type, forKey: key) else {
             throw KeyedArchiveError(
-                .keyNotFound, "no value for key \"\(key)\"", keyPath: key, uid: frame.uid, className: frame.archivedClass?.name)
+                .keyNotFound, "no value for key \"\(key)\"", keyPath: key, uid: frame.uid,
+                className: frame.archivedClass?.name)
         }
         return value
     }
 
     /// The value under `key`, or `nil` when the key is absent or holds `nil`.
     /// - Throws: ``KeyedArchiveError`` when a value is there but cannot be decoded.
-    public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
+    public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String)
+        throws(KeyedArchiveError) -> Value?
+    {
         do {
             guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
             frame.cursor = position + 1
@@ -76,15 +81,18 @@ extension KeyedDecoder {
             return failWithError(error.prefixed(by: key))
         }
         guard let value = stored, !value.isNullReference else { return assign(nil) }
-        if case .uid(let reference) = value, reference.value < UInt64(slots.count), case .decoding = slots[Int(reference.value)] {
+        if case .uid(let reference) = value, reference.value < UInt64(slots.count),
+            case .decoding = slots[Int(reference.value)]
+        {
             let path = key
             backReferences[Int(reference.value), default: []].append { [unowned self] decoded in
                 if let typed = decoded as? Value {
                     assign(typed)
                 } else {
-                    failWithError(KeyedArchiveError(
-                        .typeMismatch, "expected \(Value.self), found \(Swift.type(of: decoded))", keyPath: path,
-                        uid: Int(reference.value)))
+                    failWithError(
+                        KeyedArchiveError(
+                            .typeMismatch, "expected \(Value.self), found \(Swift.type(of: decoded))", keyPath: path,
+                            uid: Int(reference.value)))
                 }
             }
             return
@@ -135,7 +143,9 @@ extension KeyedDecoder {
     }
 
     /// Corresponds to `decodeArrayOfObjects(ofClass:forKey:)`.
-    public func decodeArrayOfObjects<Element: KeyedArchivable>(ofClass type: Element.Type, forKey key: String) -> [Element]? {
+    public func decodeArrayOfObjects<Element: KeyedArchivable>(ofClass type: Element.Type, forKey key: String)
+        -> [Element]?
+    {
         decodeObject(of: [Element].self, forKey: key)
     }
 
@@ -186,7 +196,9 @@ extension KeyedDecoder {
     /// Foundation's `encodeEncodable`); `nil` when absent.
     /// Corresponds to `decodeTopLevelDecodable(_:forKey:)`.
     /// - Throws: ``KeyedArchiveError``; a `DecodingError` is its `underlyingError`.
-    public func decodeTopLevelDecodable<Value: Decodable>(_ type: Value.Type, forKey key: String) throws(KeyedArchiveError) -> Value? {
+    public func decodeTopLevelDecodable<Value: Decodable>(_ type: Value.Type, forKey key: String)
+        throws(KeyedArchiveError) -> Value?
+    {
         guard let tree = try decodeIfPresent(PropertyListValue.self, forKey: key) else { return nil }
         do {
             return try PropertyListValueDecoder.decode(type, from: tree, limits: limits)

@@ -101,7 +101,8 @@ public final class KeyedDecoder {
     /// Opens an archive in any property-list format (binary, XML…).
     /// Corresponds to `NSKeyedUnarchiver(forReadingFrom:)`.
     /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
-    public convenience init(forReadingFrom data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError) {
+    public convenience init(forReadingFrom data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError)
+    {
         try self.init(bytes: [UInt8](data), limits: limits)
     }
 

@@ -51,7 +51,8 @@ extension KeyedEncoder {
         let range = encodeFields {
             for (key, value) in object.fields { encodeAnyField(value, forKey: key) }
         }
-        let chain = object.classChain.first == object.className ? object.classChain : [object.className] + object.classChain
+        let chain =
+            object.classChain.first == object.className ? object.classChain : [object.className] + object.classChain
         endObject(uid, classUID: classUID(chain: chain), fields: range)
         return uid
     }

@@ -10,7 +10,9 @@ extension KeyedEncoder {
         let dynamicType = Swift.type(of: object)
         let typeKey = ObjectIdentifier(dynamicType)
         // Archives are mostly runs of one type: the last type's entry saves a lookup.
-        var info = lastTypeInfo?.key == typeKey ? lastTypeInfo!.info
+        var info =
+            lastTypeInfo?.key == typeKey
+            ? lastTypeInfo!.info
             : typeInfo[typeKey] ?? EncodedTypeInfo(isReference: dynamicType is AnyObject.Type)
         var identity: ObjectIdentifier?
         if info.isReference {

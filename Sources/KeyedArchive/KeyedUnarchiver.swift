@@ -64,7 +64,9 @@ public enum KeyedUnarchiver {
     /// Corresponds to the deprecated `unarchiveObject(with:)` the books use; prefer the
     /// secure calls for data that may not be your own.
     /// - Throws: ``KeyedArchiveError``.
-    public static func unarchiveObject(with data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError) -> Any? {
+    public static func unarchiveObject(with data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError)
+        -> Any?
+    {
         let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
         decoder.requiresSecureCoding = false
         let root = try decoder.decodeTopLevelObject(forKey: ArchiveFormat.rootKey)

@@ -33,7 +33,9 @@ public struct PropertyListReader: Sendable {
 
     /// Reads the value and says which format it was in.
     /// - Throws: ``PropertyListError``.
-    public func readWithFormat(_ bytes: [UInt8]) throws(PropertyListError) -> (value: PropertyListValue, format: PropertyListFormat) {
+    public func readWithFormat(_ bytes: [UInt8]) throws(PropertyListError) -> (
+        value: PropertyListValue, format: PropertyListFormat
+    ) {
         guard let format = PropertyListFormat.detect(bytes) else {
             throw PropertyListError(.unknownFormat, "empty input or no property-list format recognised", offset: 0)
         }

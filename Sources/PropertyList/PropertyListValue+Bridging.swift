@@ -62,7 +62,8 @@ extension PropertyListValue {
         case let value as [String: Any]:
             var dictionary = PropertyListDictionary(minimumCapacity: value.count)
             for (key, element) in value.sorted(by: { $0.key < $1.key }) {
-                dictionary[key] = try PropertyListValue(bridging: element, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
+                dictionary[key] = try PropertyListValue(
+                    bridging: element, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
             }
             self = .dictionary(dictionary)
         case let value as [Any]:
@@ -76,7 +77,8 @@ extension PropertyListValue {
             let isNil = (value as? any OptionalBridging)?.isNil == true
             throw PropertyListError(
                 .unsupportedValue,
-                isNil ? "nil cannot be stored inside a property list" : "\(type(of: value)) is not a property-list type",
+                isNil
+                    ? "nil cannot be stored inside a property list" : "\(type(of: value)) is not a property-list type",
                 keyPath: keyPath.isEmpty ? nil : keyPath)
         }
     }

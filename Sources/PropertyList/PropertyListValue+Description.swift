@@ -38,7 +38,10 @@ extension PropertyListValue: CustomStringConvertible {
         case .uid(let uid):
             output += "<UID \(uid.value)>"
         case .array(let elements):
-            guard !elements.isEmpty else { output += "[\n\(padding.dropLast(2))]"; return }
+            guard !elements.isEmpty else {
+                output += "[\n\(padding.dropLast(2))]"
+                return
+            }
             output += "[\n"
             for (index, element) in elements.enumerated() {
                 output += padding + "\(index) => "
@@ -47,7 +50,10 @@ extension PropertyListValue: CustomStringConvertible {
             }
             output += padding.dropLast(2) + "]"
         case .dictionary(let dictionary):
-            guard !dictionary.isEmpty else { output += "{\n\(padding.dropLast(2))}"; return }
+            guard !dictionary.isEmpty else {
+                output += "{\n\(padding.dropLast(2))}"
+                return
+            }
             output += "{\n"
             for (key, value) in dictionary {
                 output += padding

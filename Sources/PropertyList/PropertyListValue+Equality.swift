@@ -8,14 +8,14 @@ extension PropertyListValue: Hashable {
     /// Numeric, order-insensitive equality; see ``PropertyListValue`` for the rules.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
-        case let (.string(a), .string(b)): return a == b
-        case let (.bool(a), .bool(b)): return a == b
-        case let (.date(a), .date(b)):
+        case (.string(let a), .string(let b)): return a == b
+        case (.bool(let a), .bool(let b)): return a == b
+        case (.date(let a), .date(let b)):
             return sameReal(a.timeIntervalSinceReferenceDate, b.timeIntervalSinceReferenceDate)
-        case let (.data(a), .data(b)): return a == b
-        case let (.array(a), .array(b)): return a == b
-        case let (.dictionary(a), .dictionary(b)): return a == b
-        case let (.uid(a), .uid(b)): return a == b
+        case (.data(let a), .data(let b)): return a == b
+        case (.array(let a), .array(let b)): return a == b
+        case (.dictionary(let a), .dictionary(let b)): return a == b
+        case (.uid(let a), .uid(let b)): return a == b
         default:
             if let a = lhs.integerBits, let b = rhs.integerBits { return a == b }
             if let a = lhs.realValue, let b = rhs.realValue { return sameReal(a, b) }
@@ -25,19 +25,36 @@ extension PropertyListValue: Hashable {
 
     public func hash(into hasher: inout Hasher) {
         switch self {
-        case .string(let s): hasher.combine(0); hasher.combine(s)
+        case .string(let s):
+            hasher.combine(0)
+            hasher.combine(s)
         case .integer, .unsignedInteger:
             let bits = integerBits!
-            hasher.combine(1); hasher.combine(bits.negative); hasher.combine(bits.magnitude)
+            hasher.combine(1)
+            hasher.combine(bits.negative)
+            hasher.combine(bits.magnitude)
         case .real, .float:
             let value = realValue!
-            hasher.combine(2); hasher.combine(value.isNaN ? .nan : value)
-        case .bool(let b): hasher.combine(3); hasher.combine(b)
-        case .date(let d): hasher.combine(4); hasher.combine(d.timeIntervalSinceReferenceDate)
-        case .data(let d): hasher.combine(5); hasher.combine(d)
-        case .array(let a): hasher.combine(6); hasher.combine(a)
-        case .dictionary(let d): hasher.combine(7); hasher.combine(d)
-        case .uid(let u): hasher.combine(8); hasher.combine(u)
+            hasher.combine(2)
+            hasher.combine(value.isNaN ? .nan : value)
+        case .bool(let b):
+            hasher.combine(3)
+            hasher.combine(b)
+        case .date(let d):
+            hasher.combine(4)
+            hasher.combine(d.timeIntervalSinceReferenceDate)
+        case .data(let d):
+            hasher.combine(5)
+            hasher.combine(d)
+        case .array(let a):
+            hasher.combine(6)
+            hasher.combine(a)
+        case .dictionary(let d):
+            hasher.combine(7)
+            hasher.combine(d)
+        case .uid(let u):
+            hasher.combine(8)
+            hasher.combine(u)
         }
     }
 

@@ -221,7 +221,9 @@ struct AccessorTests {
         let layout = Layout(rows: 5, columns: 3, title: nil, created: created)
         try defaults.set(encodable: layout, forKey: "layout")
         #expect(try defaults.decodable(Layout.self, forKey: "layout") == layout)
-        #expect(defaults.dictionary(forKey: "layout")?["rows"] as? Int == 5, "stored as a dictionary, as PropertyListEncoder shapes it")
+        #expect(
+            defaults.dictionary(forKey: "layout")?["rows"] as? Int == 5,
+            "stored as a dictionary, as PropertyListEncoder shapes it")
         #expect(defaults.object(forKey: "layout") is [String: Any])
 
         let key = Defaults.Key("layout2", default: Layout(rows: 4, columns: 3, created: created))
@@ -239,7 +241,6 @@ struct AccessorTests {
     struct Unencodable: Encodable, Sendable, DefaultsStorable, Decodable {
         struct Refused: Error {}
         func encode(to encoder: any Encoder) throws { throw Refused() }
-        init() {}
     }
 
     @Test("A Codable value that fails to encode is a typed error; through the subscript it is reported")
@@ -256,7 +257,9 @@ struct AccessorTests {
         #expect(defaults["u"] == nil)
     }
 
-    @Test("Untyped values go through the one plist bridge: a Float stays a Float, a top-level URL is stored, a nested one refused")
+    @Test(
+        "Untyped values go through the one plist bridge: a Float stays a Float, a top-level URL is stored, a nested one refused"
+    )
     func untypedValuesUseTheSharedBridge() throws {
         defer { fixture.remove() }
         try defaults.set(Float(1.5) as Any, forKey: "ratio")
@@ -274,4 +277,3 @@ struct AccessorTests {
         #expect(defaults.object(forKey: "history") == nil, "nothing is stored when the value is refused")
     }
 }
-

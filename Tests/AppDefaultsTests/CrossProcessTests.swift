@@ -1,5 +1,5 @@
-import AppSandbox
 import AppDefaults
+import AppSandbox
 import Foundation
 import PropertyList
 import Synchronization
@@ -35,7 +35,9 @@ struct CrossProcessTests {
         let fixture = try TestContainers()
         defer { fixture.remove() }
         for round in 0..<3 {
-            let child = try Helper.start(["set-and-hang", fixture.url.path, app, "round-\(round)", "value-\(round)", "50"])
+            let child = try Helper.start([
+                "set-and-hang", fixture.url.path, app, "round-\(round)", "value-\(round)", "50",
+            ])
             #expect(Helper.lines(child.output, count: 1) == ["set"])
             // The bounded wait the guarantee is about: the delay (50 ms) plus room for a
             // durable write on a busy machine.
@@ -69,10 +71,14 @@ struct CrossProcessTests {
             let counter = try #require(file["counter"]?.int64Value, "iteration \(iteration): no counter in \(file)")
             #expect(counter >= reported, "iteration \(iteration): \(counter) older than the reported \(reported)")
             #expect(counter <= reported + 1, "iteration \(iteration): \(counter) was never saved")
-            #expect(file["payload"]?.dataValue?.first == UInt8(truncatingIfNeeded: counter), "iteration \(iteration): keys from different saves")
+            #expect(
+                file["payload"]?.dataValue?.first == UInt8(truncatingIfNeeded: counter),
+                "iteration \(iteration): keys from different saves")
             lastSaved = Int(counter)
         }
-        let corrupt = try FileManager.default.contentsOfDirectory(atPath: try fixture.preferences().path).filter { $0.contains("corrupt") }
+        let corrupt = try FileManager.default.contentsOfDirectory(atPath: try fixture.preferences().path).filter {
+            $0.contains("corrupt")
+        }
         #expect(corrupt.isEmpty, "a kill must never leave a file that reads as corrupt: \(corrupt)")
     }
 
@@ -100,7 +106,9 @@ struct CrossProcessTests {
         }
         #expect(file.count == 2 * rounds + 1)
         let shared = try #require(file["shared"]?.stringValue)
-        #expect(["left-\(rounds - 1)", "right-\(rounds - 1)"].contains(shared), "shared is \(shared), no process's last write")
+        #expect(
+            ["left-\(rounds - 1)", "right-\(rounds - 1)"].contains(shared),
+            "shared is \(shared), no process's last write")
     }
 
     @Test(
@@ -121,7 +129,10 @@ struct CrossProcessTests {
         let set = try Helper.run(["set", fixture.url.path, app, "greeting", "from afar"])
         #expect(set.status == 0)
         #expect(eventually { seen.withLock { !$0.isEmpty } }, "the file watch never delivered the change")
-        #expect(seen.withLock { $0 } == [DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)])
+        #expect(
+            seen.withLock { $0 } == [
+                DefaultsChange(key: "greeting", oldValue: nil, newValue: "from afar", isExternal: true)
+            ])
     }
 
     #if os(Linux)

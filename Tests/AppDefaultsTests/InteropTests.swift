@@ -9,7 +9,9 @@ import Testing
 struct InteropTests {
     static let python: String? = {
         let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
-        return (["/usr/bin/python3", "/usr/local/bin/python3"] + path).first { FileManager.default.isExecutableFile(atPath: $0) }
+        return (["/usr/bin/python3", "/usr/local/bin/python3"] + path).first {
+            FileManager.default.isExecutableFile(atPath: $0)
+        }
     }()
 
     static let date = Date(timeIntervalSinceReferenceDate: 812_345_678.5)
@@ -29,24 +31,25 @@ struct InteropTests {
         return try fixture.preferences().appendingPathComponent("com.example.Homepwner.plist")
     }
 
-    @Test("Python's plistlib reads our preferences file with every value intact",
-          .enabled(if: python != nil, "skipped: python3 with plistlib is not installed"))
+    @Test(
+        "Python's plistlib reads our preferences file with every value intact",
+        .enabled(if: python != nil, "skipped: python3 with plistlib is not installed"))
     func plistlibReadsOurFile() throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }
         let file = try Self.savedFile(fixture)
         let script = """
-        import datetime, plistlib, sys
-        with open(sys.argv[1], "rb") as f:
-            assert f.read(8) == b"bplist00", "not a binary plist"
-        with open(sys.argv[1], "rb") as f:
-            d = plistlib.load(f)
-        epoch = datetime.datetime(2001, 1, 1)
-        for k in sorted(d):
-            v = d[k]
-            if isinstance(v, datetime.datetime): v = (v - epoch).total_seconds()
-            print(k, type(v).__name__, repr(v))
-        """
+            import datetime, plistlib, sys
+            with open(sys.argv[1], "rb") as f:
+                assert f.read(8) == b"bplist00", "not a binary plist"
+            with open(sys.argv[1], "rb") as f:
+                d = plistlib.load(f)
+            epoch = datetime.datetime(2001, 1, 1)
+            for k in sorted(d):
+                v = d[k]
+                if isinstance(v, datetime.datetime): v = (v - epoch).total_seconds()
+                print(k, type(v).__name__, repr(v))
+            """
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(Self.python))
         process.arguments = ["-c", script, file.path]
@@ -56,16 +59,17 @@ struct InteropTests {
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         #expect(process.terminationStatus == 0)
-        #expect(text.split(separator: "\n").map(String.init) == [
-            "array list ['a', 1]",
-            "bool bool True",
-            "data bytes b'\\x00\\x01\\xfe\\xff'",
-            "date float 812345678.5",
-            "dict dict {'nested': {'x': False}}",
-            "int int -42",
-            "real float 2.5",
-            "string str 'Rusty Spork ü'",
-        ])
+        #expect(
+            text.split(separator: "\n").map(String.init) == [
+                "array list ['a', 1]",
+                "bool bool True",
+                "data bytes b'\\x00\\x01\\xfe\\xff'",
+                "date float 812345678.5",
+                "dict dict {'nested': {'x': False}}",
+                "int int -42",
+                "real float 2.5",
+                "string str 'Rusty Spork ü'",
+            ])
     }
 
     @Test("Foundation's PropertyListSerialization reads our preferences file with every value intact")
@@ -74,7 +78,8 @@ struct InteropTests {
         defer { fixture.remove() }
         let file = try Self.savedFile(fixture)
         var format = PropertyListSerialization.PropertyListFormat.xml
-        let object = try PropertyListSerialization.propertyList(from: try Data(contentsOf: file), options: [], format: &format)
+        let object = try PropertyListSerialization.propertyList(
+            from: try Data(contentsOf: file), options: [], format: &format)
         #expect(format == .binary)
         let dictionary = try #require(object as? [String: Any])
         #expect(dictionary["string"] as? String == "Rusty Spork ü")

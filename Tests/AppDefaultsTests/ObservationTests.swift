@@ -1,9 +1,9 @@
 import AppDefaults
+import AppSandbox
 import Foundation
 import PropertyList
 import Synchronization
 import Testing
-import AppSandbox
 
 /// Per-key observation (closures and AsyncSequence), didChangeNotification, and
 /// changes another writer saved.
@@ -27,11 +27,12 @@ struct ObservationTests {
         defaults.set(0.8, forKey: "volume")
         defaults.set(1, forKey: "other")
         defaults.removeObject(forKey: "volume")
-        #expect(recorder.all == [
-            DefaultsChange(key: "volume", oldValue: nil, newValue: 0.5, isExternal: false),
-            DefaultsChange(key: "volume", oldValue: 0.5, newValue: 0.8, isExternal: false),
-            DefaultsChange(key: "volume", oldValue: 0.8, newValue: 0.5, isExternal: false),
-        ])
+        #expect(
+            recorder.all == [
+                DefaultsChange(key: "volume", oldValue: nil, newValue: 0.5, isExternal: false),
+                DefaultsChange(key: "volume", oldValue: 0.5, newValue: 0.8, isExternal: false),
+                DefaultsChange(key: "volume", oldValue: 0.8, newValue: 0.5, isExternal: false),
+            ])
         token.cancel()
         defaults.set(0.1, forKey: "volume")
         #expect(recorder.all.count == 3, "a cancelled observation must stay silent")
@@ -75,7 +76,9 @@ struct ObservationTests {
         let defaults = try fixture.defaults()
         let other = try fixture.defaults()
         let count = Recorder()
-        let observer = NotificationCenter.default.addObserver(forName: Defaults.didChangeNotification, object: defaults, queue: nil) { _ in
+        let observer = NotificationCenter.default.addObserver(
+            forName: Defaults.didChangeNotification, object: defaults, queue: nil
+        ) { _ in
             count.record(DefaultsChange(key: "", oldValue: nil, newValue: nil, isExternal: false))
         }
         defer { NotificationCenter.default.removeObserver(observer) }
@@ -116,8 +119,9 @@ struct ObservationTests {
         #expect(try fixture.file("com.example.Homepwner") == ["color": "red", "shape": "square"])
     }
 
-    @Test("An observer may save and read from its handler, also when a save delivers another writer's change",
-          .timeLimit(.minutes(1)))
+    @Test(
+        "An observer may save and read from its handler, also when a save delivers another writer's change",
+        .timeLimit(.minutes(1)))
     func handlersMayCallBack() throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }

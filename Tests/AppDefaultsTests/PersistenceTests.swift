@@ -1,8 +1,8 @@
 import AppDefaults
 import AppSandbox
 import Foundation
-import Synchronization
 import PropertyList
+import Synchronization
 import Testing
 
 /// Saving without synchronize(): bounded delay, coalescing, flush, merging, corrupt files.
@@ -26,7 +26,9 @@ struct PersistenceTests {
         #expect(fixture.scheduler.pendingCount == 1, "changes within the delay must share one save")
         #expect(try fixture.file("com.example.Homepwner") == nil, "saved before the delay passed")
         fixture.scheduler.advance(by: .milliseconds(40))
-        #expect(try fixture.file("com.example.Homepwner") == ["a": 1, "b": 2], "not saved within the delay of the first change")
+        #expect(
+            try fixture.file("com.example.Homepwner") == ["a": 1, "b": 2],
+            "not saved within the delay of the first change")
         #expect(fixture.scheduler.pendingCount == 0)
 
         defaults.set(3, forKey: "a")
@@ -35,7 +37,9 @@ struct PersistenceTests {
         #expect(try fixture.file("com.example.Homepwner") == ["a": 3, "b": 2])
     }
 
-    @Test("flush, synchronize and the lifecycle hooks save at once", arguments: ["flush", "synchronize", "background", "terminate"])
+    @Test(
+        "flush, synchronize and the lifecycle hooks save at once",
+        arguments: ["flush", "synchronize", "background", "terminate"])
     func immediateSaves(hook: String) throws {
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
@@ -90,10 +94,13 @@ struct PersistenceTests {
         #expect(two.string(forKey: "a") == "one", "a save must bring in the keys others saved")
         one.removeObject(forKey: "b")
         try one.flush()
-        #expect(try fixture.file("group.shared") == ["a": "one", "same": "two"], "a removal is a change like any other")
+        #expect(
+            try fixture.file("group.shared") == ["a": "one", "same": "two"], "a removal is a change like any other")
         two.set("again", forKey: "c")
         try two.flush()
-        #expect(try fixture.file("group.shared") == ["a": "one", "same": "two", "c": "again"], "a removed key must not come back")
+        #expect(
+            try fixture.file("group.shared") == ["a": "one", "same": "two", "c": "again"],
+            "a removed key must not come back")
     }
 
     @Test("setPersistentDomain replaces the domain as a whole, also keys others saved")
@@ -124,7 +131,8 @@ struct PersistenceTests {
     )
     func corruptFile(kind: String, bytes: [UInt8]) throws {
         defer { fixture.remove() }
-        try FileManager.default.createDirectory(at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: fileURL)
 
         let defaults = try fixture.defaults()
@@ -133,7 +141,8 @@ struct PersistenceTests {
         #expect(error.domain == "com.example.Homepwner")
         #expect(fixture.log.all.map(\.code) == [.corruptFile], "the error handler must hear of it")
         let aside = try #require(error.movedTo.map(URL.init(fileURLWithPath:)))
-        #expect(aside.lastPathComponent.hasPrefix("com.example.Homepwner.plist.corrupt-20"), "\(aside.lastPathComponent)")
+        #expect(
+            aside.lastPathComponent.hasPrefix("com.example.Homepwner.plist.corrupt-20"), "\(aside.lastPathComponent)")
         #expect(try Data(contentsOf: aside) == Data(bytes), "the corrupt bytes must be kept as they were")
         #expect(!FileManager.default.fileExists(atPath: fileURL.path))
 
@@ -202,7 +211,8 @@ struct PersistenceTests {
         try defaults.flush()
         let file = try #require(try fixture.file("com.example.Homepwner")?.dictionaryValue)
         #expect(file.count == 8 * 200)
-        #expect((0..<8).allSatisfy { worker in (0..<200).allSatisfy { file["w\(worker)-\($0)"] == .integer(Int64($0)) } })
+        #expect(
+            (0..<8).allSatisfy { worker in (0..<200).allSatisfy { file["w\(worker)-\($0)"] == .integer(Int64($0)) } })
     }
 
     /// Live system calls whose writes and fsyncs fail with `errno` while `failing` is set.
@@ -223,8 +233,9 @@ struct PersistenceTests {
         }
     }
 
-    @Test("A save failing with ENOSPC or EIO keeps the previous file byte for byte and the changes for the next save",
-          arguments: [ENOSPC, EIO])
+    @Test(
+        "A save failing with ENOSPC or EIO keeps the previous file byte for byte and the changes for the next save",
+        arguments: [ENOSPC, EIO])
     func injectedFaults(errno: Int32) throws {
         defer { fixture.remove() }
         let faults = Faults()

@@ -23,9 +23,12 @@ struct SearchListTests {
         try app.flush()
         try added.flush()
 
-        let withArguments = try fixture.defaults(arguments: ["/bin/app", "-k", "argument", "-only-argument", "argument"])
+        let withArguments = try fixture.defaults(arguments: [
+            "/bin/app", "-k", "argument", "-only-argument", "argument",
+        ])
         // A suite whose own domain is the primary one, with the app domain after it.
-        let primary = try fixture.suite("group.primary", configuration: fixture.configuration(arguments: ["/bin/app", "-k", "argument"]))
+        let primary = try fixture.suite(
+            "group.primary", configuration: fixture.configuration(arguments: ["/bin/app", "-k", "argument"]))
         for defaults in [withArguments, primary] {
             try defaults.addSuite(named: "group.added")
             defaults.register(["k": "registration", "only-registration": "registration"])
@@ -70,8 +73,9 @@ struct SearchListTests {
         try later.register(defaults: ["cardMatrixRows": 4, "cardMatrixColumns": 3])
         #expect(later.integer(forKey: "cardMatrixRows") == 5, "a registered value replaced the stored one")
         #expect(later.integer(forKey: "cardMatrixColumns") == 3)
-        #expect(later.persistentDomain(forName: "com.example.Homepwner")?["cardMatrixColumns"] == nil,
-                "registration must not be written into the persistent domain")
+        #expect(
+            later.persistentDomain(forName: "com.example.Homepwner")?["cardMatrixColumns"] == nil,
+            "registration must not be written into the persistent domain")
         later.removeObject(forKey: "cardMatrixRows")
         #expect(later.integer(forKey: "cardMatrixRows") == 4)
         try later.flush()
@@ -122,7 +126,9 @@ struct SearchListTests {
         defaults.removeVolatileDomain(forName: "Session")
         #expect(defaults.volatileDomainNames == [Defaults.argumentDomain, Defaults.registrationDomain])
         try defaults.flush()
-        #expect(!FileManager.default.fileExists(atPath: try fixture.preferences().appendingPathComponent("Session.plist").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: try fixture.preferences().appendingPathComponent("Session.plist").path))
     }
 
     @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))

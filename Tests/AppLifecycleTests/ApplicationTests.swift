@@ -1,8 +1,9 @@
 import AppSandbox
 import Foundation
-import Testing
-@testable import AppLifecycle
 import Synchronization
+import Testing
+
+@testable import AppLifecycle
 
 @Suite struct ApplicationTests {
     @Test func launchCallsFinishLaunchingThenBecomeActive() {
@@ -22,9 +23,11 @@ import Synchronization
         #expect(harness.delegate.calls.isEmpty, "nothing is delivered before launch")
         #expect(harness.app.state == .notRunning)
         harness.app.launch()
-        #expect(harness.delegate.calls == [
-            "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground", "didReceiveMemoryWarning",
-        ])
+        #expect(
+            harness.delegate.calls == [
+                "didFinishLaunching", "didBecomeActive", "willResignActive", "didEnterBackground",
+                "didReceiveMemoryWarning",
+            ])
     }
 
     @Test func runLaunchesOnlyOnceEverySourceIsListening() async {
@@ -62,9 +65,10 @@ import Synchronization
         #expect(harness.app.state == .background)
         harness.app.send(.focusGained)  // no focus in the background
         harness.app.send(.visible)
-        #expect(harness.delegate.calls == [
-            "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive",
-        ])
+        #expect(
+            harness.delegate.calls == [
+                "willResignActive", "didEnterBackground", "willEnterForeground", "didBecomeActive",
+            ])
         #expect(harness.app.state == .active)
     }
 
@@ -105,14 +109,16 @@ import Synchronization
             func applicationWillEnterForeground(_ app: Application) { seen.append("willEnterForeground:\(app.state)") }
             func applicationDidBecomeActive(_ app: Application) { seen.append("didBecomeActive:\(app.state)") }
         }
-        let app = Application(delegate: Probe(seen), scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
+        let app = Application(
+            delegate: Probe(seen), scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         app.launch()
         app.send(.hidden)
         app.send(.visible)
-        #expect(seen.all == [
-            "didBecomeActive:active", "willResignActive:active", "didEnterBackground:background",
-            "willEnterForeground:background", "didBecomeActive:active",
-        ])
+        #expect(
+            seen.all == [
+                "didBecomeActive:active", "willResignActive:active", "didEnterBackground:background",
+                "willEnterForeground:background", "didBecomeActive:active",
+            ])
     }
 
     @Test func notificationsArePostedAfterTheDelegate() {
@@ -129,18 +135,20 @@ import Synchronization
         }
         harness.app.launch()
         harness.app.send(.hidden)
-        #expect(order.all == [
-            "UIApplicationDidFinishLaunchingNotification after didFinishLaunching",
-            "UIApplicationDidBecomeActiveNotification after didBecomeActive",
-            "UIApplicationWillResignActiveNotification after willResignActive",
-            "UIApplicationDidEnterBackgroundNotification after didEnterBackground",
-        ])
+        #expect(
+            order.all == [
+                "UIApplicationDidFinishLaunchingNotification after didFinishLaunching",
+                "UIApplicationDidBecomeActiveNotification after didBecomeActive",
+                "UIApplicationWillResignActiveNotification after willResignActive",
+                "UIApplicationDidEnterBackgroundNotification after didEnterBackground",
+            ])
         tokens.forEach(harness.center.removeObserver)
     }
 
     @Test func observersFilterAndStopWhenCancelled() {
         let harness = Harness()
-        let all = Recorder<LifecycleEvent>(), background = Recorder<LifecycleEvent>()
+        let all = Recorder<LifecycleEvent>()
+        let background = Recorder<LifecycleEvent>()
         let everything = harness.app.addObserver { all.append($0) }
         let token = harness.app.addObserver(for: [.didEnterBackground]) { background.append($0) }
         harness.app.launch()
@@ -149,10 +157,11 @@ import Synchronization
         harness.app.send(.visible)
         harness.app.send(.hidden)
         #expect(background.all == [.didEnterBackground], "a cancelled observer must not be called")
-        #expect(all.all == [
-            .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground,
-            .willEnterForeground, .didBecomeActive, .willResignActive, .didEnterBackground,
-        ])
+        #expect(
+            all.all == [
+                .didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground,
+                .willEnterForeground, .didBecomeActive, .willResignActive, .didEnterBackground,
+            ])
         withExtendedLifetime(everything) {}
     }
 
@@ -175,7 +184,8 @@ import Synchronization
         harness.app.send(.terminate)
         var received: [LifecycleEvent] = []
         for await event in events { received.append(event) }
-        #expect(received == [.didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground, .willTerminate])
+        #expect(
+            received == [.didFinishLaunching, .didBecomeActive, .willResignActive, .didEnterBackground, .willTerminate])
         // A stream asked for after termination is already finished.
         var late = 0
         for await _ in harness.app.events { late += 1 }
@@ -184,11 +194,13 @@ import Synchronization
 
     @Test func triggersSentFromACallbackRunAfterIt() {
         let harness = Harness()
-        harness.delegate.onEnterBackground.withLock { $0 = { app in
-            app.send(.visible)
-            // Still in the background: the nested trigger waits for this callback to end.
-            #expect(app.state == .background)
-        } }
+        harness.delegate.onEnterBackground.withLock {
+            $0 = { app in
+                app.send(.visible)
+                // Still in the background: the nested trigger waits for this callback to end.
+                #expect(app.state == .background)
+            }
+        }
         harness.app.launch()
         harness.app.send(.hidden)
         #expect(harness.delegate.calls.suffix(3) == ["didEnterBackground", "willEnterForeground", "didBecomeActive"])

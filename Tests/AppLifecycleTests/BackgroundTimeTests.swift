@@ -1,8 +1,9 @@
 import AppSandbox
 import Foundation
-import Testing
-@testable import AppLifecycle
 import Synchronization
+import Testing
+
+@testable import AppLifecycle
 
 @Suite struct BackgroundTimeTests {
     @Test func suspendedAfterTheGracePeriod() {
@@ -103,9 +104,11 @@ import Synchronization
     @Test func stopRequestWaitsForOpenTasks() {
         let harness = Harness(grace: .seconds(5), limit: .seconds(10)).launched()
         let stops = Recorder<String>()
-        harness.delegate.onEnterBackground.withLock { $0 = { app in
-            _ = app.beginBackgroundTask { stops.append("expired") }
-        } }
+        harness.delegate.onEnterBackground.withLock {
+            $0 = { app in
+                _ = app.beginBackgroundTask { stops.append("expired") }
+            }
+        }
         harness.app.sendHidden(thenStop: { stops.append("stopped") })
         #expect(harness.app.state == .background)
         harness.scheduler.advance(by: .seconds(10))

@@ -1,8 +1,9 @@
+import AppSandbox
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AppLifecycle
-import AppSandbox
 
 @Suite struct MemoryWarningTests {
     @Test func simulatedWarningReachesEveryListener() async {
@@ -10,7 +11,9 @@ import AppSandbox
         let observed = Recorder<MemoryWarning>()
         let posted = Recorder<MemoryWarning>()
         let token = harness.app.addMemoryWarningObserver { observed.append($0) }
-        let center = harness.center.addObserver(forName: Application.didReceiveMemoryWarningNotification, object: nil, queue: nil) {
+        let center = harness.center.addObserver(
+            forName: Application.didReceiveMemoryWarningNotification, object: nil, queue: nil
+        ) {
             if let warning = $0.userInfo?[MemoryWarning.userInfoKey] as? MemoryWarning { posted.append(warning) }
         }
         let stream = harness.app.memoryWarnings
@@ -86,17 +89,24 @@ import AppSandbox
 
     @Test func pressureStallTriggerText() {
         #expect(PressureStallMonitor(path: "/x").triggerText == "some 150000 1000000")
-        #expect(PressureStallMonitor(path: "/x", stall: .milliseconds(500), window: .seconds(2)).triggerText == "some 500000 2000000")
+        #expect(
+            PressureStallMonitor(path: "/x", stall: .milliseconds(500), window: .seconds(2)).triggerText
+                == "some 500000 2000000")
     }
 
     @Test func cgroupPressureFileComesFirst() throws {
-        #expect(PressureStallMonitor.cgroupV2Path(fromProcSelfCgroup: "0::/user.slice/app.scope\n") == "/user.slice/app.scope")
-        #expect(PressureStallMonitor.cgroupV2Path(fromProcSelfCgroup: "12:memory:/docker/abc\n1:name=systemd:/\n") == nil)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-cgroup-\(UInt64.random(in: 0...UInt64.max))")
+        #expect(
+            PressureStallMonitor.cgroupV2Path(fromProcSelfCgroup: "0::/user.slice/app.scope\n")
+                == "/user.slice/app.scope")
+        #expect(
+            PressureStallMonitor.cgroupV2Path(fromProcSelfCgroup: "12:memory:/docker/abc\n1:name=systemd:/\n") == nil)
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keepsake-cgroup-\(UInt64.random(in: 0...UInt64.max))")
         try "0::/a/b\n".write(to: scratch, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: scratch) }
-        #expect(PressureStallMonitor.candidatePaths(cgroupFile: scratch.path, cgroupRoot: "/cg")
-            == ["/cg/a/b/memory.pressure", "/proc/pressure/memory"])
+        #expect(
+            PressureStallMonitor.candidatePaths(cgroupFile: scratch.path, cgroupRoot: "/cg")
+                == ["/cg/a/b/memory.pressure", "/proc/pressure/memory"])
     }
 
     @Test func missingPressureFileIsReportedUnavailable() async {
@@ -108,7 +118,12 @@ import AppSandbox
     /// Needs a kernel with PSI and the right to arm a trigger; skipped elsewhere.
     @Test(.enabled(if: MemoryWarningTests.canArmPSI, "PSI triggers are not available on this machine"))
     func realPressureTriggerCanBeArmedAndCancelled() async throws {
-        let path = PressureStallMonitor.candidatePaths().first { (try? PressureStallMonitor(path: $0).arm()).map { close($0); return true } ?? false }!
+        let path = PressureStallMonitor.candidatePaths().first {
+            (try? PressureStallMonitor(path: $0).arm()).map {
+                close($0)
+                return true
+            } ?? false
+        }!
         let task = Task { try await PressureStallMonitor(path: path).run { _ in } }
         try await Task.sleep(for: .milliseconds(50))
         task.cancel()

@@ -1,5 +1,5 @@
-import AppSandbox
 import AppLifecycle
+import AppSandbox
 import Foundation
 import Synchronization
 
@@ -41,10 +41,14 @@ struct Harness {
     let center = NotificationCenter()
     let app: Application
 
-    init(grace: Duration = .seconds(5), limit: Duration = .seconds(30), expiry: Application.Configuration.ExpiryAction = .suspend) {
+    init(
+        grace: Duration = .seconds(5), limit: Duration = .seconds(30),
+        expiry: Application.Configuration.ExpiryAction = .suspend
+    ) {
         app = Application(
             delegate: delegate,
-            configuration: .init(backgroundGracePeriod: grace, backgroundTimeLimit: limit, whenBackgroundTimeExpires: expiry),
+            configuration: .init(
+                backgroundGracePeriod: grace, backgroundTimeLimit: limit, whenBackgroundTimeExpires: expiry),
             scheduler: scheduler, notificationCenter: center)
     }
 

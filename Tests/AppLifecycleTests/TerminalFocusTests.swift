@@ -1,4 +1,5 @@
 import Testing
+
 @testable import AppLifecycle
 
 @Suite struct TerminalFocusTests {

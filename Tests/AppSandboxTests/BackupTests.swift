@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 #if canImport(Glibc)
@@ -26,7 +27,8 @@ struct BackupTests {
         try container.directory(.caches).write(Data("thumb".utf8), to: "thumb.png")
         try container.directory(.temporary).write(Data("upload".utf8), to: "upload.part")
         try FileManager.default.createSymbolicLink(
-            atPath: container.documentsDirectory.appendingPathComponent("link").path, withDestinationPath: "items.archive"
+            atPath: container.documentsDirectory.appendingPathComponent("link").path,
+            withDestinationPath: "items.archive"
         )
         return container
     }
@@ -54,7 +56,9 @@ struct BackupTests {
         #expect(try documents.isExcludedFromBackup("b"))
         try documents.setExcludedFromBackup(false, for: "b")
         #expect(try documents.isExcludedFromBackup("b") == false)
-        if Self.python != nil { #expect(Self.attribute(container.documentsDirectory.appendingPathComponent("b").path) == nil) }
+        if Self.python != nil {
+            #expect(Self.attribute(container.documentsDirectory.appendingPathComponent("b").path) == nil)
+        }
     }
 
     @Test("Without extended attributes the flag falls back to a list in Library")
@@ -72,9 +76,12 @@ struct BackupTests {
         try documents.setExcludedFromBackup(true, for: "cache")
         #expect(try documents.isExcludedFromBackup("cache"))
         #expect(try documents.isExcludedFromBackup("cache/x") == false)
-        let list = try Data(contentsOf: container.libraryDirectory.appendingPathComponent(".keepsake-backup-exclusions"))
+        let list = try Data(
+            contentsOf: container.libraryDirectory.appendingPathComponent(".keepsake-backup-exclusions"))
         #expect(list == Data("Documents/cache\u{0}".utf8))
-        #expect(try BackupPlan(container: container).items.map(\.path).contains { $0.hasPrefix("Documents/cache") } == false)
+        #expect(
+            try BackupPlan(container: container).items.map(\.path).contains { $0.hasPrefix("Documents/cache") } == false
+        )
         try documents.setExcludedFromBackup(false, for: "cache")
         #expect(try documents.isExcludedFromBackup("cache") == false)
         #expect(try BackupPlan(container: container).items.map(\.path).contains("Documents/cache/x"))
@@ -103,9 +110,11 @@ struct BackupTests {
 
         if let names = Self.pythonZipNames(zip) {
             // An independent reader agrees on the entries.
-            #expect(names == Self.expectedPlan.map { path in
-                plan.items.first { $0.path == path }?.kind == .directory ? path + "/" : path
-            })
+            #expect(
+                names
+                    == Self.expectedPlan.map { path in
+                        plan.items.first { $0.path == path }?.kind == .directory ? path + "/" : path
+                    })
         }
 
         let restored = try AppContainer.temporary(identifier: "com.example.Homepwner")
@@ -119,7 +128,9 @@ struct BackupTests {
         }
         #expect(try restored.directory(.documents).contents(of: "local-only") == Data("keep me".utf8))
         #expect(try restored.directory(.caches).contentsOfDirectory().isEmpty)
-        #expect(try BackupPlan(container: restored).items.map(\.path) == (Self.expectedPlan + ["Documents/local-only"]).sorted())
+        #expect(
+            try BackupPlan(container: restored).items.map(\.path)
+                == (Self.expectedPlan + ["Documents/local-only"]).sorted())
     }
 
     @Test(
@@ -144,7 +155,9 @@ struct BackupTests {
         defer { try? container.destroy() }
         let error = #expect(throws: SandboxError.self) { try SandboxBackup.restore(from: zip, into: container) }
         #expect(error?.code == code)
-        #expect(try container.directory(.documents).contentsOfDirectory().isEmpty, "nothing may be restored from a refused archive")
+        #expect(
+            try container.directory(.documents).contentsOfDirectory().isEmpty,
+            "nothing may be restored from a refused archive")
         #expect(try folder.names() == ["evil.zip"])
         #expect(!FileManager.default.fileExists(atPath: "/etc/keepsake-escape"))
     }
@@ -156,7 +169,9 @@ struct BackupTests {
         try Data("PK but not really".utf8).write(to: folder.file("bad.zip"))
         let container = try AppContainer.temporary()
         defer { try? container.destroy() }
-        let error = #expect(throws: SandboxError.self) { try SandboxBackup.restore(from: folder.file("bad.zip"), into: container) }
+        let error = #expect(throws: SandboxError.self) {
+            try SandboxBackup.restore(from: folder.file("bad.zip"), into: container)
+        }
         #expect(error?.code == .invalidBackup)
     }
 
@@ -180,10 +195,10 @@ struct BackupTests {
     /// The extended attribute as Python's `os.getxattr` reads it, nil when absent.
     static func attribute(_ path: String) -> String? {
         let script = """
-        import os, sys
-        try: print(os.getxattr(sys.argv[1], "user.keepsake.excludedFromBackup").decode(), end="")
-        except OSError: print("<none>", end="")
-        """
+            import os, sys
+            try: print(os.getxattr(sys.argv[1], "user.keepsake.excludedFromBackup").decode(), end="")
+            except OSError: print("<none>", end="")
+            """
         let value = runPython(script, [path])
         return value == "<none>" ? nil : value
     }
@@ -215,17 +230,17 @@ struct BackupTests {
     /// `symlink:NAME` becomes a Unix symbolic link.
     static func makeZip(_ url: URL, entries: [String]) throws {
         let script = """
-        import sys, zipfile
-        with zipfile.ZipFile(sys.argv[1], "w") as z:
-            for name in sys.argv[2:]:
-                if name.startswith("symlink:"):
-                    info = zipfile.ZipInfo(name[8:])
-                    info.external_attr = (0o120777 << 16)
-                    info.create_system = 3
-                    z.writestr(info, "/etc/passwd")
-                else:
-                    z.writestr(name, "payload")
-        """
+            import sys, zipfile
+            with zipfile.ZipFile(sys.argv[1], "w") as z:
+                for name in sys.argv[2:]:
+                    if name.startswith("symlink:"):
+                        info = zipfile.ZipInfo(name[8:])
+                        info.external_attr = (0o120777 << 16)
+                        info.create_system = 3
+                        z.writestr(info, "/etc/passwd")
+                    else:
+                        z.writestr(name, "payload")
+            """
         guard runPython(script, [url.path] + entries) != nil else { throw CocoaError(.fileWriteUnknown) }
     }
 }

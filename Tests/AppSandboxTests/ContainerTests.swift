@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 @Suite("Container and directories")
@@ -7,26 +8,31 @@ struct ContainerTests {
     @Test("The default location follows KEEPSAKE_CONTAINERS, then XDG_DATA_HOME, then HOME")
     func defaultLocation() throws {
         let id = "com.example.Homepwner"
-        let explicit = try AppContainer(identifier: id, environment: ["KEEPSAKE_CONTAINERS": "/srv/containers", "XDG_DATA_HOME": "/x"])
+        let explicit = try AppContainer(
+            identifier: id, environment: ["KEEPSAKE_CONTAINERS": "/srv/containers", "XDG_DATA_HOME": "/x"])
         #expect(explicit.url.path == "/srv/containers/com.example.Homepwner")
         let xdg = try AppContainer(identifier: id, environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
         #expect(xdg.url.path == "/data/keepsake/containers/com.example.Homepwner")
-        let home = try AppContainer(identifier: id, environment: ["XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"])
+        let home = try AppContainer(
+            identifier: id, environment: ["XDG_DATA_HOME": "relative/ignored", "HOME": "/home/u"])
         #expect(home.url.path == "/home/u/.local/share/keepsake/containers/com.example.Homepwner")
         let parameter = try AppContainer(
-            identifier: id, containersDirectory: URL(fileURLWithPath: "/opt/c"), environment: ["KEEPSAKE_CONTAINERS": "/srv"]
+            identifier: id, containersDirectory: URL(fileURLWithPath: "/opt/c"),
+            environment: ["KEEPSAKE_CONTAINERS": "/srv"]
         )
         #expect(parameter.url.path == "/opt/c/com.example.Homepwner")
     }
 
-    @Test("Directories sit where iOS puts them", arguments: [
-        (AppContainer.Directory.documents, "Documents"),
-        (.library, "Library"),
-        (.caches, "Library/Caches"),
-        (.preferences, "Library/Preferences"),
-        (.applicationSupport, "Library/Application Support"),
-        (.temporary, "tmp"),
-    ])
+    @Test(
+        "Directories sit where iOS puts them",
+        arguments: [
+            (AppContainer.Directory.documents, "Documents"),
+            (.library, "Library"),
+            (.caches, "Library/Caches"),
+            (.preferences, "Library/Preferences"),
+            (.applicationSupport, "Library/Application Support"),
+            (.temporary, "tmp"),
+        ])
     func layout(kind: AppContainer.Directory, relative: String) throws {
         let container = try AppContainer(identifier: "com.example.App", environment: ["KEEPSAKE_CONTAINERS": "/c"])
         #expect(container.url(for: kind).path == "/c/com.example.App/" + relative)
@@ -43,7 +49,10 @@ struct ContainerTests {
         #expect(FileManager.default.fileExists(atPath: container.documentsDirectory.path, isDirectory: &isDirectory))
         #expect(isDirectory.boolValue)
         #expect(container.urls(for: .cachesDirectory, in: .userDomainMask) == [container.cachesDirectory])
-        #expect(container.urls(for: .applicationSupportDirectory, in: .userDomainMask) == [container.applicationSupportDirectory])
+        #expect(
+            container.urls(for: .applicationSupportDirectory, in: .userDomainMask) == [
+                container.applicationSupportDirectory
+            ])
         #expect(container.urls(for: .desktopDirectory, in: .userDomainMask).isEmpty)
     }
 
@@ -59,30 +68,41 @@ struct ContainerTests {
         try first.destroy()
         try second.destroy()
         #expect(!FileManager.default.fileExists(atPath: first.url.path))
-        try first.destroy() // already gone: not an error
+        try first.destroy()  // already gone: not an error
     }
 
     @Test("Directories are created on first use")
     func createdOnDemand() throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }
-        let container = try AppContainer(identifier: "com.example.Lazy", containersDirectory: folder.file("deep/containers"))
+        let container = try AppContainer(
+            identifier: "com.example.Lazy", containersDirectory: folder.file("deep/containers"))
         #expect(!FileManager.default.fileExists(atPath: container.url.path))
         try container.directory(.applicationSupport).write(Data("x".utf8), to: "state")
-        #expect(try Data(contentsOf: container.applicationSupportDirectory.appendingPathComponent("state")) == Data("x".utf8))
+        #expect(
+            try Data(contentsOf: container.applicationSupportDirectory.appendingPathComponent("state"))
+                == Data("x".utf8))
     }
 
-    @Test("Identifiers must be reverse-DNS", arguments: [
-        "", "app", "com..example", ".com.example", "com.example.", "com/example.app", "../x.y", "com.ex ample",
-        "com.exämple.app", "com.example.app\u{0}", String(repeating: "a.", count: 130) + "b",
-    ])
+    @Test(
+        "Identifiers must be reverse-DNS",
+        arguments: [
+            "", "app", "com..example", ".com.example", "com.example.", "com/example.app", "../x.y", "com.ex ample",
+            "com.exämple.app", "com.example.app\u{0}", String(repeating: "a.", count: 130) + "b",
+        ])
     func invalidIdentifiers(identifier: String) {
-        let error = #expect(throws: SandboxError.self) { try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]) }
+        let error = #expect(throws: SandboxError.self) {
+            try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"])
+        }
         #expect(error?.code == .invalidName)
     }
 
-    @Test("Valid identifiers", arguments: ["com.example.Homepwner", "org.keepsake.food-tracker", "io.a.b.c.d", "com.example2.App3"])
+    @Test(
+        "Valid identifiers",
+        arguments: ["com.example.Homepwner", "org.keepsake.food-tracker", "io.a.b.c.d", "com.example2.App3"])
     func validIdentifiers(identifier: String) throws {
-        #expect(try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]).identifier == identifier)
+        #expect(
+            try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]).identifier
+                == identifier)
     }
 }

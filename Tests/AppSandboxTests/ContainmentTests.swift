@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 /// The attack list: names that try to leave the container or the directory asked
@@ -28,25 +29,26 @@ struct ContainmentTests {
             let link = { (name: String, target: String) in
                 try FileManager.default.createSymbolicLink(atPath: docs + "/" + name, withDestinationPath: target)
             }
-            try link("etc", "/etc")                                   // symlink to /etc
-            try link("victim-dir", victim.path)                       // symlinked parent, absolute
-            try link("victim-relative", "../../victim")               // symlinked parent, relative
-            try link("secret-link", victim.path + "/secret")          // symlink to an outside file
-            try link("library", "../Library")                         // leaves the directory asked for
+            try link("etc", "/etc")  // symlink to /etc
+            try link("victim-dir", victim.path)  // symlinked parent, absolute
+            try link("victim-relative", "../../victim")  // symlinked parent, relative
+            try link("secret-link", victim.path + "/secret")  // symlink to an outside file
+            try link("library", "../Library")  // leaves the directory asked for
             try link("loop-a", "loop-b")
             try link("loop-b", "loop-a")
             try FileManager.default.createDirectory(atPath: docs + "/inside", withIntermediateDirectories: true)
             try Data("inside".utf8).write(to: URL(fileURLWithPath: docs + "/inside/file"))
-            try link("inside-link", "inside/file")                    // stays inside: allowed
-            try link("inside-absolute", docs + "/inside/file")        // absolute but inside: allowed
+            try link("inside-link", "inside/file")  // stays inside: allowed
+            try link("inside-absolute", docs + "/inside/file")  // absolute but inside: allowed
         }
 
         /// Everything outside Documents is as the fixture left it.
         func expectOutsideUntouched(_ comment: Comment? = nil) throws {
             #expect(try FileManager.default.contentsOfDirectory(atPath: victim.path) == ["secret"], comment)
             #expect(try Data(contentsOf: victim.appendingPathComponent("secret")) == secret, comment)
-            #expect(try FileManager.default.contentsOfDirectory(atPath: container.libraryDirectory.path).sorted()
-                == ["Application Support", "Caches", "Preferences"], comment)
+            #expect(
+                try FileManager.default.contentsOfDirectory(atPath: container.libraryDirectory.path).sorted()
+                    == ["Application Support", "Caches", "Preferences"], comment)
             #expect(try folder.names() == ["container", "victim"], comment)
             #expect(!FileManager.default.fileExists(atPath: "/etc/keepsake-attack"), comment)
         }
@@ -69,11 +71,11 @@ struct ContainmentTests {
         ("loop-a", .tooManySymbolicLinks),
         ("a\u{0}b", .invalidName),
         ("inside\u{0}/../../x", .invalidName),
-        ("..\u{2215}..\u{2215}escape", .invalidName),      // DIVISION SLASH
-        ("..\u{2044}escape", .invalidName),                // FRACTION SLASH
-        ("..\u{FF0F}escape", .invalidName),                // FULLWIDTH SOLIDUS
-        ("..\\..\\escape", .invalidName),                  // Windows separator
-        ("\u{FF0E}\u{FF0E}", .invalidName),                // FULLWIDTH FULL STOP ×2
+        ("..\u{2215}..\u{2215}escape", .invalidName),  // DIVISION SLASH
+        ("..\u{2044}escape", .invalidName),  // FRACTION SLASH
+        ("..\u{FF0F}escape", .invalidName),  // FULLWIDTH SOLIDUS
+        ("..\\..\\escape", .invalidName),  // Windows separator
+        ("\u{FF0E}\u{FF0E}", .invalidName),  // FULLWIDTH FULL STOP ×2
         ("", .invalidName),
         ("a//b", .invalidName),
         (".", .invalidName),
@@ -111,10 +113,14 @@ struct ContainmentTests {
                 // Acting on the link itself is allowed; its target must stay as it was.
                 try? operation(fixture.documents)
             } else if Self.finalLinks.contains(path), ["move in", "copy in"].contains(name) {
-                let error = #expect(throws: SandboxError.self, Comment(rawValue: context)) { try operation(fixture.documents) }
+                let error = #expect(throws: SandboxError.self, Comment(rawValue: context)) {
+                    try operation(fixture.documents)
+                }
                 #expect(error?.code == .fileExists, Comment(rawValue: context))
             } else {
-                let error = #expect(throws: SandboxError.self, Comment(rawValue: context)) { try operation(fixture.documents) }
+                let error = #expect(throws: SandboxError.self, Comment(rawValue: context)) {
+                    try operation(fixture.documents)
+                }
                 #expect(error?.code == code, Comment(rawValue: "\(context) threw \(String(describing: error))"))
                 #expect(!fixture.documents.fileExists(path), Comment(rawValue: context))
             }
@@ -142,8 +148,10 @@ struct ContainmentTests {
         #expect(try fixture.documents.contents(of: "inside/file") == Data("changed".utf8))
         let linkPath = fixture.container.documentsDirectory.appendingPathComponent("inside-link").path
         #expect(try FileManager.default.destinationOfSymbolicLink(atPath: linkPath) == "inside/file")
-        #expect(try fixture.documents.url(for: "inside-link") == fixture.container.documentsDirectory
-            .appendingPathComponent("inside").appendingPathComponent("file"))
+        #expect(
+            try fixture.documents.url(for: "inside-link")
+                == fixture.container.documentsDirectory
+                .appendingPathComponent("inside").appendingPathComponent("file"))
     }
 
     @Test("A directory of the container that is itself a link out is refused")
@@ -157,7 +165,9 @@ struct ContainmentTests {
             try fixture.container.directory(.caches).write(Data("x".utf8), to: "pwned")
         }
         #expect(error?.code == .outsideContainer)
-        let listError = #expect(throws: SandboxError.self) { try fixture.container.directory(.caches).contentsOfDirectory() }
+        let listError = #expect(throws: SandboxError.self) {
+            try fixture.container.directory(.caches).contentsOfDirectory()
+        }
         #expect(listError?.code == .outsideContainer)
         try fixture.expectOutsideUntouched()
     }

@@ -1,6 +1,7 @@
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AppSandbox
 
 @Suite("File coordination")
@@ -9,7 +10,8 @@ struct CoordinationTests {
     static func count(in url: URL) throws -> Int? {
         let text = try String(contentsOf: url, encoding: .utf8)
         guard text.hasPrefix("count="), let newline = text.firstIndex(of: "\n"),
-              let count = Int(text[text.index(text.startIndex, offsetBy: 6)..<newline]) else { return nil }
+            let count = Int(text[text.index(text.startIndex, offsetBy: 6)..<newline])
+        else { return nil }
         return text[text.index(after: newline)...].utf8.count == count % 997 ? count : nil
     }
 
@@ -81,15 +83,21 @@ struct CoordinationTests {
         let folder = try ScratchFolder()
         defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
-        let first = folder.file("first"), second = folder.file("second")
-        let inside = Mutex(0), overlaps = Mutex(0)
+        let first = folder.file("first")
+        let second = folder.file("second")
+        let inside = Mutex(0)
+        let overlaps = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 2) { index in
-            let intents: [FileAccessIntent] = index == 0
+            let intents: [FileAccessIntent] =
+                index == 0
                 ? [.writingIntent(with: first), .writingIntent(with: second)]
                 : [.writingIntent(with: second), .readingIntent(with: first), .writingIntent(with: first)]
             for _ in 0..<2000 {
                 try? coordinator.coordinate(with: intents) {
-                    let others = inside.withLock { value in defer { value += 1 }; return value }
+                    let others = inside.withLock { value in
+                        defer { value += 1 }
+                        return value
+                    }
                     // Stay inside a while so that, without exclusion, the threads would meet.
                     for _ in 0..<200 where inside.withLock({ $0 }) != 1 { overlaps.withLock { $0 += 1 } }
                     if others != 0 { overlaps.withLock { $0 += 1 } }
@@ -107,7 +115,9 @@ struct CoordinationTests {
         try FileManager.default.createDirectory(at: folder.file("real"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder.file("alias"), withDestinationURL: folder.file("real"))
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
-        #expect(coordinator.lockName(for: folder.file("alias/item")) == coordinator.lockName(for: folder.file("real/item")))
-        #expect(coordinator.lockName(for: folder.file("real/item")) != coordinator.lockName(for: folder.file("real/other")))
+        #expect(
+            coordinator.lockName(for: folder.file("alias/item")) == coordinator.lockName(for: folder.file("real/item")))
+        #expect(
+            coordinator.lockName(for: folder.file("real/item")) != coordinator.lockName(for: folder.file("real/other")))
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 #if canImport(Glibc)
@@ -17,7 +18,8 @@ struct CrashTests {
         guard let newline = data.firstIndex(of: 0x0A) else { return nil }
         let fields = String(decoding: data[..<newline], as: UTF8.self).split(separator: " ")
         guard fields.count == 4, fields[0] == "keepsake-version", let version = Int(fields[1]),
-              let length = Int(fields[2]), let sum = UInt64(fields[3]) else { return nil }
+            let length = Int(fields[2]), let sum = UInt64(fields[3])
+        else { return nil }
         let body = data[(newline + 1)...]
         let hash = body.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x0000_0100_0000_01B3 }
         guard body.count == length, hash == sum, length == (version &* 7919) % 200_000 + 1 else { return nil }
@@ -57,11 +59,14 @@ struct CrashTests {
             output.append(pipe.fileHandleForReading.readDataToEndOfFile())
             let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
             let reported = lines.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
-            #expect(process.terminationReason == .uncaughtSignal, "iteration \(iteration): the child must die by the signal")
+            #expect(
+                process.terminationReason == .uncaughtSignal, "iteration \(iteration): the child must die by the signal"
+            )
 
             let data = try Data(contentsOf: file)
             let version = try #require(Self.decode(data), "iteration \(iteration): torn file of \(data.count) bytes")
-            #expect(version >= reported, "iteration \(iteration): version \(version) older than the reported \(reported)")
+            #expect(
+                version >= reported, "iteration \(iteration): version \(version) older than the reported \(reported)")
             #expect(version <= reported + 1, "iteration \(iteration): version \(version) was never written")
             lastSaved = version
         }

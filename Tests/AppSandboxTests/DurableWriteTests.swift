@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 #if canImport(Glibc)
@@ -82,7 +83,9 @@ struct DurableWriteTests {
         try Data("old".utf8).write(to: folder.file("f"))
         var calls = FaultPlan(failing: .fsync, with: EIO).systemCalls
         calls.unlinkat = { _, _, _ throws(Errno) in throw Errno(EACCES) }
-        let error = #expect(throws: SandboxError.self) { try FileSystem(system: calls).write(Data("new".utf8), to: folder.file("f")) }
+        let error = #expect(throws: SandboxError.self) {
+            try FileSystem(system: calls).write(Data("new".utf8), to: folder.file("f"))
+        }
         #expect(error?.code == .ioError)
         #expect(error?.errno == EIO)
         #expect(try Data(contentsOf: folder.file("f")) == Data("old".utf8))
@@ -150,12 +153,16 @@ struct DurableWriteTests {
         #expect(try Data(contentsOf: folder.file("utf16")) == text.data(using: .utf16LittleEndian))
         #expect(try FileSystem.default.string(contentsOf: folder.file("utf16"), encoding: .utf16LittleEndian) == text)
 
-        let error = #expect(throws: SandboxError.self) { try FileSystem.default.write(text, to: folder.file("ascii"), encoding: .ascii) }
+        let error = #expect(throws: SandboxError.self) {
+            try FileSystem.default.write(text, to: folder.file("ascii"), encoding: .ascii)
+        }
         #expect(error?.code == .invalidEncoding)
         #expect(!FileManager.default.fileExists(atPath: folder.file("ascii").path))
 
         try Data([0xFF, 0xFE, 0xFD]).write(to: folder.file("bad"))
-        let decodeError = #expect(throws: SandboxError.self) { try FileSystem.default.string(contentsOf: folder.file("bad")) }
+        let decodeError = #expect(throws: SandboxError.self) {
+            try FileSystem.default.string(contentsOf: folder.file("bad"))
+        }
         #expect(decodeError?.code == .invalidEncoding)
     }
 }

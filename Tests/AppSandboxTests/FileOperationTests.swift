@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 @Suite("File operations in a directory")
@@ -20,11 +21,13 @@ struct FileOperationTests {
         #expect(!documents.fileExists("missing"))
     }
 
-    @Test("Errors are typed and carry the path", arguments: [
-        ("missing", SandboxError.Code.noSuchFile),
-        ("folder", .isADirectory),
-        ("file/below", .notADirectory),
-    ])
+    @Test(
+        "Errors are typed and carry the path",
+        arguments: [
+            ("missing", SandboxError.Code.noSuchFile),
+            ("folder", .isADirectory),
+            ("file/below", .notADirectory),
+        ])
     func readErrors(path: String, code: SandboxError.Code) throws {
         let container = try AppContainer.temporary()
         defer { try? container.destroy() }
@@ -40,7 +43,9 @@ struct FileOperationTests {
     func missingFolder() throws {
         let container = try AppContainer.temporary()
         defer { try? container.destroy() }
-        let error = #expect(throws: SandboxError.self) { try container.directory(.documents).write(Data(), to: "photos/a.jpg") }
+        let error = #expect(throws: SandboxError.self) {
+            try container.directory(.documents).write(Data(), to: "photos/a.jpg")
+        }
         #expect(error?.code == .noSuchFile)
         switch error {
         case .some(.noSuchFile): break
@@ -54,10 +59,14 @@ struct FileOperationTests {
         defer { try? container.destroy() }
         let support = container.directory(.applicationSupport)
         try support.createDirectory("a/b/c")
-        try support.createDirectory("a/b/c") // exists: fine with intermediates
-        let exists = #expect(throws: SandboxError.self) { try support.createDirectory("a/b/c", withIntermediateDirectories: false) }
+        try support.createDirectory("a/b/c")  // exists: fine with intermediates
+        let exists = #expect(throws: SandboxError.self) {
+            try support.createDirectory("a/b/c", withIntermediateDirectories: false)
+        }
         #expect(exists?.code == .fileExists)
-        let missing = #expect(throws: SandboxError.self) { try support.createDirectory("x/y", withIntermediateDirectories: false) }
+        let missing = #expect(throws: SandboxError.self) {
+            try support.createDirectory("x/y", withIntermediateDirectories: false)
+        }
         #expect(missing?.code == .noSuchFile)
         try support.write(Data(), to: "plain")
         let overFile = #expect(throws: SandboxError.self) { try support.createDirectory("plain") }
@@ -77,9 +86,14 @@ struct FileOperationTests {
         try documents.write(Data(count: 5), to: "items.archive")
         #expect(try documents.contentsOfDirectory() == ["cache", "items.archive", "photos"])
         let all = try documents.enumerate().map(\.relativePath)
-        #expect(all == ["cache", "cache/thumbs", "cache/thumbs/t.jpg", "items.archive", "photos", "photos/2024", "photos/2024/a.jpg"])
+        #expect(
+            all == [
+                "cache", "cache/thumbs", "cache/thumbs/t.jpg", "items.archive", "photos", "photos/2024",
+                "photos/2024/a.jpg",
+            ])
         let skipped = try documents.enumerate(skippingDescendantsOf: { $0.name == "cache" })
-        #expect(skipped.map(\.relativePath) == ["cache", "items.archive", "photos", "photos/2024", "photos/2024/a.jpg"])
+        #expect(
+            skipped.map(\.relativePath) == ["cache", "items.archive", "photos", "photos/2024", "photos/2024/a.jpg"])
         let photo = try #require(skipped.last)
         #expect(photo.kind == .file && photo.size == 10 && photo.name == "a.jpg")
         #expect(try documents.enumerate("photos").map(\.relativePath) == ["2024", "2024/a.jpg"])
@@ -95,7 +109,10 @@ struct FileOperationTests {
         chmod(container.documentsDirectory.appendingPathComponent("tree/sub/leaf").path, 0o600)
         try documents.copyItem("tree", to: "copy")
         #expect(try documents.contents(of: "copy/sub/leaf") == Data("leaf".utf8))
-        #expect(try FileManager.default.attributesOfItem(atPath: container.documentsDirectory.appendingPathComponent("copy/sub/leaf").path)[.posixPermissions] as? Int == 0o600)
+        #expect(
+            try FileManager.default.attributesOfItem(
+                atPath: container.documentsDirectory.appendingPathComponent("copy/sub/leaf").path)[.posixPermissions]
+                as? Int == 0o600)
         let copyExists = #expect(throws: SandboxError.self) { try documents.copyItem("tree", to: "copy") }
         #expect(copyExists?.code == .fileExists)
 
@@ -131,9 +148,11 @@ struct FileOperationTests {
         #expect(info.modificationDate > before)
     }
 
-    @Test("Errors from the system are typed", arguments: [
-        (EACCES, SandboxError.Code.permissionDenied), (EROFS, .readOnly), (ENOSPC, .noSpace), (EIO, .ioError),
-    ])
+    @Test(
+        "Errors from the system are typed",
+        arguments: [
+            (EACCES, SandboxError.Code.permissionDenied), (EROFS, .readOnly), (ENOSPC, .noSpace), (EIO, .ioError),
+        ])
     func injectedErrors(errno: Int32, code: SandboxError.Code) throws {
         let folder = try ScratchFolder()
         defer { folder.remove() }

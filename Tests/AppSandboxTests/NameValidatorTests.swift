@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 /// The one name validator, directly and through the sandbox's callers (a relative path,
@@ -53,13 +54,17 @@ struct NameValidatorTests {
     @Test func parentReferenceInAPathLeavesTheContainer() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.names")
         defer { try? container.destroy() }
-        let error = #expect(throws: SandboxError.self) { try container.directory(.documents).write(Data(), to: "a/../../b") }
+        let error = #expect(throws: SandboxError.self) {
+            try container.directory(.documents).write(Data(), to: "a/../../b")
+        }
         #expect(error?.code == .outsideContainer)
     }
 
     @Test(arguments: lookAlikes)
     func appIdentifiersAreChecked(lookAlike: String) {
-        let error = #expect(throws: SandboxError.self) { try AppContainer.temporary(identifier: "com.example\(lookAlike)App") }
+        let error = #expect(throws: SandboxError.self) {
+            try AppContainer.temporary(identifier: "com.example\(lookAlike)App")
+        }
         #expect(error?.code == .invalidName)
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import AppSandbox
 
 @Suite("Purging tmp and Caches")
@@ -14,7 +15,8 @@ struct PurgeTests {
 
     static func setAge(_ directory: SandboxDirectory, _ path: String, _ age: TimeInterval) throws {
         try FileManager.default.setAttributes(
-            [.modificationDate: now.addingTimeInterval(-age)], ofItemAtPath: directory.url.appendingPathComponent(path).path
+            [.modificationDate: now.addingTimeInterval(-age)],
+            ofItemAtPath: directory.url.appendingPathComponent(path).path
         )
     }
 
@@ -30,7 +32,7 @@ struct PurgeTests {
         try Self.file(tmp, "old-folder/stale", bytes: 30, age: 3 * 86_400)
         try Self.file(tmp, "mixed/stale", bytes: 40, age: 3 * 86_400)
         try Self.file(tmp, "mixed/fresh", bytes: 50, age: 10)
-        try Self.file(tmp, ".keepsake-0123456789abcdef.tmp", bytes: 60, age: 5 * 86_400) // left by a crash
+        try Self.file(tmp, ".keepsake-0123456789abcdef.tmp", bytes: 60, age: 5 * 86_400)  // left by a crash
         try Self.setAge(tmp, "old-folder", 3 * 86_400)
         try Self.setAge(tmp, "mixed", 3 * 86_400)
 
@@ -90,15 +92,18 @@ struct PurgeTests {
         try Self.file(documents, "items.archive", bytes: 10, age: 9 * 86_400)
         try Self.file(documents, ".keepsake-00000000000000aa.tmp", bytes: 20, age: 2 * 86_400)
         try Self.file(documents, "deep/.keepsake-00000000000000bb.old", bytes: 30, age: 2 * 86_400)
-        try Self.file(documents, ".keepsake-00000000000000cc.tmp", bytes: 40, age: 10) // maybe a save in progress
+        try Self.file(documents, ".keepsake-00000000000000cc.tmp", bytes: 40, age: 10)  // maybe a save in progress
         let support = container.directory(.applicationSupport)
         try Self.file(support, ".keepsake-00000000000000dd.tmp", bytes: 50, age: 3 * 86_400)
         let report = try container.removeLeftoversOfInterruptedSaves(olderThan: 86_400, now: Self.now)
         #expect(report.removedFiles == 3)
         #expect(report.removedBytes == 20 + 30 + 50)
-        #expect(try FileManager.default.contentsOfDirectory(atPath: documents.url.path).sorted()
-            == [".keepsake-00000000000000cc.tmp", "deep", "items.archive"])
-        #expect(try FileManager.default.contentsOfDirectory(atPath: documents.url.appendingPathComponent("deep").path).isEmpty)
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: documents.url.path).sorted()
+                == [".keepsake-00000000000000cc.tmp", "deep", "items.archive"])
+        #expect(
+            try FileManager.default.contentsOfDirectory(atPath: documents.url.appendingPathComponent("deep").path)
+                .isEmpty)
         #expect(try FileManager.default.contentsOfDirectory(atPath: support.url.path).isEmpty)
     }
 }

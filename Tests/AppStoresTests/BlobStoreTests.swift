@@ -2,6 +2,7 @@ import AppLifecycle
 import AppSandbox
 import Foundation
 import Testing
+
 @testable import AppStores
 
 #if canImport(Glibc)
@@ -21,7 +22,8 @@ import Glibc
         defer { try? container.destroy() }
         try makeStore(container).set(Self.jpeg, forKey: "photo-1")
         let file = container.documentsDirectory.appendingPathComponent("images/photo-1")
-        #expect(FileManager.default.contents(atPath: file.path) == Self.jpeg, "set must write the file, not only cache it")
+        #expect(
+            FileManager.default.contents(atPath: file.path) == Self.jpeg, "set must write the file, not only cache it")
         let reopened = try makeStore(container)
         #expect(try reopened.data(forKey: "photo-1") == Self.jpeg)
         #expect(try reopened.allKeys() == ["photo-1"])
@@ -52,7 +54,9 @@ import Glibc
         try store.set(Self.jpeg, forKey: "k")
         try store.delete(forKey: "k")
         #expect(store.cache.object(forKey: "k") == nil)
-        #expect(!FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("images/k").path))
+        #expect(
+            !FileManager.default.fileExists(
+                atPath: container.documentsDirectory.appendingPathComponent("images/k").path))
         #expect(try store.data(forKey: "k") == nil)
         #expect(!store.contains(key: "k"))
         try store.delete(forKey: "k")  // nothing left: not an error
@@ -62,11 +66,16 @@ import Glibc
     func keysWithSeparatorLookAlikesAreRefused(lookAlike: String) throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
-        let error = #expect(throws: StoreError.self) { try makeStore(container).set(Self.jpeg, forKey: "a\(lookAlike)b") }
+        let error = #expect(throws: StoreError.self) {
+            try makeStore(container).set(Self.jpeg, forKey: "a\(lookAlike)b")
+        }
         #expect(error?.code == .invalidKey)
     }
 
-    @Test(arguments: ["../escape", "/etc/passwd", "a/b", "..", ".", "", "x\u{0}y", String(repeating: "k", count: 256), ".keepsake-1.tmp"])
+    @Test(arguments: [
+        "../escape", "/etc/passwd", "a/b", "..", ".", "", "x\u{0}y", String(repeating: "k", count: 256),
+        ".keepsake-1.tmp",
+    ])
     func keysThatLeaveTheFolderAreRefused(key: String) throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
@@ -83,7 +92,8 @@ import Glibc
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
         let store = try makeStore(container)
-        let outside = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-outside-\(UInt64.random(in: 0...UInt64.max))")
+        let outside = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keepsake-outside-\(UInt64.random(in: 0...UInt64.max))")
         try Data("secret".utf8).write(to: outside)
         defer { try? FileManager.default.removeItem(at: outside) }
         try FileManager.default.createSymbolicLink(
@@ -112,7 +122,8 @@ import Glibc
     @Test func failedWriteKeepsThePreviousBlob() throws {
         let faulty = try FaultyContainer()
         defer { faulty.destroy() }
-        let store = try BlobStore(container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
+        let store = try BlobStore(
+            container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
         try store.set(Self.jpeg, forKey: "k")
         faulty.failWrites(with: ENOSPC)
         let error = #expect(throws: StoreError.self) { try store.set(Self.png, forKey: "k") }
@@ -127,8 +138,10 @@ import Glibc
     @Test func seedsLayoutWithoutAFolder() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
-        let store = try BlobStore(container: container, folder: nil, cache: MemoryCache(notificationCenter: NotificationCenter()))
+        let store = try BlobStore(
+            container: container, folder: nil, cache: MemoryCache(notificationCenter: NotificationCenter()))
         try store.set(Self.png, forKey: "ABC-123")
-        #expect(FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("ABC-123").path))
+        #expect(
+            FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("ABC-123").path))
     }
 }

@@ -3,6 +3,7 @@ import AppSandbox
 import Foundation
 import KeyedArchive
 import Testing
+
 @testable import AppStores
 
 #if canImport(Glibc)
@@ -24,7 +25,9 @@ import Glibc
         #expect(reopened.allItems.map(\.name) == ["Bike", "Lamp"])
         #expect(reopened.allItems.first?.serialNumber == "B-1")
         #expect(!reopened.isDirty)
-        #expect(FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
+        #expect(
+            FileManager.default.fileExists(
+                atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
     }
 
     @Test func archiveIsWhatTheUnarchiverReads() throws {
@@ -79,7 +82,8 @@ import Glibc
     @Test func archiveOfSomethingElseIsCorrupt() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }
-        try container.directory(.documents).write(try KeyedArchiver.archivedData(withRootObject: ["just", "strings"]), to: "items.archive")
+        try container.directory(.documents).write(
+            try KeyedArchiver.archivedData(withRootObject: ["just", "strings"]), to: "items.archive")
         let error = #expect(throws: StoreError.self) { try ItemStore<Item>(container: container) }
         #expect(error?.code == .corruptArchive)
     }
@@ -108,7 +112,10 @@ import Glibc
         #expect(store.remove(at: 0)?.name == "b")
         #expect(store.removeAll { $0.name == "a" } == 1)
         #expect(store.updateAll(where: { $0.name == "c" }) { $0.serialNumber = "S" } == 1)
-        #expect(store.allItems == [Item(name: "c", valueInDollars: 99, serialNumber: "S", itemKey: store.allItems[0].itemKey)])
+        #expect(
+            store.allItems == [
+                Item(name: "c", valueInDollars: 99, serialNumber: "S", itemKey: store.allItems[0].itemKey)
+            ])
         #expect(store.isDirty)
     }
 

@@ -1,8 +1,8 @@
 import AppSandbox
 import Foundation
-import TestSupport
 import KeyedArchive
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -24,11 +24,12 @@ struct LifecycleSignalTests {
         kill(helper.pid, signal)
         let status = try helper.waitForExit()
         #expect(status == .exited(0))
-        #expect(helper.lines == [
-            "didFinishLaunching", "didBecomeActive", "added one",
-            "willResignActive", "didEnterBackground", "store count=1 dirty=false",
-            "willTerminate", "store count=1 dirty=false", "exiting",
-        ])
+        #expect(
+            helper.lines == [
+                "didFinishLaunching", "didBecomeActive", "added one",
+                "willResignActive", "didEnterBackground", "store count=1 dirty=false",
+                "willTerminate", "store count=1 dirty=false", "exiting",
+            ])
         #expect(try helper.savedNames() == ["one"])
     }
 
@@ -42,7 +43,10 @@ struct LifecycleSignalTests {
         try helper.waitFor("didSuspend")
         try helper.waitUntilStopped()
         #expect(try helper.savedNames() == ["one"], "the store is saved before the process stops")
-        #expect(helper.lines.suffix(4) == ["willResignActive", "didEnterBackground", "store count=1 dirty=false", "didSuspend"])
+        #expect(
+            helper.lines.suffix(4) == [
+                "willResignActive", "didEnterBackground", "store count=1 dirty=false", "didSuspend",
+            ])
 
         kill(helper.pid, SIGCONT)
         try helper.waitFor("didBecomeActive", occurrence: 2)
@@ -82,7 +86,10 @@ struct LifecycleSignalTests {
 
 /// One running `LifecycleTestHelper` with its own container folder.
 final class LifecycleHelper: Sendable {
-    enum Status: Equatable { case exited(Int32), signalled(Int32) }
+    enum Status: Equatable {
+        case exited(Int32)
+        case signalled(Int32)
+    }
     struct Timeout: Error, CustomStringConvertible {
         var waitingFor: String
         var lines: [String]
@@ -102,12 +109,14 @@ final class LifecycleHelper: Sendable {
     private let input: FileHandle
 
     init(_ arguments: [String] = []) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-lifecycle-\(UInt64.random(in: 0...UInt64.max))")
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "keepsake-lifecycle-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = LifecycleHelper.url
         process.arguments = [folder.path] + arguments
-        let stdout = Pipe(), stdin = Pipe()
+        let stdout = Pipe()
+        let stdin = Pipe()
         process.standardOutput = stdout
         process.standardInput = stdin
         try process.run()
@@ -154,7 +163,8 @@ final class LifecycleHelper: Sendable {
     func waitUntilStopped() throws {
         try poll("the process to stop") {
             guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
+                let close = stat.lastIndex(of: ")")
+            else { return false }
             return stat[stat.index(close, offsetBy: 2)] == "T"
         }
     }
@@ -163,7 +173,8 @@ final class LifecycleHelper: Sendable {
         try poll("the process to exit") { !process.isRunning }
         // The reader thread may still be draining the pipe.
         try? poll("the output to end") { lines.last == "exiting" || process.terminationReason == .uncaughtSignal }
-        return process.terminationReason == .uncaughtSignal ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
+        return process.terminationReason == .uncaughtSignal
+            ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
     }
 
     /// The names in the helper's saved archive.

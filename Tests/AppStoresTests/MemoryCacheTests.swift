@@ -1,8 +1,9 @@
-import AppSandbox
 import AppLifecycle
+import AppSandbox
 import Foundation
 import Synchronization
 import Testing
+
 @testable import AppStores
 
 @Suite struct MemoryCacheTests {
@@ -18,12 +19,13 @@ import Testing
 
     @Test func leastRecentlyUsedGoesFirst() {
         let evictions = Evictions()
-        let cache = MemoryCache<String, Int>(countLimit: 3, notificationCenter: NotificationCenter(), onEviction: evictions.handler)
+        let cache = MemoryCache<String, Int>(
+            countLimit: 3, notificationCenter: NotificationCenter(), onEviction: evictions.handler)
         cache.setObject(1, forKey: "a")
         cache.setObject(2, forKey: "b")
         cache.setObject(3, forKey: "c")
         #expect(cache.object(forKey: "a") == 1)  // a is now the most recent
-        cache.setObject(4, forKey: "d")          // b is the least recent
+        cache.setObject(4, forKey: "d")  // b is the least recent
         #expect(cache.object(forKey: "b") == nil, "the least recently used entry must be evicted, not the newest")
         #expect(cache.keysByRecentUse == ["d", "a", "c"])
         cache.setObject(5, forKey: "e")
@@ -44,7 +46,8 @@ import Testing
 
     @Test func totalCostLimitEvictsUntilUnder() {
         let evictions = Evictions()
-        let cache = MemoryCache<String, Int>(totalCostLimit: 100, notificationCenter: NotificationCenter(), onEviction: evictions.handler)
+        let cache = MemoryCache<String, Int>(
+            totalCostLimit: 100, notificationCenter: NotificationCenter(), onEviction: evictions.handler)
         cache.setObject(1, forKey: "a", cost: 40)
         cache.setObject(2, forKey: "b", cost: 40)
         cache.setObject(3, forKey: "c", cost: 30)  // 110 > 100: a goes

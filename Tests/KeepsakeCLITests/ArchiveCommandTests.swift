@@ -20,7 +20,9 @@ final class ArchiveCommandTests {
 
     @Test(arguments: [("binary1", PropertyListFormat.binary), ("xml1", .xml)])
     func archiveStoresAPropertyListAsFoundationCollections(_ flag: String, _ format: PropertyListFormat) throws {
-        let value: PropertyListValue = ["name": "Spork", "values": [1, 2.5, true], "when": .date(Date(timeIntervalSinceReferenceDate: 7))]
+        let value: PropertyListValue = [
+            "name": "Spork", "values": [1, 2.5, true], "when": .date(Date(timeIntervalSinceReferenceDate: 7)),
+        ]
         let source = directory.appendingPathComponent("in.plist")
         try Data(try PropertyListWriter.xml.write(value)).write(to: source)
         let target = directory.appendingPathComponent("out.archive")
@@ -36,7 +38,8 @@ final class ArchiveCommandTests {
 
     @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
     func unarchivePrintsANibsObjectsAndSharedObjectsOnce() throws {
-        let nib = try #require(Corpus.url("archives/apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib"), "no corpus")
+        let nib = try #require(
+            Corpus.url("archives/apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib"), "no corpus")
         let result = try CLIRunner.run(["unarchive", nib.path])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.stdout.hasPrefix("\"IB.objectdata\" => <NSIBObjectData #1> {"))

@@ -11,7 +11,8 @@ final class SandboxCommandTests {
     init() throws {
         containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-sandbox-cli-\(UUID())")
         for folder in ["Documents", "Library/Caches", "Library/Preferences", "tmp"] {
-            try FileManager.default.createDirectory(at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
         }
         try Data("items".utf8).write(to: root.appendingPathComponent("Documents/items.archive"))
         try Data("prefs".utf8).write(to: root.appendingPathComponent("Library/Preferences/com.example.Homepwner.plist"))
@@ -41,10 +42,17 @@ final class SandboxCommandTests {
         try FileManager.default.removeItem(at: root)
         let restore = try CLIRunner.run(["sandbox", "restore", app, "--containers", containers.path, zip.path])
         #expect(restore.status == 0, "\(restore.stderr)")
-        #expect(try String(contentsOf: root.appendingPathComponent("Documents/items.archive"), encoding: .utf8) == "items")
-        #expect(FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/Preferences/com.example.Homepwner.plist").path))
-        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/Caches/thumbnail").path), "Caches are not backed up")
-        #expect(!FileManager.default.fileExists(atPath: root.appendingPathComponent("tmp/scratch").path), "tmp is not backed up")
+        #expect(
+            try String(contentsOf: root.appendingPathComponent("Documents/items.archive"), encoding: .utf8) == "items")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: root.appendingPathComponent("Library/Preferences/com.example.Homepwner.plist").path))
+        #expect(
+            !FileManager.default.fileExists(atPath: root.appendingPathComponent("Library/Caches/thumbnail").path),
+            "Caches are not backed up")
+        #expect(
+            !FileManager.default.fileExists(atPath: root.appendingPathComponent("tmp/scratch").path),
+            "tmp is not backed up")
     }
 
     @Test func restoreRefusesAFileThatIsNotABackup() throws {

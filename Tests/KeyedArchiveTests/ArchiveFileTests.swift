@@ -1,6 +1,7 @@
 import AppSandbox
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 #if canImport(Glibc)

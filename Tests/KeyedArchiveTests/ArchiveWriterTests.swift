@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// The direct binary writer against the property-list tree of the same archive: reading
@@ -74,7 +75,9 @@ struct ArchiveWriterTests {
         let decoder = try KeyedDecoder(bytes: encoder.encodedBytes)
         #expect(try decoder.decode([String].self, forKey: "shared") == [shared, shared])
         for index in 0..<500 {
-            #expect(try decoder.decode(String.self, forKey: "t\(index)") == String(repeating: "temporary ", count: 3) + String(index))
+            #expect(
+                try decoder.decode(String.self, forKey: "t\(index)") == String(repeating: "temporary ", count: 3)
+                    + String(index))
         }
     }
 

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// Python's `bpylist2` as the second peer: it reads our archives and we read its.
@@ -41,10 +42,10 @@ struct Bpylist2InteropTests {
 
     /// A tree of the Foundation classes bpylist2 knows, as tagged JSON.
     static let tree = #"""
-    ["D", {"title": ["s", "yo"], "count": ["i", 42], "ratio": ["r", 0.25], "active": ["b", true],
-           "stamp": ["t", 509523358.5], "blob": ["d", "AAEC/w=="], "tags": ["S", [["s", "a"], ["s", "b"]]],
-           "nested": ["a", [["a", []], ["D", {"k": ["s", "é日本"]}], ["i", -7]]]}]
-    """#
+        ["D", {"title": ["s", "yo"], "count": ["i", 42], "ratio": ["r", 0.25], "active": ["b", true],
+               "stamp": ["t", 509523358.5], "blob": ["d", "AAEC/w=="], "tags": ["S", [["s", "a"], ["s", "b"]]],
+               "nested": ["a", [["a", []], ["D", {"k": ["s", "é日本"]}], ["i", -7]]]}]
+        """#
 
     static func canonical(_ json: Data) throws -> String {
         let object = try JSONSerialization.jsonObject(with: json)

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// Class names in both directions: Apple's module-qualified names decode into our
@@ -44,7 +45,8 @@ struct ClassNameTests {
             "$null", ["$class": ArchiveBuilder.uid(2), "label": ArchiveBuilder.uid(3)],
             ArchiveBuilder.classEntry("Other.Drone", ["Other.Drone", Asset.archiveClassName, "NSObject"]), "drone",
         ]
-        let asset = try KeyedUnarchiver.unarchivedObject(ofClass: Asset.self, from: Data(ArchiveBuilder.archive(objects)))
+        let asset = try KeyedUnarchiver.unarchivedObject(
+            ofClass: Asset.self, from: Data(ArchiveBuilder.archive(objects)))
         #expect(asset?.label == "drone")
     }
 

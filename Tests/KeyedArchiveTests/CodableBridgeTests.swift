@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// Any Codable value to and from a keyed archive, stored as Foundation's property-list
@@ -27,10 +28,14 @@ struct CodableBridgeTests {
     static let inventory = Inventory(
         owner: "Christian",
         entries: [
-            .init(name: "Spork", serialNumber: nil, valueInDollars: 3, dateCreated: Date(timeIntervalSinceReferenceDate: 100.5),
-                  photo: Data([1, 2]), kind: .tool, tags: ["a", "b"], ratio: 0.5),
-            .init(name: "Bear", serialNumber: "B1", valueInDollars: -1, dateCreated: Date(timeIntervalSinceReferenceDate: 0),
-                  photo: nil, kind: .toy, tags: [], ratio: 2),
+            .init(
+                name: "Spork", serialNumber: nil, valueInDollars: 3,
+                dateCreated: Date(timeIntervalSinceReferenceDate: 100.5),
+                photo: Data([1, 2]), kind: .tool, tags: ["a", "b"], ratio: 0.5),
+            .init(
+                name: "Bear", serialNumber: "B1", valueInDollars: -1,
+                dateCreated: Date(timeIntervalSinceReferenceDate: 0),
+                photo: nil, kind: .toy, tags: [], ratio: 2),
         ],
         byName: ["Spork": 0, "Bear": 1], missing: nil, nested: [[1, 2.5], []])
 
@@ -68,7 +73,8 @@ struct CodableBridgeTests {
         // What Foundation's encodeEncodable writes on Darwin: PropertyListEncoder's tree,
         // nil as "$null", archived as property-list classes.
         let archiver = NSKeyedArchiver(requiringSecureCoding: false)
-        let plist = try PropertyListSerialization.propertyList(from: PropertyListEncoder().encode(Self.inventory), format: nil)
+        let plist = try PropertyListSerialization.propertyList(
+            from: PropertyListEncoder().encode(Self.inventory), format: nil)
         archiver.encode(plist, forKey: "root")
         archiver.finishEncoding()
         #expect(try KeyedUnarchiver.unarchivedDecodable(Inventory.self, from: archiver.encodedData) == Self.inventory)

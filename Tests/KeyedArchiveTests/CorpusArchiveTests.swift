@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import KeyedArchive
 
 /// Every archive of the corpus: Apple's (nibs, xcuserstate files, Foundation fixtures)
@@ -18,7 +19,9 @@ struct CorpusArchiveTests {
         // distinct generic objects equals the number of $objects entries of unknown classes.
         let objects = GraphWalk.objects(from: top.compactMap(\.value))
         #expect(objects.allSatisfy { !$0.classChain.isEmpty })
-        #expect(objects.count == (try Self.reachableUnknownInstances(data)), "every object of an unknown class decodes once")
+        #expect(
+            objects.count == (try Self.reachableUnknownInstances(data)), "every object of an unknown class decodes once"
+        )
     }
 
     /// Objects of classes that are not Foundation value classes and are reachable from
@@ -34,14 +37,16 @@ struct CorpusArchiveTests {
             switch value {
             case .uid(let uid) where uid.value != 0 && visited.insert(uid.value).inserted:
                 let object = objects[Int(uid.value)]
-                if case .uid(let classUID)? = object["$class"], case .string(let name)? = objects[Int(classUID.value)]["$classname"],
+                if case .uid(let classUID)? = object["$class"],
+                    case .string(let name)? = objects[Int(classUID.value)]["$classname"],
                     FoundationClass(className: name) == nil
                 {
                     count += 1
                 }
                 pending.append(object)
             case .array(let elements): pending.append(contentsOf: elements)
-            case .dictionary(let dictionary): pending.append(contentsOf: dictionary.filter { $0.key != "$class" }.map(\.value))
+            case .dictionary(let dictionary):
+                pending.append(contentsOf: dictionary.filter { $0.key != "$class" }.map(\.value))
             default: break
             }
         }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// The coder calls: every type's encode and decode, Foundation's non-throwing spellings
@@ -70,7 +71,9 @@ struct DecoderAPITests {
             #expect(coder.decodeObject(forKey: "set") as? Set<Double> == [1.5])
             #expect(coder.decodeObject(forKey: "int") as? Int == -42)
             #expect(coder.decodeArrayOfObjects(ofClass: Int.self, forKey: "array") == [1, 2, 3])
-            #expect(coder.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: String.self, forKey: "dictionary") == ["a": "b"])
+            #expect(
+                coder.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: String.self, forKey: "dictionary")
+                    == ["a": "b"])
             #expect(coder.error == nil)
             #expect(Set(coder.allKeys).count == 24)
         }
@@ -152,7 +155,9 @@ struct DecoderAPITests {
         }
         #expect(error?.code == .typeMismatch)
         #expect(error?.keyPath == "root")
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: [Int].self, from: KeyedArchiver.archivedData(withRootObject: [String]())) == [])
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(
+                ofClass: [Int].self, from: KeyedArchiver.archivedData(withRootObject: [String]())) == [])
     }
 
     @Test func absentOrNilRootIsNil() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import KeyedArchive
 
 /// Foundation's `NSKeyedArchiver` on this machine as the peer: the same graph archived

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import KeyedArchive
 
 /// Archives built to break an unarchiver: each gives a typed error (or, where the graph
@@ -8,7 +9,9 @@ import Testing
 struct HostileArchiveTests {
     typealias B = ArchiveBuilder
 
-    func code(_ bytes: [UInt8], limits: PropertyListLimits = .default, _ decode: (KeyedDecoder) throws -> Void) -> KeyedArchiveError.Code? {
+    func code(_ bytes: [UInt8], limits: PropertyListLimits = .default, _ decode: (KeyedDecoder) throws -> Void)
+        -> KeyedArchiveError.Code?
+    {
         do {
             try decode(try KeyedDecoder(bytes: bytes, limits: limits))
             return nil
@@ -58,7 +61,8 @@ struct HostileArchiveTests {
     @Test func typedObjectReachingItselfIsACycle() {
         // 1 = Node(next: 2), 2 = Node(next: 1).
         let bytes = B.archive([
-            "$null", ["$class": B.uid(3), "value": 1, "next": B.uid(2)], ["$class": B.uid(3), "value": 2, "next": B.uid(1)],
+            "$null", ["$class": B.uid(3), "value": 1, "next": B.uid(2)],
+            ["$class": B.uid(3), "value": 2, "next": B.uid(1)],
             B.classEntry(Node.archiveClassName),
         ])
         #expect(code(bytes) { _ = try $0.decode(Node.self, forKey: "root") } == .cycle)
@@ -101,7 +105,9 @@ struct HostileArchiveTests {
 
     @Test func hundredThousandNestedObjectsHitTheDepthLimit() {
         var objects: [PropertyListValue] = ["$null"]
-        for index in 1...100_000 { objects.append(["$class": B.uid(100_001), "value": 1, "next": B.uid(index == 100_000 ? 0 : index + 1)]) }
+        for index in 1...100_000 {
+            objects.append(["$class": B.uid(100_001), "value": 1, "next": B.uid(index == 100_000 ? 0 : index + 1)])
+        }
         objects.append(B.classEntry(Node.archiveClassName))
         let bytes = B.archive(objects)
         #expect(code(bytes) { _ = try $0.decode(Node.self, forKey: "root") } == .limitExceeded)
@@ -112,16 +118,22 @@ struct HostileArchiveTests {
     @Test func hundredThousandNestedURLBasesHitTheDepthLimit() {
         var objects: [PropertyListValue] = ["$null", "x"]
         for index in 2...100_001 {
-            objects.append(["$class": B.uid(100_002), "NS.relative": B.uid(1), "NS.base": B.uid(index == 100_001 ? 0 : index + 1)])
+            objects.append([
+                "$class": B.uid(100_002), "NS.relative": B.uid(1), "NS.base": B.uid(index == 100_001 ? 0 : index + 1),
+            ])
         }
         objects.append(B.classEntry("NSURL"))
-        #expect(code(B.archive(objects, top: ["root": B.uid(2)])) { _ = try $0.decode(URL.self, forKey: "root") } == .limitExceeded)
+        #expect(
+            code(B.archive(objects, top: ["root": B.uid(2)])) { _ = try $0.decode(URL.self, forKey: "root") }
+                == .limitExceeded)
     }
 
     @Test func legitimateNestingAtTheDepthLimitDecodes() throws {
         // 200 nested arrays: within the default limit of 256, and the test thread's stack.
         var objects: [PropertyListValue] = ["$null"]
-        for index in 1...200 { objects.append(["$class": B.uid(201), "NS.objects": index == 200 ? [] : [B.uid(index + 1)]]) }
+        for index in 1...200 {
+            objects.append(["$class": B.uid(201), "NS.objects": index == 200 ? [] : [B.uid(index + 1)]])
+        }
         objects.append(B.classEntry("NSArray"))
         let value = try KeyedUnarchiver.unarchivedObject(ofClass: PropertyListValue.self, from: B.archive(objects))
         var depth = 0
@@ -136,7 +148,9 @@ struct HostileArchiveTests {
     @Test func fanOutIsDecodedOnceAndCountedWhenWalked() throws {
         // 60 levels of [previous, previous]: 2^60 paths, 61 objects.
         var objects: [PropertyListValue] = ["$null", "leaf"]
-        for index in 2...61 { objects.append(["$class": B.uid(62), "NS.objects": [B.uid(index - 1), B.uid(index - 1)]]) }
+        for index in 2...61 {
+            objects.append(["$class": B.uid(62), "NS.objects": [B.uid(index - 1), B.uid(index - 1)]])
+        }
         objects.append(B.classEntry("NSArray"))
         let bytes = B.archive(objects, top: ["root": B.uid(61)])
         // The unarchiver decodes each object once; Swift arrays share the repeated halves.
@@ -145,7 +159,9 @@ struct HostileArchiveTests {
         // A Decodable walk visits every path, so it is stopped by the value budget (kept
         // small here so the debug build gets there fast).
         let limits = PropertyListLimits(maxObjectCount: 100_000)
-        #expect(code(bytes, limits: limits) { _ = try $0.decodeTopLevelDecodable(Tree.self, forKey: "root") } == .limitExceeded)
+        #expect(
+            code(bytes, limits: limits) { _ = try $0.decodeTopLevelDecodable(Tree.self, forKey: "root") }
+                == .limitExceeded)
     }
 
     indirect enum Tree: Decodable {
@@ -165,7 +181,9 @@ struct HostileArchiveTests {
     @Test func valueAndByteLimitsApplyToTheWholeArchive() {
         let strings: [PropertyListValue] = (0..<1_000).map { .string("string number \($0)") }
         let bytes = B.archive(
-            ["$null", ["$class": B.uid(1_002), "NS.objects": .array((2..<1_002).map { B.uid($0) })]] + strings + [B.classEntry("NSArray")])
+            ["$null", ["$class": B.uid(1_002), "NS.objects": .array((2..<1_002).map { B.uid($0) })]] + strings + [
+                B.classEntry("NSArray")
+            ])
         #expect(genericCode(bytes) == nil)
         #expect(genericCode(bytes, limits: PropertyListLimits(maxObjectCount: 500)) == .limitExceeded)
         #expect(genericCode(bytes, limits: PropertyListLimits(maxByteCount: 5_000)) == .limitExceeded)
@@ -198,27 +216,58 @@ struct HostileArchiveTests {
 
     // MARK: Class-table lies
 
-    @Test(arguments: [
-        ("$class is a string", ["$null", ["$class": B.uid(2)], "NSArray"], KeyedArchiveError.Code.invalidClassTable),
-        ("$class is an object", ["$null", ["$class": B.uid(2)], ["$class": B.uid(1)]], .invalidClassTable),
-        ("$class is itself", ["$null", ["$class": B.uid(1)]], .invalidClassTable),
-        ("$class is $null", ["$null", ["$class": B.uid(0)]], .invalidClassTable),
-        ("$class is inline", ["$null", ["$class": "NSArray"]], .invalidClassTable),
-        ("$classname is a number", ["$null", ["$class": B.uid(2)], ["$classname": 5]], .invalidClassTable),
-        ("$classes is a string", ["$null", ["$class": B.uid(2)], ["$classname": "X", "$classes": "X"]], .invalidClassTable),
-        ("$classes holds a number", ["$null", ["$class": B.uid(2)], ["$classname": "X", "$classes": [1]]], .invalidClassTable),
-        ("no $class", ["$null", ["name": "x"]], .invalidObject),
-        ("NSArray without NS.objects", ["$null", ["$class": B.uid(2)], B.classEntry("NSArray")], .invalidObject),
-        ("NSArray holding a string", ["$null", ["$class": B.uid(2), "NS.objects": "x"], B.classEntry("NSArray")], .invalidObject),
-        ("NSArray holding nil", ["$null", ["$class": B.uid(2), "NS.objects": [B.uid(0)]], B.classEntry("NSArray")], .invalidObject),
-        ("NSDictionary of 1 key, 0 objects",
-         ["$null", ["$class": B.uid(2), "NS.keys": [B.uid(3)], "NS.objects": []], B.classEntry("NSDictionary"), "k"], .invalidObject),
-        ("NSDate with a string time", ["$null", ["$class": B.uid(2), "NS.time": "now"], B.classEntry("NSDate")], .invalidObject),
-        ("NSUUID of 3 bytes", ["$null", ["$class": B.uid(2), "NS.uuidbytes": .data(Data([1, 2, 3]))], B.classEntry("NSUUID")], .invalidObject),
-        ("NSURL without NS.relative", ["$null", ["$class": B.uid(2)], B.classEntry("NSURL")], .invalidObject),
-        ("NSString without NS.string", ["$null", ["$class": B.uid(2)], B.classEntry("NSMutableString")], .invalidObject),
-        ("NSData without bytes", ["$null", ["$class": B.uid(2)], B.classEntry("NSMutableData")], .invalidObject),
-    ] as [(String, [PropertyListValue], KeyedArchiveError.Code)])
+    @Test(
+        arguments: [
+            (
+                "$class is a string", ["$null", ["$class": B.uid(2)], "NSArray"],
+                KeyedArchiveError.Code.invalidClassTable
+            ),
+            ("$class is an object", ["$null", ["$class": B.uid(2)], ["$class": B.uid(1)]], .invalidClassTable),
+            ("$class is itself", ["$null", ["$class": B.uid(1)]], .invalidClassTable),
+            ("$class is $null", ["$null", ["$class": B.uid(0)]], .invalidClassTable),
+            ("$class is inline", ["$null", ["$class": "NSArray"]], .invalidClassTable),
+            ("$classname is a number", ["$null", ["$class": B.uid(2)], ["$classname": 5]], .invalidClassTable),
+            (
+                "$classes is a string", ["$null", ["$class": B.uid(2)], ["$classname": "X", "$classes": "X"]],
+                .invalidClassTable
+            ),
+            (
+                "$classes holds a number", ["$null", ["$class": B.uid(2)], ["$classname": "X", "$classes": [1]]],
+                .invalidClassTable
+            ),
+            ("no $class", ["$null", ["name": "x"]], .invalidObject),
+            ("NSArray without NS.objects", ["$null", ["$class": B.uid(2)], B.classEntry("NSArray")], .invalidObject),
+            (
+                "NSArray holding a string",
+                ["$null", ["$class": B.uid(2), "NS.objects": "x"], B.classEntry("NSArray")], .invalidObject
+            ),
+            (
+                "NSArray holding nil",
+                ["$null", ["$class": B.uid(2), "NS.objects": [B.uid(0)]], B.classEntry("NSArray")], .invalidObject
+            ),
+            (
+                "NSDictionary of 1 key, 0 objects",
+                [
+                    "$null", ["$class": B.uid(2), "NS.keys": [B.uid(3)], "NS.objects": []],
+                    B.classEntry("NSDictionary"), "k",
+                ], .invalidObject
+            ),
+            (
+                "NSDate with a string time",
+                ["$null", ["$class": B.uid(2), "NS.time": "now"], B.classEntry("NSDate")], .invalidObject
+            ),
+            (
+                "NSUUID of 3 bytes",
+                ["$null", ["$class": B.uid(2), "NS.uuidbytes": .data(Data([1, 2, 3]))], B.classEntry("NSUUID")],
+                .invalidObject
+            ),
+            ("NSURL without NS.relative", ["$null", ["$class": B.uid(2)], B.classEntry("NSURL")], .invalidObject),
+            (
+                "NSString without NS.string", ["$null", ["$class": B.uid(2)], B.classEntry("NSMutableString")],
+                .invalidObject
+            ),
+            ("NSData without bytes", ["$null", ["$class": B.uid(2)], B.classEntry("NSMutableData")], .invalidObject),
+        ] as [(String, [PropertyListValue], KeyedArchiveError.Code)])
     func classTableLie(_ name: String, _ objects: [PropertyListValue], _ expected: KeyedArchiveError.Code) {
         #expect(genericCode(B.archive(objects)) == expected, "\(name)")
     }
@@ -237,7 +286,9 @@ struct HostileArchiveTests {
     // MARK: Secure decoding
 
     @Test func classOfThisProcessThatWasNotAllowedIsRefused() throws {
-        let data = try KeyedArchiver.archivedData(withRootObject: [Asset(label: "a"), Camera(label: "c", megapixels: 1)])
+        let data = try KeyedArchiver.archivedData(withRootObject: [
+            Asset(label: "a"), Camera(label: "c", megapixels: 1),
+        ])
         // Asset is allowed by the request; Camera exists but nobody allowed it.
         let error = #expect(throws: KeyedArchiveError.self) {
             _ = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Asset.self, from: data)
@@ -249,11 +300,16 @@ struct HostileArchiveTests {
         #expect(code([UInt8](data)) { _ = try $0.decodeTopLevelObject(forKey: "root") } == .classNotAllowed)
         // With generic objects on, the data is readable without running the class's code.
         let top = try KeyedUnarchiver.unarchivedTopLevelObjects(from: data)
-        #expect((top.first?.value as? [Any])?.compactMap { ($0 as? ArchivedObject)?.className } == [Asset.archiveClassName, Camera.archiveClassName])
+        #expect(
+            (top.first?.value as? [Any])?.compactMap { ($0 as? ArchivedObject)?.className } == [
+                Asset.archiveClassName, Camera.archiveClassName,
+            ])
     }
 
     @Test func unknownClassIsReportedByName() {
-        let bytes = B.archive(["$null", ["$class": B.uid(2)], B.classEntry("Evil.Payload", ["Evil.Payload", "NSObject"])])
+        let bytes = B.archive([
+            "$null", ["$class": B.uid(2)], B.classEntry("Evil.Payload", ["Evil.Payload", "NSObject"]),
+        ])
         let decoder = try? KeyedDecoder(bytes: bytes)
         decoder?.requiresSecureCoding = false
         #expect(throws: KeyedArchiveError.self) { try decoder?.decodeTopLevelObject(forKey: "root") }

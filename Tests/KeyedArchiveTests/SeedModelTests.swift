@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import KeyedArchive
 
 /// The seeds' models, written in the seeds' style, round-trip; so do the patterns the
@@ -54,7 +55,9 @@ struct SeedModelTests {
         let data = try KeyedArchiver.archivedData(withRootObject: assets)
 
         let tree = try PropertyListReader().read(data)
-        let classNames = tree["$objects"]?.arrayValue?.compactMap { $0["$classes"]?.arrayValue?.compactMap(\.stringValue) }
+        let classNames = tree["$objects"]?.arrayValue?.compactMap {
+            $0["$classes"]?.arrayValue?.compactMap(\.stringValue)
+        }
         #expect(classNames?.contains([Camera.archiveClassName, Asset.archiveClassName, "NSObject"]) == true)
 
         let decoder = try KeyedDecoder(forReadingFrom: data)
@@ -80,7 +83,8 @@ struct SeedModelTests {
     }
 
     @Test func parentPointersComeBackThroughBackReferences() throws {
-        let root = Folder(name: "root", children: [Folder(name: "a", children: [Folder(name: "a1")]), Folder(name: "b")])
+        let root = Folder(
+            name: "root", children: [Folder(name: "a", children: [Folder(name: "a1")]), Folder(name: "b")])
         let data = try KeyedArchiver.archivedData(withRootObject: root)
         let decoded = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: Folder.self, from: data))
         #expect(decoded.parent == nil)
@@ -104,7 +108,8 @@ struct SeedModelTests {
     @Test func classVersionsLetNewCodeReadOldArchives() throws {
         let old = try KeyedArchiver.archivedData(withRootObject: PriceTagV1(price: 7))
         let renamed = try Self.renamingClass(in: old, from: PriceTagV1.archiveClassName, to: PriceTag.archiveClassName)
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: PriceTag.self, from: renamed) == PriceTag(valueInDollars: 7))
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClass: PriceTag.self, from: renamed) == PriceTag(valueInDollars: 7))
 
         let new = try KeyedArchiver.archivedData(withRootObject: PriceTag(valueInDollars: 9))
         let classEntry = try PropertyListReader().read(new)["$objects"]?.arrayValue?.first { $0["$classname"] != nil }

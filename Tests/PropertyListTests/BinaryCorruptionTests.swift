@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// One test per kind of corruption, each on bytes written out here.
@@ -120,7 +121,9 @@ struct BinaryCorruptionTests {
             }
             let clean = [UInt8](repeating: UInt8(ascii: "a"), count: length)
             let marker: [UInt8] = length < 15 ? [0x50 | UInt8(length)] : [0x5F, 0x10, UInt8(length)]
-            #expect(code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x01], marker + clean])) == nil, "clean string of \(length)")
+            #expect(
+                code(of: BinaryPlistBytes.build(objects: [[0xA1, 0x01], marker + clean])) == nil,
+                "clean string of \(length)")
         }
     }
 
@@ -167,7 +170,8 @@ struct BinaryCorruptionTests {
 
     @Test func nonStringDictionaryKey() {
         // {1: true}
-        #expect(code(of: BinaryPlistBytes.build(objects: [[0xD1, 0x01, 0x02], [0x10, 0x01], [0x09]])) == .invalidObject)
+        #expect(
+            code(of: BinaryPlistBytes.build(objects: [[0xD1, 0x01, 0x02], [0x10, 0x01], [0x09]])) == .invalidObject)
     }
 
     @Test func unknownAndUnsupportedMarkers() {
@@ -207,7 +211,8 @@ struct BinaryCorruptionTests {
     @Test func sharedStringCountsTowardsTheByteLimit() {
         // 300 references to one 14-byte string: 4,200 bytes reached.
         let references = [UInt8](repeating: 1, count: 300)
-        let bytes = BinaryPlistBytes.build(objects: [[0xAF, 0x11, 0x01, 0x2C] + references, [0x5E] + Array("fourteen bytes".utf8)], offsetSize: 2)
+        let bytes = BinaryPlistBytes.build(
+            objects: [[0xAF, 0x11, 0x01, 0x2C] + references, [0x5E] + Array("fourteen bytes".utf8)], offsetSize: 2)
         #expect(code(of: bytes, limits: PropertyListLimits(maxByteCount: 4_000)) == .limitExceeded)
         #expect(code(of: bytes, limits: PropertyListLimits(maxByteCount: 5_000)) == nil)
     }

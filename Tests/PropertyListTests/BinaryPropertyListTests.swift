@@ -1,12 +1,18 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 struct BinaryPropertyListTests {
-    static let validFiles = Corpus.files(under: "plist/valid").filter { (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
-        + Corpus.files(under: "archives").filter { !$0.contains("malformed") && (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
-    static let invalidFiles = Corpus.files(under: "plist/invalid").filter { (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
+    static let validFiles =
+        Corpus.files(under: "plist/valid").filter { (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true }
+        + Corpus.files(under: "archives").filter {
+            !$0.contains("malformed") && (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true
+        }
+    static let invalidFiles = Corpus.files(under: "plist/invalid").filter {
+        (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true
+    }
 
     @Test func corpusHasBinaryFiles() {
         guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
@@ -59,7 +65,9 @@ struct BinaryPropertyListTests {
     }
 
     @Test func randomAccessReadsOneObjectWithoutTheTree() throws {
-        let bytes = try PropertyListWriter.binary.write(["$objects": ["$null", ["name": "x"]], "$top": ["root": .uid(PropertyListUID(1))]])
+        let bytes = try PropertyListWriter.binary.write([
+            "$objects": ["$null", ["name": "x"]], "$top": ["root": .uid(PropertyListUID(1))],
+        ])
         let plist = try BinaryPropertyList(bytes: bytes)
         guard case .dictionary(let keys, let values) = try plist.object(at: plist.topObjectIndex) else {
             Issue.record("top object is not a dictionary")
@@ -108,7 +116,9 @@ struct BinaryPropertyListTests {
     }
 
     @Test func outputIsDeterministic() throws {
-        let value: PropertyListValue = ["b": [1, 2], "a": ["x": "y"], "c": .date(Date(timeIntervalSinceReferenceDate: 0))]
+        let value: PropertyListValue = [
+            "b": [1, 2], "a": ["x": "y"], "c": .date(Date(timeIntervalSinceReferenceDate: 0)),
+        ]
         #expect(try PropertyListWriter.binary.write(value) == PropertyListWriter.binary.write(value))
     }
 }

@@ -1,5 +1,6 @@
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// Dictionaries read from a binary plist share storage blocks when their values hold no
@@ -36,7 +37,8 @@ struct DictionaryStorageTests {
 
     @Test func aLargeReadDictionaryKeepsItsIndexThroughCopiesAndRemovals() throws {
         let pairs = (0..<40).map { ("key \($0)", PropertyListValue.integer(Int64($0))) }
-        let back = try PropertyListReader().read(PropertyListWriter.binary.write(.dictionary(PropertyListDictionary(pairs))))
+        let back = try PropertyListReader().read(
+            PropertyListWriter.binary.write(.dictionary(PropertyListDictionary(pairs))))
         var shrinking = try #require(back.dictionaryValue)
         let original = shrinking
         for i in 0..<35 { shrinking["key \(i)"] = nil }
@@ -105,7 +107,8 @@ struct DictionaryStorageTests {
         let read = try #require(elements[1].dictionaryValue)
         #expect(read.count == large.count)
         #expect(read.keys == large.keys)
-        #expect(read["key \(EntryArena.largestBlockCapacity + 9)"] == .integer(Int64(EntryArena.largestBlockCapacity + 9)))
+        #expect(
+            read["key \(EntryArena.largestBlockCapacity + 9)"] == .integer(Int64(EntryArena.largestBlockCapacity + 9)))
     }
 
     @Test func removingEveryEntryOfAReadDictionaryEmptiesOnlyIt() throws {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// The JSON reader and writer, checked against libplist's reference renderings and,
@@ -45,7 +46,9 @@ struct JSONPropertyListTests {
         #expect(try read(try write(value)) == value)
     }
 
-    static let invalidFuzzInputs = Corpus.files(under: "plist/invalid/libplist-fuzz-crashes").filter { $0.contains("/jplist-") }
+    static let invalidFuzzInputs = Corpus.files(under: "plist/invalid/libplist-fuzz-crashes").filter {
+        $0.contains("/jplist-")
+    }
 
     @Test(arguments: invalidFuzzInputs)
     func fuzzerCrashInputIsRejected(_ path: String) throws {
@@ -71,16 +74,19 @@ struct JSONPropertyListTests {
         let texts = [
             "0", "-0", "-0.0", "1", "-1", "9223372036854775807", "9223372036854775808", "-9223372036854775808",
             "-9223372036854775809", "18446744073709551615", "18446744073709551616", "123456789012345678901234567890",
-            "1" + String(repeating: "0", count: 400), "1e400", "-1e400", "1e-400", "1e999999999999", "0.1", "1.7976931348623157e308",
+            "1" + String(repeating: "0", count: 400), "1e400", "-1e400", "1e-400", "1e999999999999", "0.1",
+            "1.7976931348623157e308",
             "1.7976931348623159e308", "4.9e-324", "2e-324", "2.2250738585072011e-308", "2.2250738585072012e-308",
             "9007199254740993", "9007199254740993.0", "1.00000000000000011102230246251565404236316680908203125",
-            "1E2", "1e+2", "1.5e-3", "0.30000000000000004", "01", "-01", "00", "1.", ".5", "+1", "-", "1e", "1e+", "1.e5",
+            "1E2", "1e+2", "1.5e-3", "0.30000000000000004", "01", "-01", "00", "1.", ".5", "+1", "-", "1e", "1e+",
+            "1.e5",
             "0x10", "NaN", "Infinity", "-Infinity", "1 2", "",
             #""""#, #""\u0000""#, #""\ud83d\ude00""#, #""\uD83D""#, #""\ude00""#, #""\ud83d\u0041""#, #""\ud83dx""#,
             #""\ud83d\ud83d\ude00""#, #""\/""#, #""\b\f\n\r\t\"\\""#, #""\x""#, #""\u12""#, #""\u12G4""#, #""\U0041""#,
             "\"tab\there\"", "\"del\u{7F}\"", "\"é日本😀\"", "\"\u{2028}\"", #""abc"#, #""\"#, "'single'",
             "[]", "{}", "[1,]", #"{"a":1,}"#, "[,1]", #"{"a" 1}"#, #"{"a":}"#, "{1:2}", "{'a':1}", #"{"a":1,"a":2}"#,
-            #"{"a":1,"b":2,"a":3}"#, "[[[]]]", " \t\r\n[ 1 , 2 ]\n", "[1 2]", "[1,,2]", #"{"a":1 "b":2}"#, "[", "]", "[1",
+            #"{"a":1,"b":2,"a":3}"#, "[[[]]]", " \t\r\n[ 1 , 2 ]\n", "[1 2]", "[1,,2]", #"{"a":1 "b":2}"#, "[", "]",
+            "[1",
             #"{"a""#, #"{"a":1"#, "[true,false]", "[tru]", "truex", "[null]", "null", #"{"a":null}"#, "nul",
             "// c\n1", "/* c */ 1", "\u{0B}1", "\u{0C}1", "1\u{A0}", "[1]x", #"{"":""}"#, #"{"a":{"b":{"c":[{}]}}}"#,
         ]
@@ -141,12 +147,13 @@ struct JSONPropertyListTests {
                 let ours = canonical(try read(bytes))
                 #expect(ours == String(python), "\(label): we read \(ours), Python \(python)")
             } catch {
-                let expected: Set<PropertyListError.Code> = switch python {
-                case "ERR:syntax": [.syntaxError, .truncated]
-                case "ERR:string": [.invalidString]
-                case "ERR:null", "ERR:range": [.invalidObject]
-                default: []
-                }
+                let expected: Set<PropertyListError.Code> =
+                    switch python {
+                    case "ERR:syntax": [.syntaxError, .truncated]
+                    case "ERR:string": [.invalidString]
+                    case "ERR:null", "ERR:range": [.invalidObject]
+                    default: []
+                    }
                 #expect(
                     isFuzzInput ? python.hasPrefix("ERR:") : expected.contains(error.code),
                     "\(label): we fail with \(error), Python reads \(python)")
@@ -157,9 +164,13 @@ struct JSONPropertyListTests {
     @Test(.enabled(if: Python.path != nil, "python3 is not installed: no peer to compare with"))
     func writerOutputIsWhatPythonWouldWrite() throws {
         let value: PropertyListValue = [
-            "zeta": "quote\" backslash\\ slash/ controls\u{0}\u{1}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F} del\u{7F} ünï 😀 \u{2028}",
+            "zeta":
+                "quote\" backslash\\ slash/ controls\u{0}\u{1}\u{8}\u{9}\u{A}\u{C}\u{D}\u{1F} del\u{7F} ünï 😀 \u{2028}",
             "alpha": [0, -1, .integer(.min), .integer(.max), .unsignedInteger(.max), true, false],
-            "Reals": [0.1, -0.0, 1e-05, 1e16, 1e15, 123456789.125, .real(.leastNonzeroMagnitude), 1.7976931348623157e308, 2.5e-7, .float(0.1)],
+            "Reals": [
+                0.1, -0.0, 1e-05, 1e16, 1e15, 123456789.125, .real(.leastNonzeroMagnitude), 1.7976931348623157e308,
+                2.5e-7, .float(0.1),
+            ],
             "émile": ["nested": [:], "list": []],
             "": "empty key",
         ]
@@ -186,8 +197,12 @@ struct JSONPropertyListTests {
     // MARK: Constructs
 
     @Test func scalarsAndContainers() throws {
-        let value = try read(#" {"s": "x", "i": -42, "u": 18446744073709551615, "r": 2.5e3, "t": true, "f": false, "a": [], "o": {}} "#)
-        #expect(value == ["s": "x", "i": -42, "u": .unsignedInteger(.max), "r": 2500.0, "t": true, "f": false, "a": [], "o": [:]])
+        let value = try read(
+            #" {"s": "x", "i": -42, "u": 18446744073709551615, "r": 2.5e3, "t": true, "f": false, "a": [], "o": {}} "#)
+        #expect(
+            value == [
+                "s": "x", "i": -42, "u": .unsignedInteger(.max), "r": 2500.0, "t": true, "f": false, "a": [], "o": [:],
+            ])
         #expect(value.dictionaryValue?.keys == ["s", "i", "u", "r", "t", "f", "a", "o"])
         // A number with a fraction or exponent is a real even when whole.
         #expect(try read("[1.0, 1e0]") == [.real(1), .real(1)])
@@ -287,7 +302,9 @@ struct JSONPropertyListTests {
         let error = #expect(throws: PropertyListError.self) { try read(deep) }
         #expect(error?.code == .limitExceeded)
         #expect(error?.column == PropertyListLimits.default.maxDepth + 1)
-        let truncated = #expect(throws: PropertyListError.self) { try read(deep, limits: PropertyListLimits(maxDepth: .max)) }
+        let truncated = #expect(throws: PropertyListError.self) {
+            try read(deep, limits: PropertyListLimits(maxDepth: .max))
+        }
         #expect(truncated?.code == .truncated)
         #expect(try read("[[[1]]]", limits: PropertyListLimits(maxDepth: 3)) == [[[1]]])
         #expect(throws: PropertyListError.self) { try read(#"[{"a":[1]}]"#, limits: PropertyListLimits(maxDepth: 2)) }
@@ -296,10 +313,14 @@ struct JSONPropertyListTests {
     @Test func objectAndByteCountLimits() throws {
         // The object, its key, the array and its two numbers: five values.
         #expect(try read(#"{"k":[1,2]}"#, limits: PropertyListLimits(maxObjectCount: 5)) == ["k": [1, 2]])
-        let objects = #expect(throws: PropertyListError.self) { try read(#"{"k":[1,2]}"#, limits: PropertyListLimits(maxObjectCount: 4)) }
+        let objects = #expect(throws: PropertyListError.self) {
+            try read(#"{"k":[1,2]}"#, limits: PropertyListLimits(maxObjectCount: 4))
+        }
         #expect(objects?.code == .limitExceeded)
         #expect(try read(#"{"ab":"cde"}"#, limits: PropertyListLimits(maxByteCount: 5)) == ["ab": "cde"])
-        let bytes = #expect(throws: PropertyListError.self) { try read(#"{"ab":"cdef"}"#, limits: PropertyListLimits(maxByteCount: 5)) }
+        let bytes = #expect(throws: PropertyListError.self) {
+            try read(#"{"ab":"cdef"}"#, limits: PropertyListLimits(maxByteCount: 5))
+        }
         #expect(bytes?.code == .limitExceeded)
     }
 
@@ -314,7 +335,10 @@ struct JSONPropertyListTests {
         #expect(sorted == #"{"a":{},"b":[1,"two"],"c":[]}"#)
     }
 
-    @Test(arguments: [0.1, -0.0, 1.0 / 3, 1e-7, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 0x1p53 + 2, 1e16, -123.456e-78])
+    @Test(arguments: [
+        0.1, -0.0, 1.0 / 3, 1e-7, .leastNonzeroMagnitude, .leastNormalMagnitude, .greatestFiniteMagnitude, 0x1p53 + 2,
+        1e16, -123.456e-78,
+    ])
     func realsRoundTripExactly(_ real: Double) throws {
         let back = try read(try write([.real(real)]))
         #expect(back.arrayValue?.first?.doubleValue?.bitPattern == real.bitPattern)
@@ -333,7 +357,9 @@ struct JSONPropertyListTests {
 
     @Test func dataDatesAndUIDsAreRefusedByDefaultWithTheirKeyPath() throws {
         let date = Date(timeIntervalSince1970: 1_700_000_000)
-        for (value, kind) in [(PropertyListValue.data(Data([1])), "data"), (.date(date), "date"), (.uid(PropertyListUID(3)), "UID")] {
+        for (value, kind) in [
+            (PropertyListValue.data(Data([1])), "data"), (.date(date), "date"), (.uid(PropertyListUID(3)), "UID"),
+        ] {
             let error = #expect(throws: PropertyListError.self) { try write(["items": [1, ["v": value]]]) }
             #expect(error?.code == .unsupportedValue)
             #expect(error?.keyPath == "items[1].v")
@@ -342,11 +368,16 @@ struct JSONPropertyListTests {
     }
 
     @Test func dataDatesAndUIDsRenderAsOptionsSay() throws {
-        let value: PropertyListValue = [.data(Data("hello".utf8)), .date(Date(timeIntervalSince1970: 1_700_000_000.5)), .uid(PropertyListUID(3))]
+        let value: PropertyListValue = [
+            .data(Data("hello".utf8)), .date(Date(timeIntervalSince1970: 1_700_000_000.5)), .uid(PropertyListUID(3)),
+        ]
         let iso = JSONWritingOptions(data: .base64, date: .iso8601, uid: .dictionary)
-        #expect(String(decoding: try write(value, iso), as: UTF8.self) == #"["aGVsbG8=","2023-11-14T22:13:20Z",{"CF$UID":3}]"#)
+        #expect(
+            String(decoding: try write(value, iso), as: UTF8.self)
+                == #"["aGVsbG8=","2023-11-14T22:13:20Z",{"CF$UID":3}]"#)
         let seconds = JSONWritingOptions(data: .base64, date: .secondsSince1970, uid: .dictionary)
-        #expect(String(decoding: try write(value, seconds), as: UTF8.self) == #"["aGVsbG8=",1700000000.5,{"CF$UID":3}]"#)
+        #expect(
+            String(decoding: try write(value, seconds), as: UTF8.self) == #"["aGVsbG8=",1700000000.5,{"CF$UID":3}]"#)
     }
 
     // MARK: UTF-8 validation shared by the text readers
@@ -379,15 +410,21 @@ struct JSONPropertyListTests {
 
     // MARK: Helpers
 
-    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try PropertyListReader(limits: limits).read(bytes, as: .json)
     }
 
-    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try read(Array(text.utf8), limits: limits)
     }
 
-    private func write(_ value: PropertyListValue, _ options: JSONWritingOptions = .init()) throws(PropertyListError) -> [UInt8] {
+    private func write(_ value: PropertyListValue, _ options: JSONWritingOptions = .init()) throws(PropertyListError)
+        -> [UInt8]
+    {
         try PropertyListWriter(format: .json, jsonOptions: options).write(value)
     }
 
@@ -421,7 +458,8 @@ enum Python {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: try #require(path))
         process.arguments = ["-c", script]
-        let stdin = Pipe(), stdout = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         try process.run()

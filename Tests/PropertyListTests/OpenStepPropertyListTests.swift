@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// The OpenStep reader and writer, checked against the corpus, hand-read files and
@@ -48,7 +49,9 @@ struct OpenStepPropertyListTests {
         let expected: PropertyListValue = [
             "AnimalColors": ["lamb": "black", "pig": "pink", "worm": "pink"],
             "AnimalSmells": ["lamb": "lambish", "pig": "piggish", "worm": "wormy"],
-            "AnimalSounds": ["Lisa": "Why is the worm talking like a lamb?", "lamb": "baa", "pig": "oink", "worm": "baa"],
+            "AnimalSounds": [
+                "Lisa": "Why is the worm talking like a lamb?", "lamb": "baa", "pig": "oink", "worm": "baa",
+            ],
         ]
         #expect(try read(try Corpus.bytes("plist/valid/rust-plist/ascii-animals.plist")) == expected)
     }
@@ -97,7 +100,8 @@ struct OpenStepPropertyListTests {
     // MARK: Constructs
 
     @Test func dictionaryArrayDataAndStrings() throws {
-        let value = try read("{ name = Spork; \"tags\" = ( a, 'b c', ); blob = <0fbd 7778\n 0A>; empty = (); none = {}; }")
+        let value = try read(
+            "{ name = Spork; \"tags\" = ( a, 'b c', ); blob = <0fbd 7778\n 0A>; empty = (); none = {}; }")
         let expected: PropertyListValue = [
             "name": "Spork", "tags": ["a", "b c"], "blob": .data(Data([0x0F, 0xBD, 0x77, 0x78, 0x0A])),
             "empty": [], "none": [:],
@@ -198,36 +202,64 @@ struct OpenStepPropertyListTests {
     static let malformed: [Malformed] = [
         Malformed(name: "entry without ';'", bytes: Array("{ a = b }".utf8), code: .syntaxError, line: 1, column: 9),
         Malformed(name: "array without ','", bytes: Array("(a b)".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(name: "array with an empty element", bytes: Array("(a,,)".utf8), code: .syntaxError, line: 1, column: 4),
+        Malformed(
+            name: "array with an empty element", bytes: Array("(a,,)".utf8), code: .syntaxError, line: 1, column: 4),
         Malformed(name: "array of only a comma", bytes: Array("(,)".utf8), code: .syntaxError, line: 1, column: 2),
-        Malformed(name: "dictionary key missing", bytes: Array("{\n  = b; }".utf8), code: .syntaxError, line: 2, column: 3),
-        Malformed(name: "dictionary key not a string", bytes: Array("{ (a) = b; }".utf8), code: .syntaxError, line: 1, column: 3),
-        Malformed(name: "dictionary value missing", bytes: Array("{ a = ; }".utf8), code: .syntaxError, line: 1, column: 7),
-        Malformed(name: "neither '=' nor ';' after key", bytes: Array("{ a b; }".utf8), code: .syntaxError, line: 1, column: 5),
-        Malformed(name: "character outside the unquoted set", bytes: Array("(a, +b)".utf8), code: .syntaxError, line: 1, column: 5),
-        Malformed(name: "unterminated quoted string", bytes: Array("(\n\"abc".utf8), code: .truncated, line: 2, column: 1),
-        Malformed(name: "backslash at end of input", bytes: Array("\"abc\\".utf8), code: .truncated, line: 1, column: 1),
+        Malformed(
+            name: "dictionary key missing", bytes: Array("{\n  = b; }".utf8), code: .syntaxError, line: 2, column: 3),
+        Malformed(
+            name: "dictionary key not a string", bytes: Array("{ (a) = b; }".utf8), code: .syntaxError, line: 1,
+            column: 3),
+        Malformed(
+            name: "dictionary value missing", bytes: Array("{ a = ; }".utf8), code: .syntaxError, line: 1, column: 7),
+        Malformed(
+            name: "neither '=' nor ';' after key", bytes: Array("{ a b; }".utf8), code: .syntaxError, line: 1, column: 5
+        ),
+        Malformed(
+            name: "character outside the unquoted set", bytes: Array("(a, +b)".utf8), code: .syntaxError, line: 1,
+            column: 5),
+        Malformed(
+            name: "unterminated quoted string", bytes: Array("(\n\"abc".utf8), code: .truncated, line: 2, column: 1),
+        Malformed(
+            name: "backslash at end of input", bytes: Array("\"abc\\".utf8), code: .truncated, line: 1, column: 1),
         Malformed(name: "unterminated array", bytes: Array("(a,".utf8), code: .truncated, line: 1, column: 4),
         Malformed(name: "unterminated dictionary", bytes: Array("{ a = b;".utf8), code: .truncated, line: 1, column: 9),
         Malformed(name: "dictionary ends after '='", bytes: Array("{ a =".utf8), code: .truncated, line: 1, column: 6),
         Malformed(name: "unterminated data", bytes: Array("<0fbd".utf8), code: .truncated, line: 1, column: 1),
         Malformed(name: "data with a split byte", bytes: Array("<0 f>".utf8), code: .syntaxError, line: 1, column: 3),
-        Malformed(name: "data with a non-hex character", bytes: Array("<0g>".utf8), code: .syntaxError, line: 1, column: 3),
-        Malformed(name: "data with a vertical tab", bytes: Array("<0f\u{0B}bd>".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(name: "junk after the top-level value", bytes: Array("(a)\n}".utf8), code: .syntaxError, line: 2, column: 1),
-        Malformed(name: "lone slash after the top-level value", bytes: Array("(a)/".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(name: "invalid UTF-8 in a quoted string", bytes: [0x28, 0x22, 0x61, 0xFF, 0x22, 0x29], code: .invalidString, line: 1, column: 2),
-        Malformed(name: "invalid UTF-8 in a comment", bytes: [0x2F, 0x2F, 0xC3, 0x0A, 0x61], code: .invalidString, line: 1, column: 1),
+        Malformed(
+            name: "data with a non-hex character", bytes: Array("<0g>".utf8), code: .syntaxError, line: 1, column: 3),
+        Malformed(
+            name: "data with a vertical tab", bytes: Array("<0f\u{0B}bd>".utf8), code: .syntaxError, line: 1, column: 4),
+        Malformed(
+            name: "junk after the top-level value", bytes: Array("(a)\n}".utf8), code: .syntaxError, line: 2, column: 1),
+        Malformed(
+            name: "lone slash after the top-level value", bytes: Array("(a)/".utf8), code: .syntaxError, line: 1,
+            column: 4),
+        Malformed(
+            name: "invalid UTF-8 in a quoted string", bytes: [0x28, 0x22, 0x61, 0xFF, 0x22, 0x29], code: .invalidString,
+            line: 1, column: 2),
+        Malformed(
+            name: "invalid UTF-8 in a comment", bytes: [0x2F, 0x2F, 0xC3, 0x0A, 0x61], code: .invalidString, line: 1,
+            column: 1),
         Malformed(name: "non-ASCII outside quotes", bytes: Array("(é)".utf8), code: .syntaxError, line: 1, column: 2),
-        Malformed(name: "NUL byte outside quotes", bytes: [0x61, 0x00, 0x3D, 0x62, 0x3B], code: .syntaxError, line: 1, column: 2),
+        Malformed(
+            name: "NUL byte outside quotes", bytes: [0x61, 0x00, 0x3D, 0x62, 0x3B], code: .syntaxError, line: 1,
+            column: 2),
         Malformed(name: "empty input", bytes: [], code: .truncated, line: 1, column: 1),
         Malformed(name: "byte-order mark only", bytes: [0xEF, 0xBB, 0xBF], code: .truncated, line: 1, column: 4),
         // CoreFoundation drops a dangling byte and keeps a lone surrogate (U+FFFD in Swift);
         // a broken encoding is corruption to us, as invalid UTF-8 is to both.
-        Malformed(name: "UTF-16 with an odd byte count", bytes: [0xFF, 0xFE, 0x61, 0x00, 0x62], code: .invalidString, line: 0, column: 0, foundationAccepts: true),
-        Malformed(name: "UTF-16 with a lone surrogate", bytes: [0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00], code: .invalidString, line: 0, column: 0, foundationAccepts: true),
+        Malformed(
+            name: "UTF-16 with an odd byte count", bytes: [0xFF, 0xFE, 0x61, 0x00, 0x62], code: .invalidString, line: 0,
+            column: 0, foundationAccepts: true),
+        Malformed(
+            name: "UTF-16 with a lone surrogate", bytes: [0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00],
+            code: .invalidString, line: 0, column: 0, foundationAccepts: true),
         // CoreFoundation stops at the first thing that is not a key and drops the rest.
-        Malformed(name: "junk after strings-file entries", bytes: Array("a = b;\n} c = d;".utf8), code: .syntaxError, line: 2, column: 1, foundationAccepts: true),
+        Malformed(
+            name: "junk after strings-file entries", bytes: Array("a = b;\n} c = d;".utf8), code: .syntaxError, line: 2,
+            column: 1, foundationAccepts: true),
     ]
 
     @Test(arguments: malformed)
@@ -239,7 +271,8 @@ struct OpenStepPropertyListTests {
             #expect(error?.column == input.column)
         }
         if !input.foundationAccepts {
-            #expect(foundationRead(input.bytes) == nil, "Foundation accepts it, so rejecting it is a policy to document")
+            #expect(
+                foundationRead(input.bytes) == nil, "Foundation accepts it, so rejecting it is a policy to document")
         }
     }
 
@@ -262,16 +295,23 @@ struct OpenStepPropertyListTests {
     @Test func objectCountLimit() throws {
         // An array and three strings are four values; a key is one more.
         #expect(try read("(a, b, c)", limits: PropertyListLimits(maxObjectCount: 4)) == ["a", "b", "c"])
-        let error = #expect(throws: PropertyListError.self) { try read("(a, b, c)", limits: PropertyListLimits(maxObjectCount: 3)) }
+        let error = #expect(throws: PropertyListError.self) {
+            try read("(a, b, c)", limits: PropertyListLimits(maxObjectCount: 3))
+        }
         #expect(error?.code == .limitExceeded)
         #expect(throws: PropertyListError.self) { try read("{k = v;}", limits: PropertyListLimits(maxObjectCount: 2)) }
     }
 
     @Test func byteCountLimit() throws {
-        #expect(try read("(abc, <0102>)", limits: PropertyListLimits(maxByteCount: 5)) == ["abc", .data(Data([1, 2]))])
-        let strings = #expect(throws: PropertyListError.self) { try read("(abc, \"def\")", limits: PropertyListLimits(maxByteCount: 5)) }
+        #expect(
+            try read("(abc, <0102>)", limits: PropertyListLimits(maxByteCount: 5)) == ["abc", .data(Data([1, 2]))])
+        let strings = #expect(throws: PropertyListError.self) {
+            try read("(abc, \"def\")", limits: PropertyListLimits(maxByteCount: 5))
+        }
         #expect(strings?.code == .limitExceeded)
-        let data = #expect(throws: PropertyListError.self) { try read("(abc, <010203>)", limits: PropertyListLimits(maxByteCount: 5)) }
+        let data = #expect(throws: PropertyListError.self) {
+            try read("(abc, <010203>)", limits: PropertyListLimits(maxByteCount: 5))
+        }
         #expect(data?.code == .limitExceeded)
     }
 
@@ -279,10 +319,12 @@ struct OpenStepPropertyListTests {
 
     @Test func writerLayout() throws {
         let value: PropertyListValue = [
-            "name": "Spork", "tags": ["kitchen", "rusty one"], "photo": .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])),
+            "name": "Spork", "tags": ["kitchen", "rusty one"],
+            "photo": .data(Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A])),
             "empty": [], "none": [:],
         ]
-        let expected = "{\n\tname = Spork;\n\ttags = (\n\t\tkitchen,\n\t\t\"rusty one\"\n\t);\n\tphoto = <89504e47 0d0a>;\n\tempty = ();\n\tnone = {};\n}\n"
+        let expected =
+            "{\n\tname = Spork;\n\ttags = (\n\t\tkitchen,\n\t\t\"rusty one\"\n\t);\n\tphoto = <89504e47 0d0a>;\n\tempty = ();\n\tnone = {};\n}\n"
         #expect(String(decoding: try OpenStepPropertyListWriter.write(value), as: UTF8.self) == expected)
     }
 
@@ -294,7 +336,9 @@ struct OpenStepPropertyListTests {
         let value: PropertyListValue = ["key \(string)": [.string(string)]]
         let written = try OpenStepPropertyListWriter.write(value)
         #expect(try read(written) == value)
-        #expect(foundationRead(written) == value, "Foundation reads \(String(decoding: written, as: UTF8.self)) differently")
+        #expect(
+            foundationRead(written) == value, "Foundation reads \(String(decoding: written, as: UTF8.self)) differently"
+        )
     }
 
     @Test func writerRejectsTypesTheFormatLacksWithTheirKeyPath() throws {
@@ -303,7 +347,9 @@ struct OpenStepPropertyListTests {
         let error = #expect(throws: PropertyListError.self) { try OpenStepPropertyListWriter.write(value) }
         #expect(error?.code == .unsupportedValue)
         #expect(error?.keyPath == "items[3].count")
-        for scalar: PropertyListValue in [1, .unsignedInteger(.max), 1.5, .float(2), true, .date(Date()), .uid(PropertyListUID(1))] {
+        for scalar: PropertyListValue in [
+            1, .unsignedInteger(.max), 1.5, .float(2), true, .date(Date()), .uid(PropertyListUID(1)),
+        ] {
             let error = #expect(throws: PropertyListError.self) { try OpenStepPropertyListWriter.write([scalar]) }
             #expect(error?.code == .unsupportedValue)
             #expect(error?.keyPath == "[0]")
@@ -312,11 +358,15 @@ struct OpenStepPropertyListTests {
 
     // MARK: Helpers
 
-    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try PropertyListReader(limits: limits).read(bytes, as: .openStep)
     }
 
-    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try read(Array(text.utf8), limits: limits)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// Every corpus file read by us and by Python's `plistlib`, compared value by value.
@@ -50,7 +51,8 @@ struct PlistlibConformanceTests {
         let sources = Self.folders.flatMap(Corpus.files(under:))
         let readable = try PythonPeer.read(sources.map { Corpus.root!.appendingPathComponent($0).path })
         var written: [String: PropertyListValue] = [:]
-        for (number, path) in sources.enumerated() where (readable[Corpus.root!.appendingPathComponent(path).path] ?? nil) != nil {
+        for (number, path) in sources.enumerated()
+        where (readable[Corpus.root!.appendingPathComponent(path).path] ?? nil) != nil {
             guard let value = try? PropertyListReader().read(try Corpus.bytes(path)) else { continue }
             let file = directory.appendingPathComponent("\(number).bplist").path
             try Data(try PropertyListWriter.binary.write(value)).write(to: URL(fileURLWithPath: file))

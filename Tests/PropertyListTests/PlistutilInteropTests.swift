@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// libplist's `plistutil` reads our binary output: it converts each file to its own

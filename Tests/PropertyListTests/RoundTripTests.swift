@@ -1,12 +1,14 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// Every valid corpus file, whatever its format, read → written in each format → read
 /// again gives an equal value.
 struct RoundTripTests {
-    static let validFiles = Corpus.files(under: "plist/valid") + Corpus.files(under: "archives/apple")
+    static let validFiles =
+        Corpus.files(under: "plist/valid") + Corpus.files(under: "archives/apple")
         + Corpus.files(under: "archives/other")
 
     @Test func corpusIsPresent() {

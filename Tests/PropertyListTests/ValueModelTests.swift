@@ -1,6 +1,7 @@
-import Testing
-@testable import PropertyList
 import Foundation
+import Testing
+
+@testable import PropertyList
 
 struct ValueModelTests {
     @Test func integersCompareNumericallyAcrossSignedness() {

@@ -1,6 +1,7 @@
 import Foundation
 import TestSupport
 import Testing
+
 @testable import PropertyList
 
 /// The XML files of the shared corpus, selected by `MANIFEST.csv`.
@@ -8,7 +9,8 @@ struct XMLCorpusTests {
     /// Paths whose MANIFEST format is `xml` and whose expectation is `status`.
     static func manifestFiles(status: String) -> [String] {
         guard let manifest = try? Corpus.bytes("MANIFEST.csv") else { return [] }
-        return String(decoding: manifest, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().compactMap { line in
+        return String(decoding: manifest, as: UTF8.self).split(whereSeparator: \.isNewline).dropFirst().compactMap {
+            line in
             // file,bytes,format,plistlib,...; the first four fields never hold commas.
             let fields = line.split(separator: ",", maxSplits: 4, omittingEmptySubsequences: false)
             guard fields.count > 3, fields[2] == "xml", fields[3] == status else { return nil }
@@ -16,7 +18,9 @@ struct XMLCorpusTests {
         }
     }
 
-    static let validFiles = manifestFiles(status: "valid").filter { $0.hasPrefix("plist/valid/") || $0.hasPrefix("archives/") }
+    static let validFiles = manifestFiles(status: "valid").filter {
+        $0.hasPrefix("plist/valid/") || $0.hasPrefix("archives/")
+    }
 
     /// Invalid XML files, plus any other file under `plist/invalid/` that starts like XML.
     static let invalidFiles: [String] = {
@@ -67,15 +71,29 @@ struct XMLCorpusTests {
         // empty, so the second value wins. Core Foundation rejects the comment.
         ("plist/edge/libplist/empty_keys.plist", .value(["": "empty key with comment"])),
         // JSON fuzzer inputs (`3`, `-`): no XML at all.
-        ("plist/edge/libplist-fuzz-crashes/jplist-crashes__clusterfuzz-testcase-minimized-jplist_fuzzer-5486807695884288", .error(.syntaxError)),
-        ("plist/edge/libplist-fuzz-crashes/jplist-crashes__clusterfuzz-testcase-minimized-jplist_fuzzer-6639076466360320", .error(.syntaxError)),
+        (
+            "plist/edge/libplist-fuzz-crashes/jplist-crashes__clusterfuzz-testcase-minimized-jplist_fuzzer-5486807695884288",
+            .error(.syntaxError)
+        ),
+        (
+            "plist/edge/libplist-fuzz-crashes/jplist-crashes__clusterfuzz-testcase-minimized-jplist_fuzzer-6639076466360320",
+            .error(.syntaxError)
+        ),
         // `<data>` holding quotes, `:` and `.`: Core Foundation skips such bytes, we refuse them.
-        ("plist/edge/libplist-fuzz-crashes/xplist-crashes__clusterfuzz-testcase-4663876528373760", .error(.invalidObject)),
+        (
+            "plist/edge/libplist-fuzz-crashes/xplist-crashes__clusterfuzz-testcase-4663876528373760",
+            .error(.invalidObject)
+        ),
         // Integers at both ends of the range.
-        ("plist/edge/libplist-fuzz-crashes/xplist-crashes__crash-348c909a0b3532977185f551eb5d2ed04e694883",
-         .value([-1, .unsignedInteger(.max), .integer(.max), .integer(.min), .unsignedInteger(1 << 63)])),
+        (
+            "plist/edge/libplist-fuzz-crashes/xplist-crashes__crash-348c909a0b3532977185f551eb5d2ed04e694883",
+            .value([-1, .unsignedInteger(.max), .integer(.max), .integer(.min), .unsignedInteger(1 << 63)])
+        ),
         // A cut DOCTYPE leaves a bare `<array>` as the root, and a `<key>` follows it.
-        ("plist/edge/libplist-fuzz-crashes/xplist-leaks__leak-4c81aae70b20d9b9408b78d40999a54205bdcfb7", .error(.syntaxError)),
+        (
+            "plist/edge/libplist-fuzz-crashes/xplist-leaks__leak-4c81aae70b20d9b9408b78d40999a54205bdcfb7",
+            .error(.syntaxError)
+        ),
         // A character reference (`&#32;`) as text between elements.
         ("plist/edge/rust-plist/xml_entity_error.plist", .error(.syntaxError)),
     ]
@@ -129,7 +147,8 @@ struct XMLCorpusTests {
     func readsTheValuesWrittenInRustPlistsSample() throws {
         let value = try Self.read("plist/valid/rust-plist/xml.plist")
         #expect(value["Author"] == "William Shakespeare")
-        #expect(value["Lines"] == ["It is a tale told by an idiot,     ", "Full of sound and fury, signifying nothing."])
+        #expect(
+            value["Lines"] == ["It is a tale told by an idiot,     ", "Full of sound and fury, signifying nothing."])
         #expect(value["Death"] == 1564)
         #expect(value["Height"] == .real(1.6))
         #expect(value["Data"] == .data(Data([0, 0, 0, 190, 0, 0, 0, 3, 0, 0, 0, 30, 0, 0, 0])))
@@ -146,9 +165,13 @@ struct XMLCorpusTests {
 
     @Test(.enabled(if: Corpus.isAvailable))
     func readsKeyedArchiveReferencesAsUIDs() throws {
-        let archive = try Self.read("archives/apple/swift-corelibs-foundation/Tests_Foundation_Resources_NSKeyedUnarchiver-ArrayTest.plist")
+        let archive = try Self.read(
+            "archives/apple/swift-corelibs-foundation/Tests_Foundation_Resources_NSKeyedUnarchiver-ArrayTest.plist")
         let array = archive["$objects"]?.arrayValue?[1]
         #expect(array?["$class"] == .uid(PropertyListUID(5)))
-        #expect(array?["NS.objects"] == [.uid(PropertyListUID(2)), .uid(PropertyListUID(2)), .uid(PropertyListUID(3)), .uid(PropertyListUID(4))])
+        #expect(
+            array?["NS.objects"] == [
+                .uid(PropertyListUID(2)), .uid(PropertyListUID(2)), .uid(PropertyListUID(3)), .uid(PropertyListUID(4)),
+            ])
     }
 }

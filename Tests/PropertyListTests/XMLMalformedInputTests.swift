@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PropertyList
 
 /// Every kind of broken XML property list, inline, one test per kind: each must end in a
@@ -16,7 +17,9 @@ struct XMLMalformedInputTests {
         #expect(error?.line != nil, sourceLocation: sourceLocation)
     }
 
-    private func expectError(_ code: PropertyListError.Code, body: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectError(
+        _ code: PropertyListError.Code, body: String, sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         expectError(code, XMLFixture.document(body), sourceLocation: sourceLocation)
     }
 
@@ -155,7 +158,10 @@ struct XMLMalformedInputTests {
         expectError(.invalidObject, body: "<real>\(text)</real>")
     }
 
-    @Test(arguments: ["", "yesterday", "2024-13-01T00:00:00Z", "2024-02-30T00:00:00Z", "2024-05-01T25:00:00Z", "2024-05-01T12:30:00", "2024-05-01 12:30:00Z"])
+    @Test(arguments: [
+        "", "yesterday", "2024-13-01T00:00:00Z", "2024-02-30T00:00:00Z", "2024-05-01T25:00:00Z", "2024-05-01T12:30:00",
+        "2024-05-01 12:30:00Z",
+    ])
     func malformedDateIsAnInvalidObject(_ text: String) {
         expectError(.invalidObject, body: "<date>\(text)</date>")
     }
@@ -166,7 +172,9 @@ struct XMLMalformedInputTests {
     }
 
     @Test func nonUTF8BytesAreAnInvalidString() {
-        for bad: [UInt8] in [[0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82]] {
+        for bad: [UInt8] in [
+            [0xFF], [0xC3], [0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE2, 0x82],
+        ] {
             let bytes = Array("<plist><string>a".utf8) + bad + Array("</string></plist>".utf8)
             let error = #expect(throws: PropertyListError.self) { try XMLFixture.read(bytes) }
             #expect(error?.code == .invalidString, "bytes \(bad)")
@@ -223,24 +231,34 @@ struct XMLMalformedInputTests {
         let limits = PropertyListLimits(maxDepth: 3)
         #expect(throws: Never.self) {
             _ = try XMLFixture.read("<plist><array><dict><key>a</key><array/></dict></array></plist>", limits: limits)
-            _ = try XMLFixture.read("<plist><array><array><array><true/></array></array></array></plist>", limits: limits)
+            _ = try XMLFixture.read(
+                "<plist><array><array><array><true/></array></array></array></plist>", limits: limits)
         }
-        expectError(.limitExceeded, "<plist><array><array><array><array/></array></array></array></plist>", limits: PropertyListLimits(maxDepth: 2))
-        expectError(.limitExceeded, "<plist><array><dict><key>a</key><array><true/></array></dict></array></plist>", limits: PropertyListLimits(maxDepth: 2))
+        expectError(
+            .limitExceeded, "<plist><array><array><array><array/></array></array></array></plist>",
+            limits: PropertyListLimits(maxDepth: 2))
+        expectError(
+            .limitExceeded, "<plist><array><dict><key>a</key><array><true/></array></dict></array></plist>",
+            limits: PropertyListLimits(maxDepth: 2))
     }
 
     @Test func deepNestingFailsFastWithoutOverflowingTheStack() {
         let depth = 100_000
-        let text = "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth) + "</plist>"
+        let text =
+            "<plist>" + String(repeating: "<array>", count: depth) + String(repeating: "</array>", count: depth)
+            + "</plist>"
         expectError(.limitExceeded, text)
         // With the limit raised, nesting costs heap, not stack (kept modest because
         // destroying the resulting value does recurse).
-        let deep = "<plist>" + String(repeating: "<array>", count: 2_000) + String(repeating: "</array>", count: 2_000) + "</plist>"
+        let deep =
+            "<plist>" + String(repeating: "<array>", count: 2_000) + String(repeating: "</array>", count: 2_000)
+            + "</plist>"
         #expect(throws: Never.self) { _ = try XMLFixture.read(deep, limits: PropertyListLimits(maxDepth: 2_000)) }
     }
 
     @Test func objectCountLimitCountsEveryValue() throws {
-        let text = "<plist><array><integer>1</integer><integer>2</integer><dict><key>k</key><true/></dict></array></plist>"
+        let text =
+            "<plist><array><integer>1</integer><integer>2</integer><dict><key>k</key><true/></dict></array></plist>"
         #expect(throws: Never.self) { _ = try XMLFixture.read(text, limits: PropertyListLimits(maxObjectCount: 5)) }
         expectError(.limitExceeded, text, limits: PropertyListLimits(maxObjectCount: 4))
     }
@@ -249,6 +267,8 @@ struct XMLMalformedInputTests {
         let text = "<plist><dict><key>ab</key><string>cde</string><key>f</key><data>AAEC</data></dict></plist>"
         #expect(throws: Never.self) { _ = try XMLFixture.read(text, limits: PropertyListLimits(maxByteCount: 9)) }
         expectError(.limitExceeded, text, limits: PropertyListLimits(maxByteCount: 8))
-        expectError(.limitExceeded, "<plist><string>&amp;&amp;&amp;</string></plist>", limits: PropertyListLimits(maxByteCount: 2))
+        expectError(
+            .limitExceeded, "<plist><string>&amp;&amp;&amp;</string></plist>",
+            limits: PropertyListLimits(maxByteCount: 2))
     }
 }

@@ -1,14 +1,19 @@
 import Foundation
 import Testing
+
 @testable import PropertyList
 
 /// Helpers shared by the XML test suites.
 enum XMLFixture {
-    static func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    static func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try read(Array(text.utf8), limits: limits)
     }
 
-    static func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) -> PropertyListValue {
+    static func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError)
+        -> PropertyListValue
+    {
         try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
             try XMLPropertyListReader.read(buffer, limits: limits)
         }
@@ -64,7 +69,8 @@ struct XMLPropertyListTests {
     }
 
     @Test func decodesPredefinedEntitiesAndCharacterReferences() throws {
-        let value = try XMLFixture.value("<string>&lt;a&gt; &amp; &apos;b&quot; &#65;&#x42;&#xe9;&#8364;&#x1F600;</string>")
+        let value = try XMLFixture.value(
+            "<string>&lt;a&gt; &amp; &apos;b&quot; &#65;&#x42;&#xe9;&#8364;&#x1F600;</string>")
         #expect(value == "<a> & 'b\" ABé€😀")
     }
 
@@ -88,7 +94,8 @@ struct XMLPropertyListTests {
     }
 
     @Test func skipsCommentsAndProcessingInstructionsAnywhere() throws {
-        let value = try XMLFixture.read("""
+        let value = try XMLFixture.read(
+            """
             <!-- before --><?xml-stylesheet href="x"?>
             <plist version="1.0"><!-- inside --><dict>
               <?pi data?><key>a<!-- in a key -->b</key><!-- between -->
@@ -163,28 +170,38 @@ struct XMLPropertyListTests {
     }
 
     @Test func readsDatesInUTC() throws {
-        let value = try XMLFixture.value("<array><date>2024-05-01T12:30:00Z</date><date>1869-01-03T08:16:32Z</date></array>")
+        let value = try XMLFixture.value(
+            "<array><date>2024-05-01T12:30:00Z</date><date>1869-01-03T08:16:32Z</date></array>")
         // Seconds since 1970, as Python's calendar.timegm computes them.
-        #expect(value == [.date(Date(timeIntervalSince1970: 1_714_566_600)), .date(Date(timeIntervalSince1970: -3_187_007_008))])
+        #expect(
+            value == [
+                .date(Date(timeIntervalSince1970: 1_714_566_600)), .date(Date(timeIntervalSince1970: -3_187_007_008)),
+            ])
     }
 
     @Test func readsBooleansInBothForms() throws {
-        #expect(try XMLFixture.value("<array><true/><false/><true></true><false> </false></array>") == [true, false, true, false])
+        #expect(
+            try XMLFixture.value("<array><true/><false/><true></true><false> </false></array>") == [
+                true, false, true, false,
+            ])
     }
 
     @Test func readsEmptyContainersAndStringsInBothForms() throws {
-        let value = try XMLFixture.value("<array><dict/><dict></dict><array/><array>\n</array><string/><string></string></array>")
+        let value = try XMLFixture.value(
+            "<array><dict/><dict></dict><array/><array>\n</array><string/><string></string></array>")
         #expect(value == [[:], [:], [], [], "", ""])
     }
 
     @Test func readsDictionariesInDocumentOrder() throws {
-        let value = try XMLFixture.value("<dict><key>b</key><integer>1</integer><key>a</key><dict/><key></key><string/></dict>")
+        let value = try XMLFixture.value(
+            "<dict><key>b</key><integer>1</integer><key>a</key><dict/><key></key><string/></dict>")
         #expect(value == ["b": 1, "a": [:], "": ""])
         #expect(value.dictionaryValue?.keys == ["b", "a", ""])
     }
 
     @Test func lastDuplicateKeyWinsAndKeepsTheFirstPosition() throws {
-        let value = try XMLFixture.value("<dict><key>k</key><integer>1</integer><key>j</key><true/><key>k</key><integer>2</integer></dict>")
+        let value = try XMLFixture.value(
+            "<dict><key>k</key><integer>1</integer><key>j</key><true/><key>k</key><integer>2</integer></dict>")
         #expect(value.dictionaryValue?.keys == ["k", "j"])
         #expect(value["k"] == 2)
     }
@@ -206,7 +223,8 @@ struct XMLPropertyListTests {
     }
 
     @Test func readsNestedContainers() throws {
-        let value = try XMLFixture.value("""
+        let value = try XMLFixture.value(
+            """
             <dict>
             \t<key>items</key>
             \t<array>

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import PropertyList
 
 /// The XML writer against Python's `plistlib` and Core Foundation's layout rules.
@@ -42,16 +43,22 @@ struct XMLWriterTests {
 
     /// Data of `count` bytes 0, 1, 2… in Swift and in Python.
     private static func bytes(_ count: Int) -> (PropertyListValue, String) {
-        (.data(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37) })),
-         "bytes((i * 37) % 256 for i in range(\(count)))")
+        (
+            .data(Data((0..<count).map { UInt8(truncatingIfNeeded: $0 &* 37) })),
+            "bytes((i * 37) % 256 for i in range(\(count)))"
+        )
     }
 
     /// A value with every type the two writers share, and the same value in Python. UIDs
     /// are given to Python as the `{"CF$UID": n}` dictionaries Core Foundation writes.
     @Test(.enabled(if: python != nil, "python3 with plistlib is not installed"))
     func writesWhatPlistlibWrites() throws {
-        let (data0, py0) = Self.bytes(0), (data1, py1) = Self.bytes(1), (data2, py2) = Self.bytes(2)
-        let (data51, py51) = Self.bytes(51), (data52, py52) = Self.bytes(52), (data300, py300) = Self.bytes(300)
+        let (data0, py0) = Self.bytes(0)
+        let (data1, py1) = Self.bytes(1)
+        let (data2, py2) = Self.bytes(2)
+        let (data51, py51) = Self.bytes(51)
+        let (data52, py52) = Self.bytes(52)
+        let (data300, py300) = Self.bytes(300)
         // Data seven levels deep, the deepest where plistlib and Core Foundation still
         // wrap base64 alike.
         var deep: PropertyListValue = ["deep": data300]
@@ -72,9 +79,14 @@ struct XMLWriterTests {
             "negative": -42,
             "int64 extremes": [.integer(.max), .integer(.min)],
             "uint64 max": .unsignedInteger(.max),
-            "reals": [0.5, 0.1, -2.75, 1e-7, 1e16, 123456789.0, -0.0, 100.0, 1.7976931348623157e308, .real(.leastNonzeroMagnitude), .real(1.0 / 3)],
+            "reals": [
+                0.5, 0.1, -2.75, 1e-7, 1e16, 123456789.0, -0.0, 100.0, 1.7976931348623157e308,
+                .real(.leastNonzeroMagnitude), .real(1.0 / 3),
+            ],
             "float": .float(0.5),
-            "dates": [.date(Date(timeIntervalSince1970: 1_714_566_600)), .date(Date(timeIntervalSince1970: -3_187_007_008))],
+            "dates": [
+                .date(Date(timeIntervalSince1970: 1_714_566_600)), .date(Date(timeIntervalSince1970: -3_187_007_008)),
+            ],
             "data": [data0, data1, data2, data51, data52, data300],
             "empty": [[], [:]],
             "uid": .uid(PropertyListUID(7)),
@@ -106,8 +118,10 @@ struct XMLWriterTests {
         let written = try Self.write(value)
         #expect(written == expected)
         if written != expected {
-            for (ours, theirs) in zip(written.split(separator: "\n"), expected.split(separator: "\n")) where ours != theirs {
-                Issue.record("first difference: wrote \(ours.debugDescription), plistlib wrote \(theirs.debugDescription)")
+            for (ours, theirs) in zip(written.split(separator: "\n"), expected.split(separator: "\n"))
+            where ours != theirs {
+                Issue.record(
+                    "first difference: wrote \(ours.debugDescription), plistlib wrote \(theirs.debugDescription)")
                 break
             }
         }
@@ -121,14 +135,18 @@ struct XMLWriterTests {
         for _ in 0..<10 { value = [value] }
         let base64 = bytes.base64EncodedString()
         #expect(base64.count == 20)
-        let tabs10 = String(repeating: "\t", count: 10), tabs8 = String(repeating: "\t", count: 8)
-        let expected = "\(tabs10)<data>\n\(tabs8)\(base64.prefix(12))\n\(tabs8)\(base64.dropFirst(12))\n\(tabs10)</data>\n"
+        let tabs10 = String(repeating: "\t", count: 10)
+        let tabs8 = String(repeating: "\t", count: 8)
+        let expected =
+            "\(tabs10)<data>\n\(tabs8)\(base64.prefix(12))\n\(tabs8)\(base64.dropFirst(12))\n\(tabs10)</data>\n"
         #expect(try Self.write(value).contains(expected))
     }
 
     @Test func spellsNonFiniteRealsAsCoreFoundationDoes() throws {
         let written = try Self.write([.real(.infinity), .real(-.infinity), .real(.nan), .float(-.infinity)])
-        #expect(written.contains("\t<real>+infinity</real>\n\t<real>-infinity</real>\n\t<real>nan</real>\n\t<real>-infinity</real>\n"))
+        #expect(
+            written.contains(
+                "\t<real>+infinity</real>\n\t<real>-infinity</real>\n\t<real>nan</real>\n\t<real>-infinity</real>\n"))
     }
 
     @Test func writesFloatsAsTheDoubleTheyWidenTo() throws {
@@ -141,8 +159,10 @@ struct XMLWriterTests {
     @Test func realsReadBackToTheSameDouble() throws {
         // A fixed pseudo-random sweep over bit patterns, plus the awkward cases.
         var state: UInt64 = 0x9E37_79B9_7F4A_7C15
-        var reals: [Double] = [0.1, 0.2, 0.3, 1 / 3.0, 2 / 3.0, .pi, .ulpOfOne, .leastNormalMagnitude,
-                               .leastNonzeroMagnitude, .greatestFiniteMagnitude, 9_007_199_254_740_992, -0.0]
+        var reals: [Double] = [
+            0.1, 0.2, 0.3, 1 / 3.0, 2 / 3.0, .pi, .ulpOfOne, .leastNormalMagnitude,
+            .leastNonzeroMagnitude, .greatestFiniteMagnitude, 9_007_199_254_740_992, -0.0,
+        ]
         while reals.count < 2_000 {
             state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let real = Double(bitPattern: state)

@@ -15,9 +15,11 @@ struct FoodTracker: ParsableCommand {
 }
 
 struct ContainerOptions: ParsableArguments {
-    @Option(name: .long, help: ArgumentHelp(
-        "Folder holding the app's container. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.",
-        valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Folder holding the app's container. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.",
+            valueName: "DIR"))
     var container: String?
 
     func mealList() throws -> MealList {

@@ -21,9 +21,11 @@ struct Homepwner: AsyncParsableCommand {
     @Option(name: .long, help: "Port to listen on; 0 picks a free one. Default: $HOMEPWNER_PORT, else 8080.")
     var port: Int?
 
-    @Option(name: .long, help: ArgumentHelp(
-        "Folder holding the app's container. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.",
-        valueName: "DIR"))
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "Folder holding the app's container. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers.",
+            valueName: "DIR"))
     var container: String?
 
     @Option(name: .long, help: "Largest photo accepted, in bytes.")
@@ -36,12 +38,13 @@ struct Homepwner: AsyncParsableCommand {
 
     func run() async throws {
         let environment = ProcessInfo.processInfo.environment
-        let port = try self.port ?? environment["HOMEPWNER_PORT"].map { text in
-            guard let value = Int(text), (0...65535).contains(value) else {
-                throw ValidationError("HOMEPWNER_PORT must be a port number, not \(text)")
-            }
-            return value
-        } ?? 8080
+        let port =
+            try self.port ?? environment["HOMEPWNER_PORT"].map { text in
+                guard let value = Int(text), (0...65535).contains(value) else {
+                    throw ValidationError("HOMEPWNER_PORT must be a port number, not \(text)")
+                }
+                return value
+            } ?? 8080
         let appContainer = try AppContainer(
             identifier: HomepwnerServer.identifier,
             containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
@@ -50,7 +53,8 @@ struct Homepwner: AsyncParsableCommand {
         let server = try HomepwnerServer(container: appContainer, limits: limits)
         let host = host
         try await server.run(host: host, port: port) { bound in
-            FileHandle.standardOutput.write(Data("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)\n".utf8))
+            FileHandle.standardOutput.write(
+                Data("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)\n".utf8))
         }
     }
 }

@@ -45,7 +45,8 @@ public struct HomepwnerRoutes: Sendable {
         router.get("/items") { _, _ in Response.redirect(to: "/", type: .normal) }
         router.post("/items") { request, _ in
             let form = try await routes.form(request)
-            try routes.inventory.createItem(name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
+            try routes.inventory.createItem(
+                name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
             return Response.redirect(to: "/", type: .normal)
         }
         router.post("/items/random") { _, _ in
@@ -56,7 +57,9 @@ public struct HomepwnerRoutes: Sendable {
         router.post("/items/:key") { request, context in
             let key = try context.parameters.require("key")
             let form = try await routes.form(request)
-            try routes.inventory.updateItem(forKey: key, name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
+            try routes.inventory.updateItem(
+                forKey: key, name: form["name"], serialNumber: form["serialNumber"],
+                valueInDollars: form["valueInDollars"])
             return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
         }
         router.post("/items/:key/delete") { _, context in
@@ -100,10 +103,13 @@ public struct HomepwnerRoutes: Sendable {
             return Response(status: .noContent)
         }
         router.get("/settings") { request, _ in
-            routes.html(Pages.layout(title: "Settings", current: "/settings", state: routes.lifecycle.state, body: Pages.settings(
-                order: routes.inventory.sortOrder, format: routes.inventory.currencyFormat,
-                showsSerials: routes.inventory.showsSerialNumbers,
-                saved: request.uri.queryParameters["saved"] != nil)))
+            routes.html(
+                Pages.layout(
+                    title: "Settings", current: "/settings", state: routes.lifecycle.state,
+                    body: Pages.settings(
+                        order: routes.inventory.sortOrder, format: routes.inventory.currencyFormat,
+                        showsSerials: routes.inventory.showsSerialNumbers,
+                        saved: request.uri.queryParameters["saved"] != nil)))
         }
         router.post("/settings") { request, _ in
             let form = try await routes.form(request)
@@ -117,17 +123,21 @@ public struct HomepwnerRoutes: Sendable {
         router.post("/lifecycle") { request, _ in
             let form = try await routes.form(request)
             guard let name = form["event"], let event = PageEvent(rawValue: name) else {
-                throw HomepwnerError(.badRequest, "event must be one of \(PageEvent.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw HomepwnerError(
+                    .badRequest, "event must be one of \(PageEvent.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             routes.onPageEvent(event)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; charset=utf-8"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: routes.lifecycle.state + "\n")))
+            return Response(
+                status: .ok, headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: routes.lifecycle.state + "\n")))
         }
         router.get("/api/items") { _, _ in
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
-            return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try routes.itemsJSON())))
+            return Response(
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try routes.itemsJSON())))
         }
         router.get("/app.js") { _, _ in routes.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/style.css") { _, _ in routes.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
@@ -140,20 +150,29 @@ public struct HomepwnerRoutes: Sendable {
         var order = inventory.sortOrder
         if let requested = request.uri.queryParameters["sort"] {
             guard let parsed = SortOrder(rawValue: String(requested)) else {
-                throw HomepwnerError(.badRequest, "sort must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+                throw HomepwnerError(
+                    .badRequest, "sort must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
             }
             order = parsed
         }
         let items = inventory.items(sortedBy: order)
         let photos = Set(items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
-        return html(Pages.layout(title: "Items", current: "/", state: lifecycle.state, body: Pages.itemList(
-            items, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers, photoKeys: photos)))
+        return html(
+            Pages.layout(
+                title: "Items", current: "/", state: lifecycle.state,
+                body: Pages.itemList(
+                    items, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers,
+                    photoKeys: photos)))
     }
 
     func itemPage(_ key: String) throws -> Response {
         guard let item = inventory.item(forKey: key) else { throw Inventory.noItem(key) }
-        return html(Pages.layout(title: item.name, current: "", state: lifecycle.state, body: Pages.itemDetail(
-            item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key), maxPhotoBytes: inventory.limits.maxPhotoBytes)))
+        return html(
+            Pages.layout(
+                title: item.name, current: "", state: lifecycle.state,
+                body: Pages.itemDetail(
+                    item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key),
+                    maxPhotoBytes: inventory.limits.maxPhotoBytes)))
     }
 
     func containerPage() throws -> Response {
@@ -167,23 +186,33 @@ public struct HomepwnerRoutes: Sendable {
             throw HomepwnerError(.storageFailed, "could not read the container: \(error)")
         }
         let backedUp = Set(plan.items.map(\.path))
-        var body = "<p>Container <code>\(escapeHTML(container.identifier))</code> at <code>\(escapeHTML(container.url.path))</code></p>\n"
-        body += "<h2>Directories</h2>\n<table id=\"directories\"><thead><tr><th>Directory</th><th>Files</th><th>Size</th><th>Backed up</th></tr></thead><tbody>\n"
+        var body =
+            "<p>Container <code>\(escapeHTML(container.identifier))</code> at <code>\(escapeHTML(container.url.path))</code></p>\n"
+        body +=
+            "<h2>Directories</h2>\n<table id=\"directories\"><thead><tr><th>Directory</th><th>Files</th><th>Size</th><th>Backed up</th></tr></thead><tbody>\n"
         for row in summary.rows {
             let path = row.directory.pathComponents.joined(separator: "/")
-            func isInside(_ other: AppContainer.Directory) -> Bool { row.directory.pathComponents.starts(with: other.pathComponents) }
-            let included = BackupPlan.includedDirectories.contains(where: isInside) && !BackupPlan.skippedDirectories.contains(where: isInside)
-            body += "<tr data-directory=\"\(escapeHTML(path))/\"><td><code>\(escapeHTML(path))/</code></td><td>\(row.fileCount)</td><td>\(Pages.byteCount(row.byteCount))</td><td>\(included ? "yes" : "no")</td></tr>\n"
+            func isInside(_ other: AppContainer.Directory) -> Bool {
+                row.directory.pathComponents.starts(with: other.pathComponents)
+            }
+            let included =
+                BackupPlan.includedDirectories.contains(where: isInside)
+                && !BackupPlan.skippedDirectories.contains(where: isInside)
+            body +=
+                "<tr data-directory=\"\(escapeHTML(path))/\"><td><code>\(escapeHTML(path))/</code></td><td>\(row.fileCount)</td><td>\(Pages.byteCount(row.byteCount))</td><td>\(included ? "yes" : "no")</td></tr>\n"
         }
-        body += "</tbody></table>\n<h2>Files</h2>\n<table id=\"files\"><thead><tr><th>Path</th><th>Size</th><th>In a backup</th></tr></thead><tbody>\n"
+        body +=
+            "</tbody></table>\n<h2>Files</h2>\n<table id=\"files\"><thead><tr><th>Path</th><th>Size</th><th>In a backup</th></tr></thead><tbody>\n"
         for (path, size) in Self.files(in: container.url) {
-            body += "<tr><td><code>\(escapeHTML(path))</code></td><td>\(size) bytes</td><td>\(backedUp.contains(path) ? "yes" : "no")</td></tr>\n"
+            body +=
+                "<tr><td><code>\(escapeHTML(path))</code></td><td>\(size) bytes</td><td>\(backedUp.contains(path) ? "yes" : "no")</td></tr>\n"
         }
         body += "</tbody></table>\n<h2>A backup would include</h2>\n<ul id=\"backup\">\n"
         for item in plan.items where item.kind == .file {
             body += "<li><code>\(escapeHTML(item.path))</code> (\(item.size) bytes)</li>\n"
         }
-        body += "</ul>\n<p>\(plan.items.filter { $0.kind == .file }.count) files, \(plan.totalBytes) bytes in all. <code>Library/Caches/</code> and <code>tmp/</code> are never backed up.</p>\n"
+        body +=
+            "</ul>\n<p>\(plan.items.filter { $0.kind == .file }.count) files, \(plan.totalBytes) bytes in all. <code>Library/Caches/</code> and <code>tmp/</code> are never backed up.</p>\n"
         return html(Pages.layout(title: "Container", current: "/container", state: lifecycle.state, body: body))
     }
 
@@ -191,9 +220,14 @@ public struct HomepwnerRoutes: Sendable {
     static func files(in root: URL) -> [(String, Int64)] {
         let base = root.standardizedFileURL.path
         var out: [(String, Int64)] = []
-        guard let enumerator = FileManager.default.enumerator(at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey]) else { return [] }
+        guard
+            let enumerator = FileManager.default.enumerator(
+                at: root, includingPropertiesForKeys: [.isRegularFileKey, .fileSizeKey])
+        else { return [] }
         for case let url as URL in enumerator {
-            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]), values.isRegularFile == true else { continue }
+            guard let values = try? url.resourceValues(forKeys: [.isRegularFileKey, .fileSizeKey]),
+                values.isRegularFile == true
+            else { continue }
             var path = url.standardizedFileURL.path
             if path.hasPrefix(base + "/") { path.removeFirst(base.count + 1) }
             out.append((path, Int64(values.fileSize ?? 0)))
@@ -205,20 +239,25 @@ public struct HomepwnerRoutes: Sendable {
         let entries = lifecycle.entries.reversed().map { entry in
             "<li><time>\(Pages.isoDate(entry.date))</time> <code>\(escapeHTML(entry.message))</code></li>"
         }.joined(separator: "\n")
-        return html(Pages.layout(title: "Lifecycle", current: "/lifecycle", state: lifecycle.state, body: """
-            <p>State: <strong id="state">\(escapeHTML(lifecycle.state))</strong>. Hide this tab, switch windows or come back: the page reports
-            <code>visibilitychange</code>, <code>blur</code>, <code>focus</code> and <code>pagehide</code>, and the app moves between
-            active, inactive and background, saving when it enters the background. <code>SIGTERM</code> saves and ends the server.</p>
-            <ol id="log" reversed>\n\(entries)\n</ol>
-            """))
+        return html(
+            Pages.layout(
+                title: "Lifecycle", current: "/lifecycle", state: lifecycle.state,
+                body: """
+                    <p>State: <strong id="state">\(escapeHTML(lifecycle.state))</strong>. Hide this tab, switch windows or come back: the page reports
+                    <code>visibilitychange</code>, <code>blur</code>, <code>focus</code> and <code>pagehide</code>, and the app moves between
+                    active, inactive and background, saving when it enters the background. <code>SIGTERM</code> saves and ends the server.</p>
+                    <ol id="log" reversed>\n\(entries)\n</ol>
+                    """))
     }
 
     func itemsJSON() throws -> [UInt8] {
         struct Row: Encodable {
-            var itemKey: String, name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date, hasPhoto: Bool
+            var itemKey: String, name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date,
+                hasPhoto: Bool
         }
         let rows = inventory.allItems.map {
-            Row(itemKey: $0.itemKey, name: $0.name, serialNumber: $0.serialNumber, valueInDollars: $0.valueInDollars,
+            Row(
+                itemKey: $0.itemKey, name: $0.name, serialNumber: $0.serialNumber, valueInDollars: $0.valueInDollars,
                 dateCreated: $0.dateCreated, hasPhoto: inventory.hasPhoto(forKey: $0.itemKey))
         }
         let encoder = JSONEncoder()
@@ -263,7 +302,8 @@ public struct HomepwnerRoutes: Sendable {
             if type.hasPrefix("multipart/form-data") {
                 throw HomepwnerError(.unsupportedMediaType, "send this form as application/x-www-form-urlencoded")
             }
-            throw HomepwnerError(.unsupportedMediaType, "expected a form (application/x-www-form-urlencoded), got \(type.prefix(80))")
+            throw HomepwnerError(
+                .unsupportedMediaType, "expected a form (application/x-www-form-urlencoded), got \(type.prefix(80))")
         }
         return try URLEncodedForm(bytes: try await body(request, limit: maxFormBytes, what: "form"))
     }
@@ -284,7 +324,8 @@ public struct HomepwnerRoutes: Sendable {
         }
         let lower = type.lowercased()
         guard lower.hasPrefix("image/jpeg") || lower.hasPrefix("image/png") else {
-            throw HomepwnerError(.unsupportedMediaType, "upload a photo as multipart/form-data or image/jpeg or image/png")
+            throw HomepwnerError(
+                .unsupportedMediaType, "upload a photo as multipart/form-data or image/jpeg or image/png")
         }
         return Data(try await body(request, limit: limit, what: "photo"))
     }

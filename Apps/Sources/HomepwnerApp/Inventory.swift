@@ -67,7 +67,9 @@ public final class Inventory: Sendable {
 
     /// Checks a new or edited item's fields as a form sends them.
     /// - Throws: ``HomepwnerError`` `.badRequest` naming the field.
-    public func validatedFields(name: String?, serialNumber: String?, valueInDollars: String?) throws -> (name: String, serialNumber: String?, valueInDollars: Int) {
+    public func validatedFields(name: String?, serialNumber: String?, valueInDollars: String?) throws -> (
+        name: String, serialNumber: String?, valueInDollars: Int
+    ) {
         let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw HomepwnerError(.badRequest, "name is required") }
         guard name.count <= limits.maxNameLength else {
@@ -78,8 +80,11 @@ public final class Inventory: Sendable {
         }
         let serial = (serialNumber ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard serial.count <= limits.maxSerialNumberLength,
-              !serial.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
-        else { throw HomepwnerError(.badRequest, "serialNumber must be at most \(limits.maxSerialNumberLength) printable characters") }
+            !serial.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
+        else {
+            throw HomepwnerError(
+                .badRequest, "serialNumber must be at most \(limits.maxSerialNumberLength) printable characters")
+        }
         let valueText = (valueInDollars ?? "").trimmingCharacters(in: .whitespaces)
         let value: Int
         if valueText.isEmpty {
@@ -87,7 +92,10 @@ public final class Inventory: Sendable {
         } else if let parsed = Int(valueText), (0...limits.maxValueInDollars).contains(parsed) {
             value = parsed
         } else {
-            throw HomepwnerError(.badRequest, "valueInDollars must be a whole number from 0 to \(limits.maxValueInDollars), not \"\(valueText.prefix(40))\"")
+            throw HomepwnerError(
+                .badRequest,
+                "valueInDollars must be a whole number from 0 to \(limits.maxValueInDollars), not \"\(valueText.prefix(40))\""
+            )
         }
         return (name, serial.isEmpty ? nil : serial, value)
     }
@@ -98,7 +106,8 @@ public final class Inventory: Sendable {
     @discardableResult
     public func createItem(name: String?, serialNumber: String?, valueInDollars: String?) throws -> Item {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
-        return try add(Item(name: fields.name, serialNumber: fields.serialNumber, valueInDollars: fields.valueInDollars))
+        return try add(
+            Item(name: fields.name, serialNumber: fields.serialNumber, valueInDollars: fields.valueInDollars))
     }
 
     /// Adds a random item from the book's adjectives and nouns.
@@ -118,7 +127,9 @@ public final class Inventory: Sendable {
     /// Replaces an item's name, serial number and value.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`.
     @discardableResult
-    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?) throws -> Item {
+    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?) throws
+        -> Item
+    {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
         var updated: Item?
         _ = itemStore.updateAll(where: { $0.itemKey == key }) { item in
@@ -178,7 +189,8 @@ public final class Inventory: Sendable {
     ///   `.unsupportedMediaType` (not JPEG or PNG), `.storageFailed`.
     public func setPhoto(_ data: Data, forKey key: String) throws {
         guard data.count <= limits.maxPhotoBytes else {
-            throw HomepwnerError(.contentTooLarge, "the photo is \(data.count) bytes; the limit is \(limits.maxPhotoBytes)")
+            throw HomepwnerError(
+                .contentTooLarge, "the photo is \(data.count) bytes; the limit is \(limits.maxPhotoBytes)")
         }
         guard !data.isEmpty else { throw HomepwnerError(.badRequest, "the photo is empty") }
         guard ImageKind(bytes: data) != .unknown else {
@@ -239,10 +251,13 @@ public final class Inventory: Sendable {
     /// - Throws: ``HomepwnerError`` `.badRequest` for a value that is not one of the choices.
     public func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) throws {
         guard let order = SortOrder(rawValue: sortOrder ?? "") else {
-            throw HomepwnerError(.badRequest, "sortOrder must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw HomepwnerError(
+                .badRequest, "sortOrder must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         guard let format = CurrencyFormat(rawValue: currencyFormat ?? "") else {
-            throw HomepwnerError(.badRequest, "currencyFormat must be one of \(CurrencyFormat.allCases.map(\.rawValue).joined(separator: ", "))")
+            throw HomepwnerError(
+                .badRequest,
+                "currencyFormat must be one of \(CurrencyFormat.allCases.map(\.rawValue).joined(separator: ", "))")
         }
         defaults.set(order.rawValue, forKey: SettingsKey.sortOrder)
         defaults.set(format.rawValue, forKey: SettingsKey.currencyFormat)

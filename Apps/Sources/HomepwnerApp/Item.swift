@@ -22,7 +22,10 @@ public struct Item: KeyedCoding, Sendable, Hashable {
 
     public static var archiveClassName: String { "Homepwner.Item" }
 
-    public init(name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(), itemKey: String = UUID().uuidString) {
+    public init(
+        name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(),
+        itemKey: String = UUID().uuidString
+    ) {
         self.name = name
         self.serialNumber = serialNumber
         self.valueInDollars = valueInDollars

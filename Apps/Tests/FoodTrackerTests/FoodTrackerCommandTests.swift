@@ -7,20 +7,27 @@ import Testing
 struct FoodTrackerCommandTests {
     static let executable: URL? = BuiltProducts.executable(named: "foodtracker")
 
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
 
     func run(_ arguments: [String], containers: URL) throws -> Result {
         let process = Process()
         process.executableURL = try #require(Self.executable, "build the foodtracker product first (swift build)")
         process.arguments = arguments + ["--container", containers.path]
-        let out = Pipe(), err = Pipe()
+        let out = Pipe()
+        let err = Pipe()
         process.standardOutput = out
         process.standardError = err
         try process.run()
         let output = out.fileHandleForReading.readDataToEndOfFile()
         let error = err.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self), stderr: String(decoding: error, as: UTF8.self))
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
+            stderr: String(decoding: error, as: UTF8.self))
     }
 
     func withContainers(_ body: (URL) throws -> Void) throws {
@@ -65,7 +72,11 @@ struct FoodTrackerCommandTests {
     func badInput() throws {
         try withContainers { folder in
             _ = try run(["list"], containers: folder)
-            for arguments in [["rate", "1", "9"], ["rate", "8", "3"], ["delete", "0"], ["add", "", "--rating", "2"], ["add", "Soup", "--rating", "6"], ["edit", "1", "--rating", "-2"], ["add", "Soup", "--photo", "/no/such/file"]] {
+            for arguments in [
+                ["rate", "1", "9"], ["rate", "8", "3"], ["delete", "0"], ["add", "", "--rating", "2"],
+                ["add", "Soup", "--rating", "6"], ["edit", "1", "--rating", "-2"],
+                ["add", "Soup", "--photo", "/no/such/file"],
+            ] {
                 let result = try run(arguments, containers: folder)
                 #expect(result.status != 0, "\(arguments) should fail")
                 #expect(!result.stderr.isEmpty)

@@ -38,9 +38,13 @@ struct MealListTests {
         do {
             let list = try MealList(container: container)
             #expect(!list.startedWithSamples)
-            #expect(list.meals.map(\.name) == ["Caprese Salad", "Chicken and Potatoes", "Pasta with Meatballs", "Soup"])
+            #expect(
+                list.meals.map(\.name) == ["Caprese Salad", "Chicken and Potatoes", "Pasta with Meatballs", "Soup"])
             #expect(list.meals[3].photo == photo)
-            try list.update(at: 3) { $0.rating = 5; $0.name = "Tomato Soup" }
+            try list.update(at: 3) {
+                $0.rating = 5
+                $0.name = "Tomato Soup"
+            }
         }
         do {
             let list = try MealList(container: container)

@@ -10,9 +10,10 @@ struct BrowserTests {
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/screenshots", isDirectory: true)
 
-    @Test("Items and a photo made in the browser survive hiding the page, SIGTERM and a restart",
-          .enabled(if: Chromium.path != nil, "chromium is not installed; .ci/run installs it (apt-get install chromium)"),
-          .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+    @Test(
+        "Items and a photo made in the browser survive hiding the page, SIGTERM and a restart",
+        .enabled(if: Chromium.path != nil, "chromium is not installed; .ci/run installs it (apt-get install chromium)"),
+        .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
     func itemsAndPhotoSurviveRestart() throws {
         let containers = try temporaryFolder("homepwner-browser")
         defer { try? FileManager.default.removeItem(at: containers) }
@@ -29,7 +30,8 @@ struct BrowserTests {
         #expect(try browser.evaluate("document.body.innerText.includes('No items yet.')") as? Bool == true)
 
         for (name, serial, value) in [("Bike", "B1K3", "300"), ("Camera", "C4M", "120"), ("Lamp", "", "45")] {
-            try browser.submitAndWait("""
+            try browser.submitAndWait(
+                """
                 const f = document.getElementById('new-item');
                 f.name.value = \(Chromium.quote(name)); f.serialNumber.value = \(Chromium.quote(serial));
                 f.valueInDollars.value = \(Chromium.quote(value)); f.requestSubmit()
@@ -37,17 +39,22 @@ struct BrowserTests {
         }
         try browser.submitAndWait("document.querySelector('#random-item button').click()")
         #expect(try browser.evaluate("document.querySelectorAll('#items tbody tr').length") as? Int == 4)
-        let total = try browser.evaluate("Number(document.getElementById('total').textContent.replace(/[$,]/g, ''))") as? Int
+        let total =
+            try browser.evaluate("Number(document.getElementById('total').textContent.replace(/[$,]/g, ''))") as? Int
         #expect((465..<565).contains(total ?? 0), "the total is the three values plus the random item's (below 100)")
 
         // Open the camera's page by its link and upload a photo through the form.
-        try browser.submitAndWait("[...document.querySelectorAll('#items a')].find(a => a.textContent === 'Camera').click()")
+        try browser.submitAndWait(
+            "[...document.querySelectorAll('#items a')].find(a => a.textContent === 'Camera').click()")
         try browser.setFile("#photo-upload input[type=file]", path: photoFile.path)
         try browser.submitAndWait("document.getElementById('photo-upload').requestSubmit()")
-        try browser.waitUntil("document.getElementById('photo') !== null && document.getElementById('photo').complete && document.getElementById('photo').naturalWidth === 64")
+        try browser.waitUntil(
+            "document.getElementById('photo') !== null && document.getElementById('photo').complete && document.getElementById('photo').naturalWidth === 64"
+        )
 
         try browser.navigate(to: "\(base)/")
-        try browser.waitUntil("[...document.images].every(i => i.complete && i.naturalWidth > 0) && document.images.length === 1")
+        try browser.waitUntil(
+            "[...document.images].every(i => i.complete && i.naturalWidth > 0) && document.images.length === 1")
         try browser.screenshot(to: Self.screenshots.appendingPathComponent("homepwner-1-items.png"))
 
         // Focus: the page's blur and focus make the app resign and regain active.
@@ -74,17 +81,23 @@ struct BrowserTests {
         let again = server.baseURL.absoluteString
         try browser.navigate(to: "\(again)/")
         try browser.waitUntil("[...document.images].every(i => i.complete) && document.images.length === 1")
-        let names = try browser.evaluate("[...document.querySelectorAll('#items td.name a')].map(a => a.textContent)") as? [String]
+        let names =
+            try browser.evaluate("[...document.querySelectorAll('#items td.name a')].map(a => a.textContent)")
+            as? [String]
         #expect(names?.prefix(3) == ["Bike", "Camera", "Lamp"])
         #expect(names?.count == 4)
         #expect(try browser.evaluate("document.body.innerText.includes('B1K3')") as? Bool == true)
         #expect(try browser.evaluate("document.images[0].naturalWidth") as? Int == 64)
         try browser.screenshot(to: Self.screenshots.appendingPathComponent("homepwner-2-after-restart.png"))
 
-        try browser.submitAndWait("[...document.querySelectorAll('#items a')].find(a => a.textContent === 'Camera').click()")
-        try browser.waitUntil("document.getElementById('photo') !== null && document.getElementById('photo').naturalWidth === 64")
+        try browser.submitAndWait(
+            "[...document.querySelectorAll('#items a')].find(a => a.textContent === 'Camera').click()")
+        try browser.waitUntil(
+            "document.getElementById('photo') !== null && document.getElementById('photo').naturalWidth === 64")
         try browser.navigate(to: "\(again)/container")
-        #expect(try browser.evaluate("document.getElementById('backup').innerText.includes('Documents/items.archive')") as? Bool == true)
+        #expect(
+            try browser.evaluate("document.getElementById('backup').innerText.includes('Documents/items.archive')")
+                as? Bool == true)
         try browser.screenshot(to: Self.screenshots.appendingPathComponent("homepwner-3-container.png"))
         #expect(try server.terminate() == 0)
     }

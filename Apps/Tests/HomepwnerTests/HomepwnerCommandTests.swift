@@ -1,13 +1,19 @@
 import Foundation
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
 
 /// The `homepwner` executable's options, run as a user runs them.
-@Suite("homepwner command", .serialized, .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+@Suite(
+    "homepwner command", .serialized,
+    .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
 struct HomepwnerCommandTests {
-    struct Result { var status: Int32; var output: String }
+    struct Result {
+        var status: Int32
+        var output: String
+    }
 
     /// Runs the executable to completion, killing it after `timeout`.
     func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> Result {
@@ -30,10 +36,14 @@ struct HomepwnerCommandTests {
     func help() throws {
         let result = try run(["--help"])
         #expect(result.status == 0)
-        for option in ["--port", "--host", "--container", "--max-photo-bytes"] { #expect(result.output.contains(option)) }
+        for option in ["--port", "--host", "--container", "--max-photo-bytes"] {
+            #expect(result.output.contains(option))
+        }
     }
 
-    @Test("Bad options are usage errors", arguments: [["--port", "70000"], ["--port", "http"], ["--max-photo-bytes", "0"]])
+    @Test(
+        "Bad options are usage errors",
+        arguments: [["--port", "70000"], ["--port", "http"], ["--max-photo-bytes", "0"]])
     func badOptions(_ arguments: [String]) throws {
         let result = try run(arguments)
         #expect(result.status == 64)
@@ -44,7 +54,8 @@ struct HomepwnerCommandTests {
     func portFromEnvironment() async throws {
         let containers = try temporaryFolder("homepwner-env")
         defer { try? FileManager.default.removeItem(at: containers) }
-        let server = try ServerProcess(containers: containers, arguments: ["--container", containers.path], environment: ["HOMEPWNER_PORT": "0"])
+        let server = try ServerProcess(
+            containers: containers, arguments: ["--container", containers.path], environment: ["HOMEPWNER_PORT": "0"])
         #expect(server.port != 8080 && server.port > 0)
         #expect(try await HTTP.send("GET", server.baseURL).status == 200)
         #expect(try server.terminate() == 0)

@@ -22,7 +22,8 @@ struct ItemRoutesTests {
     func addItem() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let created = try await client.post("/items", form: [("name", "Bike"), ("serialNumber", "B1K3"), ("valueInDollars", "1300")])
+            let created = try await client.post(
+                "/items", form: [("name", "Bike"), ("serialNumber", "B1K3"), ("valueInDollars", "1300")])
             #expect(created.status == .seeOther)
             #expect(created.location == "/")
             _ = try await client.post("/items", form: [("name", "Lamp"), ("valueInDollars", "45")])
@@ -56,18 +57,20 @@ struct ItemRoutesTests {
         }
     }
 
-    @Test("Malformed item forms are refused with 400 and add nothing", arguments: [
-        [("name", ""), ("valueInDollars", "5")],
-        [("name", "   "), ("valueInDollars", "5")],
-        [("valueInDollars", "5")],
-        [("name", "Bike"), ("valueInDollars", "ten")],
-        [("name", "Bike"), ("valueInDollars", "-1")],
-        [("name", "Bike"), ("valueInDollars", "99999999999999999999999")],
-        [("name", "Bike"), ("valueInDollars", "1.5")],
-        [("name", String(repeating: "x", count: 201))],
-        [("name", "Bell\u{07}")],
-        [("name", "Bike"), ("serialNumber", String(repeating: "s", count: 65))],
-    ])
+    @Test(
+        "Malformed item forms are refused with 400 and add nothing",
+        arguments: [
+            [("name", ""), ("valueInDollars", "5")],
+            [("name", "   "), ("valueInDollars", "5")],
+            [("valueInDollars", "5")],
+            [("name", "Bike"), ("valueInDollars", "ten")],
+            [("name", "Bike"), ("valueInDollars", "-1")],
+            [("name", "Bike"), ("valueInDollars", "99999999999999999999999")],
+            [("name", "Bike"), ("valueInDollars", "1.5")],
+            [("name", String(repeating: "x", count: 201))],
+            [("name", "Bell\u{07}")],
+            [("name", "Bike"), ("serialNumber", String(repeating: "s", count: 65))],
+        ])
     func badForms(_ form: [(String, String)]) async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
@@ -82,11 +85,21 @@ struct ItemRoutesTests {
     func badBodies() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            #expect(try await client.post("/items", body: Array("{\"name\":\"x\"}".utf8), contentType: "application/json").status == .unsupportedMediaType)
-            #expect(try await client.post("/items", body: Array("name=%ZZ".utf8), contentType: "application/x-www-form-urlencoded").status == .badRequest)
-            #expect(try await client.post("/items", body: [0x6E, 0x3D, 0xFF, 0xFE], contentType: "application/x-www-form-urlencoded").status == .badRequest)
+            #expect(
+                try await client.post("/items", body: Array("{\"name\":\"x\"}".utf8), contentType: "application/json")
+                    .status == .unsupportedMediaType)
+            #expect(
+                try await client.post(
+                    "/items", body: Array("name=%ZZ".utf8), contentType: "application/x-www-form-urlencoded"
+                ).status == .badRequest)
+            #expect(
+                try await client.post(
+                    "/items", body: [0x6E, 0x3D, 0xFF, 0xFE], contentType: "application/x-www-form-urlencoded"
+                ).status == .badRequest)
             let huge = Array("name=".utf8) + [UInt8](repeating: 0x61, count: 70_000)
-            #expect(try await client.post("/items", body: huge, contentType: "application/x-www-form-urlencoded").status == .contentTooLarge)
+            #expect(
+                try await client.post("/items", body: huge, contentType: "application/x-www-form-urlencoded").status
+                    == .contentTooLarge)
             #expect(harness.inventory.allItems.isEmpty)
         }
     }
@@ -99,10 +112,12 @@ struct ItemRoutesTests {
             let page = try await client.get("/items/\(item.itemKey)")
             #expect(page.status == .ok)
             #expect(page.text.contains("value=\"Bike\""))
-            let edited = try await client.post("/items/\(item.itemKey)", form: [("name", "Red Bike"), ("serialNumber", ""), ("valueInDollars", "25")])
+            let edited = try await client.post(
+                "/items/\(item.itemKey)", form: [("name", "Red Bike"), ("serialNumber", ""), ("valueInDollars", "25")])
             #expect(edited.status == .seeOther)
             #expect(edited.location == "/items/\(item.itemKey)")
-            let bad = try await client.post("/items/\(item.itemKey)", form: [("name", "Blue Bike"), ("valueInDollars", "lots")])
+            let bad = try await client.post(
+                "/items/\(item.itemKey)", form: [("name", "Blue Bike"), ("valueInDollars", "lots")])
             #expect(bad.status == .badRequest)
             let after = try #require(harness.inventory.item(forKey: item.itemKey))
             #expect(after.name == "Red Bike")
@@ -175,7 +190,9 @@ struct ItemRoutesTests {
             try harness.inventory.createItem(name: "Cheap", serialNumber: nil, valueInDollars: "5")
             try harness.inventory.createItem(name: "Dear", serialNumber: nil, valueInDollars: "500")
             func order(_ page: String) -> [String] {
-                ["Mid", "Cheap", "Dear"].sorted { page.range(of: ">\($0)</a>")!.lowerBound < page.range(of: ">\($1)</a>")!.lowerBound }
+                ["Mid", "Cheap", "Dear"].sorted {
+                    page.range(of: ">\($0)</a>")!.lowerBound < page.range(of: ">\($1)</a>")!.lowerBound
+                }
             }
             #expect(order(try await client.get("/").text) == ["Mid", "Cheap", "Dear"])
             #expect(order(try await client.get("/?sort=value").text) == ["Dear", "Mid", "Cheap"])
@@ -189,7 +206,8 @@ struct ItemRoutesTests {
     func escaping() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "<script>alert(1)</script> & \"Co\"", serialNumber: "<b>", valueInDollars: "1")
+            let item = try harness.inventory.createItem(
+                name: "<script>alert(1)</script> & \"Co\"", serialNumber: "<b>", valueInDollars: "1")
             for uri in ["/", "/items/\(item.itemKey)"] {
                 let page = try await client.get(uri).text
                 #expect(!page.contains("<script>alert"))
@@ -232,16 +250,21 @@ struct ItemRoutesTests {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
             let item = try harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
-            let routes = ["/items", "/items/\(item.itemKey)", "/items/\(item.itemKey)/move", "/items/nope/move",
-                          "/settings", "/lifecycle", "/items/\(item.itemKey)/photo"]
+            let routes = [
+                "/items", "/items/\(item.itemKey)", "/items/\(item.itemKey)/move", "/items/nope/move",
+                "/settings", "/lifecycle", "/items/\(item.itemKey)/photo",
+            ]
             var generator = SystemRandomNumberGenerator()
             for round in 0..<210 {
                 let count = Int.random(in: 0..<300, using: &generator)
                 var body = (0..<count).map { _ in UInt8.random(in: 0...255, using: &generator) }
                 // Half the rounds look like forms, with = and & and escapes in them.
                 if round % 2 == 0 { body = body.map { [0x3D, 0x26, 0x25, 0x2B, 0x61, $0][Int($0 % 6)] } }
-                let types = ["application/x-www-form-urlencoded", "text/plain", "image/png", "multipart/form-data; boundary=x"]
-                let reply = try await client.post(routes[round % routes.count], body: body, contentType: types[round % types.count])
+                let types = [
+                    "application/x-www-form-urlencoded", "text/plain", "image/png", "multipart/form-data; boundary=x",
+                ]
+                let reply = try await client.post(
+                    routes[round % routes.count], body: body, contentType: types[round % types.count])
                 #expect(reply.status.code < 500, "round \(round): \(reply.status)")
             }
             #expect(try await client.get("/").status == .ok)

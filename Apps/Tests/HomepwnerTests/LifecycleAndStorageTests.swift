@@ -26,13 +26,14 @@ struct LifecycleAndStorageTests {
             #expect(try await send("visible") == "active")
             #expect(try await send("pagehide") == "background")
             let callbacks = harness.server.log.entries.map(\.message).filter { $0.hasPrefix("application") }
-            #expect(callbacks == [
-                "applicationDidFinishLaunching(_:)", "applicationDidBecomeActive(_:)",
-                "applicationWillResignActive(_:)", "applicationDidBecomeActive(_:)",
-                "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
-                "applicationWillEnterForeground(_:)", "applicationDidBecomeActive(_:)",
-                "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
-            ])
+            #expect(
+                callbacks == [
+                    "applicationDidFinishLaunching(_:)", "applicationDidBecomeActive(_:)",
+                    "applicationWillResignActive(_:)", "applicationDidBecomeActive(_:)",
+                    "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
+                    "applicationWillEnterForeground(_:)", "applicationDidBecomeActive(_:)",
+                    "applicationWillResignActive(_:)", "applicationDidEnterBackground(_:)",
+                ])
             let page = try await client.get("/lifecycle").text
             #expect(page.contains("applicationDidEnterBackground(_:)"))
             #expect(page.contains("<strong id=\"state\">background</strong>"))
@@ -43,10 +44,13 @@ struct LifecycleAndStorageTests {
     func backgroundSaves() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            _ = try await client.post("/items", form: [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")])
+            _ = try await client.post(
+                "/items", form: [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")])
             _ = try await client.post("/settings", form: [("sortOrder", "name"), ("currencyFormat", "code")])
             let archive = harness.container.documentsDirectory.appendingPathComponent("items.archive")
-            #expect(!FileManager.default.fileExists(atPath: archive.path), "the book saves on entering the background, not before")
+            #expect(
+                !FileManager.default.fileExists(atPath: archive.path),
+                "the book saves on entering the background, not before")
             #expect(harness.inventory.hasUnsavedChanges)
             _ = try await client.post("/lifecycle", form: [("event", "hidden")])
             #expect(!harness.inventory.hasUnsavedChanges)
@@ -112,7 +116,8 @@ struct LifecycleAndStorageTests {
             _ = try await client.post("/lifecycle", form: [("event", "hidden")])
             let page = try await client.get("/container").text
             #expect(page.contains("<li><code>Documents/items.archive</code>"))
-            #expect(page.contains("<li><code>Documents/images/\(item.itemKey)</code> (\(TestImages.png.count) bytes)</li>"))
+            #expect(
+                page.contains("<li><code>Documents/images/\(item.itemKey)</code> (\(TestImages.png.count) bytes)</li>"))
             #expect(page.contains("<li><code>Library/Preferences/\(HomepwnerServer.identifier).plist</code>"))
         }
     }
@@ -126,13 +131,17 @@ struct LifecycleAndStorageTests {
         server.application.launch()
         let app = Hummingbird.Application(router: server.routes.router())
         try await app.test(.router) { client async throws in
-            _ = try await client.execute(uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "event=hidden"))
+            _ = try await client.execute(
+                uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "event=hidden"))
             #expect(server.application.state == .background)
             scheduler.advance(by: .seconds(60))
             #expect(server.application.state == .suspended)
             #expect(server.log.state == "suspended")
             #expect(server.log.entries.contains { $0.message.hasPrefix("(suspended") })
-            let reply = try await client.execute(uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"], body: ByteBuffer(string: "event=visible"))
+            let reply = try await client.execute(
+                uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
+                body: ByteBuffer(string: "event=visible"))
             #expect(String(buffer: reply.body) == "active\n")
             let callbacks = server.log.entries.map(\.message).filter { $0.hasPrefix("application") }
             #expect(callbacks.suffix(2) == ["applicationWillEnterForeground(_:)", "applicationDidBecomeActive(_:)"])

@@ -83,23 +83,38 @@ struct PhotoRoutesTests {
         try await harness.run { client async throws in
             let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
-            #expect(try await client.upload(uri, data: Array("GIF89a....".utf8), partType: "image/gif").status == .unsupportedMediaType)
+            #expect(
+                try await client.upload(uri, data: Array("GIF89a....".utf8), partType: "image/gif").status
+                    == .unsupportedMediaType)
             #expect(try await client.upload(uri, data: []).status == .badRequest)
             #expect(try await client.upload(uri, data: TestImages.png, field: "picture").status == .badRequest)
-            #expect(try await client.post(uri, body: TestImages.png, contentType: "text/plain").status == .unsupportedMediaType)
+            #expect(
+                try await client.post(uri, body: TestImages.png, contentType: "text/plain").status
+                    == .unsupportedMediaType)
             #expect(try await client.post(uri, body: TestImages.png, contentType: nil).status == .unsupportedMediaType)
-            #expect(try await client.post(uri, body: Array("Hello".utf8), contentType: "image/png").status == .unsupportedMediaType)
+            #expect(
+                try await client.post(uri, body: Array("Hello".utf8), contentType: "image/png").status
+                    == .unsupportedMediaType)
             let boundary = Multipart.boundary
             // No closing boundary.
-            let truncated = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\n".utf8) + TestImages.png
-            #expect(try await client.post(uri, body: truncated, contentType: "multipart/form-data; boundary=\(boundary)").status == .badRequest)
+            let truncated =
+                Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"\r\n\r\n".utf8) + TestImages.png
+            #expect(
+                try await client.post(uri, body: truncated, contentType: "multipart/form-data; boundary=\(boundary)")
+                    .status == .badRequest)
             // No end of part headers.
             let noHeaders = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"photo\"".utf8)
-            #expect(try await client.post(uri, body: noHeaders, contentType: "multipart/form-data; boundary=\(boundary)").status == .badRequest)
+            #expect(
+                try await client.post(uri, body: noHeaders, contentType: "multipart/form-data; boundary=\(boundary)")
+                    .status == .badRequest)
             // A boundary that never appears.
-            #expect(try await client.post(uri, body: TestImages.png, contentType: "multipart/form-data; boundary=zzz").status == .badRequest)
+            #expect(
+                try await client.post(uri, body: TestImages.png, contentType: "multipart/form-data; boundary=zzz")
+                    .status == .badRequest)
             // Multipart with no boundary parameter.
-            #expect(try await client.post(uri, body: TestImages.png, contentType: "multipart/form-data").status == .unsupportedMediaType)
+            #expect(
+                try await client.post(uri, body: TestImages.png, contentType: "multipart/form-data").status
+                    == .unsupportedMediaType)
             #expect(!harness.inventory.hasPhoto(forKey: item.itemKey))
         }
     }
@@ -110,7 +125,8 @@ struct PhotoRoutesTests {
         try await harness.run { client async throws in
             let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
-            let (valid, type) = Multipart.body(data: Array("not an image at all".utf8), field: "photo", filename: "x.png", partType: "image/png")
+            let (valid, type) = Multipart.body(
+                data: Array("not an image at all".utf8), field: "photo", filename: "x.png", partType: "image/png")
             var generator = SystemRandomNumberGenerator()
             for round in 0..<150 {
                 var body = valid
@@ -118,7 +134,10 @@ struct PhotoRoutesTests {
                 switch round % 3 {
                 case 0: body = Array(body.prefix(Int.random(in: 0..<body.count, using: &generator)))
                 case 1:
-                    for _ in 0..<4 { body[Int.random(in: 0..<body.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator) }
+                    for _ in 0..<4 {
+                        body[Int.random(in: 0..<body.count, using: &generator)] = UInt8.random(
+                            in: 0...255, using: &generator)
+                    }
                 default:
                     let at = Int.random(in: 0..<body.count, using: &generator)
                     body.insert(contentsOf: Array("\r\n--\(Multipart.boundary)\r\n".utf8), at: at)

@@ -1,8 +1,9 @@
 import Foundation
+import Testing
+
 #if canImport(Glibc)
 import Glibc
 #endif
-import Testing
 
 /// The built server as a child process: what it acknowledged is there after a restart.
 @Suite("Restarts", .serialized, .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
@@ -13,14 +14,26 @@ struct RestartTests {
         defer { try? FileManager.default.removeItem(at: containers) }
         var server = try ServerProcess(containers: containers)
         var base = server.baseURL
-        #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")]).status == 303)
-        #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "Camera"), ("valueInDollars", "120")]).status == 303)
+        #expect(
+            try await HTTP.postForm(
+                base.appendingPathComponent("items"),
+                [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")]
+            ).status == 303)
+        #expect(
+            try await HTTP.postForm(
+                base.appendingPathComponent("items"), [("name", "Camera"), ("valueInDollars", "120")]
+            ).status == 303)
         let items = try await HTTP.items(base)
         let camera = try #require(items.first { $0.name == "Camera" })
         let photoURL = base.appendingPathComponent("items/\(camera.itemKey)/photo")
         #expect(try await HTTP.send("POST", photoURL, body: RealImages.png, contentType: "image/png").status == 303)
-        #expect(try await HTTP.postForm(base.appendingPathComponent("items/\(camera.itemKey)/move"), [("to", "0")]).status == 303)
-        #expect(try await HTTP.postForm(base.appendingPathComponent("settings"), [("sortOrder", "name"), ("currencyFormat", "cents")]).status == 303)
+        #expect(
+            try await HTTP.postForm(base.appendingPathComponent("items/\(camera.itemKey)/move"), [("to", "0")]).status
+                == 303)
+        #expect(
+            try await HTTP.postForm(
+                base.appendingPathComponent("settings"), [("sortOrder", "name"), ("currencyFormat", "cents")]
+            ).status == 303)
 
         #expect(try server.terminate() == 0)
         #expect(server.log.contains("applicationWillTerminate"))
@@ -33,7 +46,8 @@ struct RestartTests {
         let photo = try await HTTP.send("GET", base.appendingPathComponent("items/\(camera.itemKey)/photo"))
         #expect(photo.body == RealImages.png)
         #expect(photo.headers["content-type"] == "image/png")
-        let settings = String(decoding: try await HTTP.send("GET", base.appendingPathComponent("settings")).body, as: UTF8.self)
+        let settings = String(
+            decoding: try await HTTP.send("GET", base.appendingPathComponent("settings")).body, as: UTF8.self)
         #expect(settings.contains("value=\"name\" checked"))
         #expect(settings.contains("value=\"cents\" checked"))
         #expect(try server.terminate() == 0)
@@ -71,12 +85,21 @@ struct RestartTests {
         var server = try ServerProcess(containers: containers)
         let base = server.baseURL
         for client in 0..<clients {
-            #expect(try await HTTP.postForm(base.appendingPathComponent("items"), [("name", "client \(client)"), ("valueInDollars", "0")]).status == 303)
+            #expect(
+                try await HTTP.postForm(
+                    base.appendingPathComponent("items"), [("name", "client \(client)"), ("valueInDollars", "0")]
+                ).status == 303)
         }
         let keys = try await HTTP.items(base).map(\.itemKey)
         #expect(keys.count == clients)
 
-        struct Acknowledged: Sendable { var client: Int; var lastValue = 0; var lastName: String; var added: [String] = []; var requests = 0 }
+        struct Acknowledged: Sendable {
+            var client: Int
+            var lastValue = 0
+            var lastName: String
+            var added: [String] = []
+            var requests = 0
+        }
         let deadline = ContinuousClock.now + duration
         let results = try await withThrowingTaskGroup(of: Acknowledged.self) { group in
             for client in 0..<clients {
@@ -87,13 +110,18 @@ struct RestartTests {
                         n += 1
                         if n % 10 == 0 {
                             let name = "added \(client)-\(n)"
-                            let reply = try await HTTP.postForm(base.appendingPathComponent("items"), [("name", name), ("valueInDollars", "\(n)")])
+                            let reply = try await HTTP.postForm(
+                                base.appendingPathComponent("items"), [("name", name), ("valueInDollars", "\(n)")])
                             if reply.status == 303 { acknowledged.added.append(name) }
                         } else {
                             let name = "client \(client) edit \(n)"
-                            let reply = try await HTTP.postForm(base.appendingPathComponent("items/\(keys[client])"),
-                                                                [("name", name), ("serialNumber", "S\(n)"), ("valueInDollars", "\(n)")])
-                            if reply.status == 303 { acknowledged.lastValue = n; acknowledged.lastName = name }
+                            let reply = try await HTTP.postForm(
+                                base.appendingPathComponent("items/\(keys[client])"),
+                                [("name", name), ("serialNumber", "S\(n)"), ("valueInDollars", "\(n)")])
+                            if reply.status == 303 {
+                                acknowledged.lastValue = n
+                                acknowledged.lastName = name
+                            }
                         }
                         acknowledged.requests += 1
                     }

@@ -38,11 +38,13 @@ struct SettingsAndContainerTests {
         }
     }
 
-    @Test("Settings outside the choices are refused and nothing changes", arguments: [
-        [("sortOrder", "price"), ("currencyFormat", "dollars")],
-        [("sortOrder", "name"), ("currencyFormat", "yen")],
-        [("currencyFormat", "dollars")],
-    ])
+    @Test(
+        "Settings outside the choices are refused and nothing changes",
+        arguments: [
+            [("sortOrder", "price"), ("currencyFormat", "dollars")],
+            [("sortOrder", "name"), ("currencyFormat", "yen")],
+            [("currencyFormat", "dollars")],
+        ])
     func badSettings(_ form: [(String, String)]) async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
@@ -66,11 +68,15 @@ struct SettingsAndContainerTests {
             }
             #expect(text.contains("<code>Library/Caches/thumbs.bin</code></td><td>5 bytes</td><td>no</td>"))
             #expect(text.contains(harness.container.url.path))
-            for (directory, backedUp) in [("Documents/", "yes"), ("Library/", "yes"), ("Library/Preferences/", "yes"),
-                                          ("Library/Application Support/", "yes"), ("Library/Caches/", "no"), ("tmp/", "no")] {
+            for (directory, backedUp) in [
+                ("Documents/", "yes"), ("Library/", "yes"), ("Library/Preferences/", "yes"),
+                ("Library/Application Support/", "yes"), ("Library/Caches/", "no"), ("tmp/", "no"),
+            ] {
                 let row = try #require(text.range(of: "<tr data-directory=\"\(directory)\">"))
                 let end = try #require(text.range(of: "</tr>", range: row.upperBound..<text.endIndex))
-                #expect(text[row.upperBound..<end.lowerBound].hasSuffix("<td>\(backedUp)</td>"), "\(directory) backed up: \(backedUp)")
+                #expect(
+                    text[row.upperBound..<end.lowerBound].hasSuffix("<td>\(backedUp)</td>"),
+                    "\(directory) backed up: \(backedUp)")
             }
         }
     }
@@ -83,7 +89,10 @@ struct SettingsAndContainerTests {
                 #expect(try await client.post("/lifecycle", form: [("event", event.rawValue)]).status == .ok)
             }
             // sendBeacon posts URLSearchParams as a form, fetch may send text/plain.
-            #expect(try await client.post("/lifecycle", body: Array("event=hidden".utf8), contentType: "text/plain;charset=UTF-8").status == .ok)
+            #expect(
+                try await client.post(
+                    "/lifecycle", body: Array("event=hidden".utf8), contentType: "text/plain;charset=UTF-8"
+                ).status == .ok)
             #expect(try await client.post("/lifecycle", form: [("event", "explode")]).status == .badRequest)
             #expect(try await client.post("/lifecycle", form: []).status == .badRequest)
             let page = try await client.get("/lifecycle")

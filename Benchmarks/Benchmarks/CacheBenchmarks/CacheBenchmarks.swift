@@ -54,7 +54,7 @@ let benchmarks: @Sendable () -> Void = {
         let cache = MemoryCache<String, Data>(countLimit: limit)
         var state: UInt64 = 42
         for _ in 0..<operations {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let key = keys[Int(state >> 33) % keys.count]
             if cache.object(forKey: key) == nil { cache.setObject(payload, forKey: key) }
         }
@@ -65,7 +65,7 @@ let benchmarks: @Sendable () -> Void = {
         cache.countLimit = limit
         var state: UInt64 = 42
         for _ in 0..<operations {
-            state = state &* 6364136223846793005 &+ 1442695040888963407
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
             let key = nsKeys[Int(state >> 33) % nsKeys.count]
             if cache.object(forKey: key) == nil { cache.setObject(nsPayload, forKey: key) }
         }

@@ -43,7 +43,8 @@ let benchmarks: @Sendable () -> Void = {
             _ = fixture().codable
         }
         Benchmark("decode \(label) / keepsake") { _ in
-            blackHole(try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: KeepsakeItem.self, from: fixture().ourArchive))
+            blackHole(
+                try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: KeepsakeItem.self, from: fixture().ourArchive))
         } setup: {
             _ = fixture().ourArchive
         }

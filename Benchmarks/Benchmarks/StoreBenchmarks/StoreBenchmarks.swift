@@ -27,23 +27,31 @@ let benchmarks: @Sendable () -> Void = {
         let label = "\(count / 1_000)k"
         let foundationConfiguration = count >= 10_000 ? slow : Benchmark.defaultConfiguration
 
-        Benchmark("item store save \(label) / keepsake", closure: { _ in
-            try Fixtures.keepsake(count).store.save()
-        }, setup: { _ = Fixtures.keepsake(count) })
-        Benchmark("item store save \(label) / NSKeyedArchiver", configuration: foundationConfiguration, closure: { _ in
-            let fixture = Fixtures.foundation(count)
-            let data = try NSKeyedArchiver.archivedData(withRootObject: fixture.items, requiringSecureCoding: false)
-            try data.write(to: fixture.file, options: .atomic)
-        }, setup: { _ = Fixtures.foundation(count) })
-        Benchmark("item store load \(label) / keepsake", closure: { _ in
-            blackHole(try ItemStore<StoreItem>(container: Fixtures.keepsake(count).container).count)
-        }, setup: { _ = Fixtures.keepsake(count) })
-        Benchmark("item store load \(label) / NSKeyedUnarchiver", configuration: foundationConfiguration, closure: { _ in
-            let data = try Data(contentsOf: Fixtures.foundation(count).file)
-            let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
-            unarchiver.requiresSecureCoding = false
-            blackHole((unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as! [FoundationItem]).count)
-        }, setup: { _ = Fixtures.foundation(count) })
+        Benchmark(
+            "item store save \(label) / keepsake",
+            closure: { _ in
+                try Fixtures.keepsake(count).store.save()
+            }, setup: { _ = Fixtures.keepsake(count) })
+        Benchmark(
+            "item store save \(label) / NSKeyedArchiver", configuration: foundationConfiguration,
+            closure: { _ in
+                let fixture = Fixtures.foundation(count)
+                let data = try NSKeyedArchiver.archivedData(withRootObject: fixture.items, requiringSecureCoding: false)
+                try data.write(to: fixture.file, options: .atomic)
+            }, setup: { _ = Fixtures.foundation(count) })
+        Benchmark(
+            "item store load \(label) / keepsake",
+            closure: { _ in
+                blackHole(try ItemStore<StoreItem>(container: Fixtures.keepsake(count).container).count)
+            }, setup: { _ = Fixtures.keepsake(count) })
+        Benchmark(
+            "item store load \(label) / NSKeyedUnarchiver", configuration: foundationConfiguration,
+            closure: { _ in
+                let data = try Data(contentsOf: Fixtures.foundation(count).file)
+                let unarchiver = try NSKeyedUnarchiver(forReadingFrom: data)
+                unarchiver.requiresSecureCoding = false
+                blackHole((unarchiver.decodeObject(forKey: NSKeyedArchiveRootObjectKey) as! [FoundationItem]).count)
+            }, setup: { _ = Fixtures.foundation(count) })
     }
 }
 
@@ -80,8 +88,10 @@ enum Fixtures {
         foundationFixtures.withLock { fixtures in
             if let fixture = fixtures[count] { return fixture }
             let items = HomepwnerModels.records(count: count).map(FoundationItem.init)
-            let file = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-store-bench-\(UUID()).archive")
-            try! NSKeyedArchiver.archivedData(withRootObject: items, requiringSecureCoding: false).write(to: file, options: .atomic)
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "keepsake-store-bench-\(UUID()).archive")
+            try! NSKeyedArchiver.archivedData(withRootObject: items, requiringSecureCoding: false).write(
+                to: file, options: .atomic)
             let fixture = Foundation(items: items, file: file)
             fixtures[count] = fixture
             return fixture

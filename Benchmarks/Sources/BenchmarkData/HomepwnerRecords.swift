@@ -20,7 +20,8 @@ public enum HomepwnerRecords {
                 "name": .string(name),
                 "serialNumber": .string(serial),
                 "valueInDollars": .integer(Int64(generator.next() % 100)),
-                "dateCreated": .date(Date(timeIntervalSinceReferenceDate: 600_000_000 + Double(generator.next() % 10_000_000) / 1_000)),
+                "dateCreated": .date(
+                    Date(timeIntervalSinceReferenceDate: 600_000_000 + Double(generator.next() % 10_000_000) / 1_000)),
                 "itemKey": .string(UUID(uuid: generator.uuidBytes()).uuidString),
             ]
             items.append(item)
@@ -60,12 +61,14 @@ struct SplitMix64 {
     }
 
     mutating func uuidBytes() -> uuid_t {
-        let a = next(), b = next()
+        let a = next()
+        let b = next()
         return (
             UInt8(truncatingIfNeeded: a), UInt8(truncatingIfNeeded: a >> 8), UInt8(truncatingIfNeeded: a >> 16),
             UInt8(truncatingIfNeeded: a >> 24), UInt8(truncatingIfNeeded: a >> 32), UInt8(truncatingIfNeeded: a >> 40),
             UInt8(truncatingIfNeeded: a >> 48) & 0x0F | 0x40, UInt8(truncatingIfNeeded: a >> 56),
-            UInt8(truncatingIfNeeded: b) & 0x3F | 0x80, UInt8(truncatingIfNeeded: b >> 8), UInt8(truncatingIfNeeded: b >> 16),
+            UInt8(truncatingIfNeeded: b) & 0x3F | 0x80, UInt8(truncatingIfNeeded: b >> 8),
+            UInt8(truncatingIfNeeded: b >> 16),
             UInt8(truncatingIfNeeded: b >> 24), UInt8(truncatingIfNeeded: b >> 32), UInt8(truncatingIfNeeded: b >> 40),
             UInt8(truncatingIfNeeded: b >> 48), UInt8(truncatingIfNeeded: b >> 56)
         )

@@ -25,7 +25,8 @@ case "read-binary":
     let bytes = try PropertyListWriter.binary.write(HomepwnerRecords.value(count: items))
     for _ in 0..<repeats { keep(try PropertyListReader().read(bytes)) }
 case "decode-archive":
-    let archive = try KeyedArchiver.archivedData(withRootObject: HomepwnerModels.records(count: items).map(KeepsakeItem.init))
+    let archive = try KeyedArchiver.archivedData(
+        withRootObject: HomepwnerModels.records(count: items).map(KeepsakeItem.init))
     for _ in 0..<repeats {
         keep(try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: KeepsakeItem.self, from: archive))
     }

@@ -30,14 +30,22 @@ let binary = try PropertyListWriter.binary.write(value)
 let xml = try PropertyListWriter.xml.write(value)
 
 let pairs: [(String, () throws -> Void, () throws -> Void)] = [
-    ("binary read 100k", { _ = try PropertyListReader().read(binary) },
-     { _ = try PropertyListSerialization.propertyList(from: Data(binary), format: nil) }),
-    ("binary write 100k", { _ = try PropertyListWriter.binary.write(value) },
-     { _ = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0) }),
-    ("xml read 100k", { _ = try PropertyListReader().read(xml) },
-     { _ = try PropertyListSerialization.propertyList(from: Data(xml), format: nil) }),
-    ("xml write 100k", { _ = try PropertyListWriter.xml.write(value) },
-     { _ = try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0) }),
+    (
+        "binary read 100k", { _ = try PropertyListReader().read(binary) },
+        { _ = try PropertyListSerialization.propertyList(from: Data(binary), format: nil) }
+    ),
+    (
+        "binary write 100k", { _ = try PropertyListWriter.binary.write(value) },
+        { _ = try PropertyListSerialization.data(fromPropertyList: object, format: .binary, options: 0) }
+    ),
+    (
+        "xml read 100k", { _ = try PropertyListReader().read(xml) },
+        { _ = try PropertyListSerialization.propertyList(from: Data(xml), format: nil) }
+    ),
+    (
+        "xml write 100k", { _ = try PropertyListWriter.xml.write(value) },
+        { _ = try PropertyListSerialization.data(fromPropertyList: object, format: .xml, options: 0) }
+    ),
 ]
 
 print("| case (best of \(runs)) | keepsake | Foundation | keepsake is |")
@@ -45,5 +53,7 @@ print("|:--|--:|--:|--:|")
 for (name, ours, theirs) in pairs {
     let us = milliseconds(try best(ours))
     let them = milliseconds(try best(theirs))
-    print("| \(name) | \(String(format: "%.1f", us)) ms | \(String(format: "%.1f", them)) ms | \(String(format: "%.1f", them / us))× faster |")
+    print(
+        "| \(name) | \(String(format: "%.1f", us)) ms | \(String(format: "%.1f", them)) ms | \(String(format: "%.1f", them / us))× faster |"
+    )
 }

@@ -11,7 +11,8 @@ enum ArgumentDomain {
         var index = 1
         while index < arguments.count {
             let argument = arguments[index]
-            guard argument.count > 1, argument.hasPrefix("-"), !argument.hasPrefix("--"), index + 1 < arguments.count else {
+            guard argument.count > 1, argument.hasPrefix("-"), !argument.hasPrefix("--"), index + 1 < arguments.count
+            else {
                 index += 1
                 continue
             }

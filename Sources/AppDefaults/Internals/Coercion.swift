@@ -78,7 +78,8 @@ enum Coercion {
             guard byte >= 0x30 && byte <= 0x39 else { break }
             let digit = Int(byte - 0x30)
             let (shifted, overflow1) = result.multipliedReportingOverflow(by: 10)
-            let (next, overflow2) = negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            let (next, overflow2) =
+                negative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
             if overflow1 || overflow2 { return negative ? .min : .max }
             result = next
         }
@@ -93,10 +94,16 @@ enum Coercion {
         var i = 0
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") { i += 1 }
         var digits = 0
-        while isDigit(i) { i += 1; digits += 1 }
+        while isDigit(i) {
+            i += 1
+            digits += 1
+        }
         if i < bytes.count, bytes[i] == UInt8(ascii: ".") {
             i += 1
-            while isDigit(i) { i += 1; digits += 1 }
+            while isDigit(i) {
+                i += 1
+                digits += 1
+            }
         }
         guard digits > 0 else { return 0 }
         var end = i
@@ -117,7 +124,9 @@ enum Coercion {
     /// zeros, true when the next character is `Y`, `y`, `T`, `t` or a digit 1–9.
     static func boolValue(_ string: String) -> Bool {
         var bytes = Substring(string).utf8.drop { $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }
-        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") { bytes = bytes.dropFirst() }
+        if let first = bytes.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            bytes = bytes.dropFirst()
+        }
         bytes = bytes.drop { $0 == UInt8(ascii: "0") }
         guard let first = bytes.first else { return false }
         switch first {

@@ -17,7 +17,9 @@ enum DefaultsBridging {
 
     /// A string-keyed dictionary's property-list form, each key's path under `keyPath`.
     /// - Throws: ``DefaultsError`` `.notPropertyList`.
-    static func dictionary(from values: [String: Any], keyPath: String = "") throws(DefaultsError) -> PropertyListDictionary {
+    static func dictionary(from values: [String: Any], keyPath: String = "") throws(DefaultsError)
+        -> PropertyListDictionary
+    {
         guard case .dictionary(let dictionary) = try value(from: values, keyPath: keyPath) else {
             preconditionFailure("a [String: Any] bridges to a dictionary")
         }

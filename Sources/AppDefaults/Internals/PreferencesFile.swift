@@ -58,8 +58,10 @@ struct PreferencesFile: Sendable {
             let reason = bytes.isEmpty ? "the file is empty" : "the file holds a plist that is not a dictionary"
             return .failure(DefaultsError(.corruptFile, reason, domain: domain, path: url.path))
         } catch {
-            return .failure(DefaultsError(
-                .corruptFile, "the file is not a property list: \(error)", domain: domain, path: url.path, underlyingError: error))
+            return .failure(
+                DefaultsError(
+                    .corruptFile, "the file is not a property list: \(error)", domain: domain, path: url.path,
+                    underlyingError: error))
         }
     }
 
@@ -96,7 +98,8 @@ struct PreferencesFile: Sendable {
         do {
             bytes = Data(try PropertyListWriter.binary.write(.dictionary(values)))
         } catch {
-            throw DefaultsError(.notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
+            throw DefaultsError(
+                .notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
         }
         do {
             try fileSystem.write(bytes, to: url)
@@ -112,6 +115,7 @@ struct PreferencesFile: Sendable {
         var parts = tm()
         gmtime_r(&seconds, &parts)
         func two(_ n: Int32) -> String { n < 10 ? "0\(n)" : "\(n)" }
-        return "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
+        return
+            "\(parts.tm_year + 1900)\(two(parts.tm_mon + 1))\(two(parts.tm_mday))T\(two(parts.tm_hour))\(two(parts.tm_min))\(two(parts.tm_sec))Z"
     }
 }

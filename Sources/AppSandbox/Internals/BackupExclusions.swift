@@ -1,3 +1,5 @@
+import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,7 +7,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Foundation
 
 /// Where the "excluded from backup" mark is kept.
 ///
@@ -40,9 +41,9 @@ struct BackupExclusions {
             } else {
                 try system.removexattr(fd, Self.attributeName)
             }
-        } catch where error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
+        } catch  where error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
             needsList = true
-        } catch where !excluded && error.rawValue == Self.noAttribute {
+        } catch  where !excluded && error.rawValue == Self.noAttribute {
             // Not marked by attribute; the list may still hold it.
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "set extended attribute")
@@ -65,7 +66,7 @@ struct BackupExclusions {
         defer { try? system.close(fd) }
         do {
             return try system.getxattr(fd, Self.attributeName) == Array("1".utf8)
-        } catch where error.rawValue == Self.noAttribute || error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
+        } catch  where error.rawValue == Self.noAttribute || error.rawValue == ENOTSUP || error.rawValue == EOPNOTSUPP {
             return false
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "read extended attribute")
@@ -95,6 +96,7 @@ struct BackupExclusions {
     /// Extended attributes need a descriptor to a file or directory. `O_NONBLOCK` so
     /// that a FIFO in the tree cannot stall us; links were resolved before.
     private func openItem(_ location: Location) throws(SandboxError) -> Int32 {
-        try system.open(location.parent, location.name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, path: location.path)
+        try system.open(
+            location.parent, location.name, flags: O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, path: location.path)
     }
 }

@@ -37,7 +37,9 @@ struct ContainedResolver {
     /// `followFinalLink` a link in the last place is resolved too (reads and writes
     /// follow links that stay inside); without it the link itself is the item
     /// (remove, move, flags).
-    func item(_ components: [String], followFinalLink: Bool, createIntermediates: Bool = false) throws(SandboxError) -> Location {
+    func item(_ components: [String], followFinalLink: Bool, createIntermediates: Bool = false) throws(SandboxError)
+        -> Location
+    {
         var walk = Walk(pending: components)
         do throws(SandboxError) {
             while true {
@@ -109,24 +111,26 @@ struct ContainedResolver {
 
     /// Opens one intermediate directory. Returns nil when it was a link whose target
     /// has been spliced into `walk` instead.
-    private func openDirectory(_ parent: Int32, _ name: String, _ walk: inout Walk, create: Bool) throws(SandboxError) -> Int32? {
+    private func openDirectory(_ parent: Int32, _ name: String, _ walk: inout Walk, create: Bool) throws(SandboxError)
+        -> Int32?
+    {
         let path = display(walk.stack.map(\.name) + [name])
         let flags = O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC
         while true {
             do {
                 return try system.openat(parent, name, flags, 0)
-            } catch where error.rawValue == EINTR {
+            } catch  where error.rawValue == EINTR {
                 continue
-            } catch where error.rawValue == ELOOP || error.rawValue == ENOTDIR {
+            } catch  where error.rawValue == ELOOP || error.rawValue == ENOTDIR {
                 guard let target = try linkTarget(parent, name, walk) else {
                     throw SandboxError(errno: ENOTDIR, path: path, operation: "open directory")
                 }
                 try splice(target, &walk)
                 return nil
-            } catch where error.rawValue == ENOENT && create {
+            } catch  where error.rawValue == ENOENT && create {
                 do {
                     try system.mkdirat(parent, name, 0o777)
-                } catch where error.rawValue == EEXIST {
+                } catch  where error.rawValue == EEXIST {
                     // Made by someone else meanwhile; open it on the next turn.
                 } catch {
                     throw SandboxError(errno: error.rawValue, path: path, operation: "create directory")
@@ -144,7 +148,7 @@ struct ContainedResolver {
         let status: FileStatus
         do {
             status = try system.fstatat(parent, name, false)
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             return nil
         } catch {
             throw SandboxError(errno: error.rawValue, path: path, operation: "stat")
@@ -171,7 +175,8 @@ struct ContainedResolver {
             let rest = target == rootReal ? "" : String(target.dropFirst(prefix.count))
             walk.pending = rest.split(separator: "/").map(String.init) + walk.pending
         } else {
-            walk.pending = target.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + walk.pending
+            walk.pending =
+                target.split(separator: "/", omittingEmptySubsequences: false).map(String.init) + walk.pending
         }
     }
 

@@ -46,7 +46,9 @@ struct DurableWriter {
 
     /// Starts a write: checks the target and opens the temporary file (step 1).
     /// `permissions` overrides the bits taken from the previous version.
-    init(system: SystemCalls, at location: Location, mode: Mode = .replace, permissions: UInt32? = nil) throws(SandboxError) {
+    init(system: SystemCalls, at location: Location, mode: Mode = .replace, permissions: UInt32? = nil)
+        throws(SandboxError)
+    {
         self.system = system
         parent = location.parent
         name = location.name
@@ -55,7 +57,7 @@ struct DurableWriter {
         let status: FileStatus?
         do {
             status = try system.fstatat(location.parent, location.name, false)
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             status = nil
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "stat")
@@ -77,7 +79,9 @@ struct DurableWriter {
         }
     }
 
-    private static func openTemporary(_ system: SystemCalls, _ parent: Int32, path: String) throws(SandboxError) -> (Int32, String) {
+    private static func openTemporary(_ system: SystemCalls, _ parent: Int32, path: String) throws(SandboxError) -> (
+        Int32, String
+    ) {
         var attempts = 0
         while true {
             let candidate = RelativePath.internalPrefix + randomHex() + ".tmp"
@@ -95,7 +99,7 @@ struct DurableWriter {
         guard current.owner != previous.owner || current.group != previous.group else { return }
         do {
             try system.fchown(fd, previous.owner, previous.group)
-        } catch where error.rawValue == EPERM || error.rawValue == EINVAL {
+        } catch  where error.rawValue == EPERM || error.rawValue == EINVAL {
             // Not ours to give away; the file keeps its mode but becomes ours.
         } catch {
             throw SandboxError(errno: error.rawValue, path: path, operation: "chown")
@@ -111,7 +115,7 @@ struct DurableWriter {
                 // A zero-byte write of a non-empty buffer would loop forever.
                 if written <= 0 { throw Errno(EIO) }
                 offset += written
-            } catch where error.rawValue == EINTR {
+            } catch  where error.rawValue == EINTR {
                 continue
             } catch {
                 abandon()
@@ -130,7 +134,7 @@ struct DurableWriter {
         }
         do {
             try system.close(fd)
-        } catch where error.rawValue == EINTR {
+        } catch  where error.rawValue == EINTR {
             // Closed anyway; see step 4.
         } catch {
             // Linux releases the descriptor even when close fails.
@@ -157,7 +161,7 @@ struct DurableWriter {
             do {
                 try system.renameat(parent, temporaryName, parent, name)
                 break
-            } catch where error.rawValue == EINTR {
+            } catch  where error.rawValue == EINTR {
                 continue
             } catch {
                 try? system.unlinkat(parent, temporaryName, false)

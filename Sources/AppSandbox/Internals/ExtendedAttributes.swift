@@ -36,15 +36,24 @@ enum ExtendedAttributes {
     private static let removeFunction = symbol("fremovexattr", as: RemoveFunction.self)
 
     static func get(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeMutableRawPointer?, _ size: Int) -> Int {
-        guard let getFunction else { errno = ENOTSUP; return -1 }
+        guard let getFunction else {
+            errno = ENOTSUP
+            return -1
+        }
         return getFunction(fd, name, value, size)
     }
     static func set(_ fd: Int32, _ name: UnsafePointer<CChar>, _ value: UnsafeRawPointer?, _ size: Int) -> Int {
-        guard let setFunction else { errno = ENOTSUP; return -1 }
+        guard let setFunction else {
+            errno = ENOTSUP
+            return -1
+        }
         return Int(setFunction(fd, name, value, size, 0))
     }
     static func remove(_ fd: Int32, _ name: UnsafePointer<CChar>) -> Int {
-        guard let removeFunction else { errno = ENOTSUP; return -1 }
+        guard let removeFunction else {
+            errno = ENOTSUP
+            return -1
+        }
         return Int(removeFunction(fd, name))
     }
     #endif

@@ -36,7 +36,9 @@ struct FileEngine {
         var buffer = [UInt8](repeating: 0, count: max(sizeHint, 0) + 1)
         var count = 0
         while true {
-            if count == buffer.count { buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, Self.chunkSize))) }
+            if count == buffer.count {
+                buffer.append(contentsOf: repeatElement(0, count: max(buffer.count, Self.chunkSize)))
+            }
             let result: Result<Int, Errno> = buffer.withUnsafeMutableBytes { raw in
                 let slice = UnsafeMutableRawBufferPointer(rebasing: raw[count...])
                 return Result { () throws(Errno) in try system.read(fd, slice) }
@@ -70,7 +72,7 @@ struct FileEngine {
         do {
             _ = try system.fstatat(location.parent, location.name, false)
             return true
-        } catch where error.rawValue == ENOENT {
+        } catch  where error.rawValue == ENOENT {
             return false
         } catch {
             throw SandboxError(errno: error.rawValue, path: location.path, operation: "stat")
@@ -82,7 +84,7 @@ struct FileEngine {
     func createDirectory(_ location: Location, intermediates: Bool) throws(SandboxError) {
         do {
             try system.mkdirat(location.parent, location.name, 0o777)
-        } catch where error.rawValue == EEXIST && intermediates {
+        } catch  where error.rawValue == EEXIST && intermediates {
             // Like `mkdir -p`: an existing directory is success, anything else is not.
             if try status(location).kind != .directory {
                 throw SandboxError(errno: EEXIST, path: location.path, operation: "create directory")
@@ -102,7 +104,9 @@ struct FileEngine {
     /// Names in a directory, sorted; with `includingInternal: false` the names this
     /// layer keeps for itself are left out.
     func names(in directory: DirectoryHandle, includingInternal: Bool = false) throws(SandboxError) -> [String] {
-        let names = try system.checked("list", directory.path) { () throws(Errno) in try system.readDirectory(directory.fd) }
+        let names = try system.checked("list", directory.path) { () throws(Errno) in
+            try system.readDirectory(directory.fd)
+        }
         return names.filter { includingInternal || !RelativePath.isInternal($0) }.sorted()
     }
 
@@ -167,9 +171,11 @@ struct FileEngine {
         let info = try status(source)
         switch info.kind {
         case .regular:
-            let fd = try system.open(source.parent, source.name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, path: source.path)
+            let fd = try system.open(
+                source.parent, source.name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, path: source.path)
             defer { try? system.close(fd) }
-            var writer = try DurableWriter(system: system, at: destination, mode: .createNew, permissions: info.permissions)
+            var writer = try DurableWriter(
+                system: system, at: destination, mode: .createNew, permissions: info.permissions)
             var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
             while true {
                 let result: Result<Int, Errno> = buffer.withUnsafeMutableBytes { raw in
@@ -181,7 +187,9 @@ struct FileEngine {
                     return
                 case .success(let count):
                     let appended: Result<Void, SandboxError> = buffer.withUnsafeBytes { raw in
-                        Result { () throws(SandboxError) in try writer.append(UnsafeRawBufferPointer(rebasing: raw[..<count])) }
+                        Result { () throws(SandboxError) in
+                            try writer.append(UnsafeRawBufferPointer(rebasing: raw[..<count]))
+                        }
                     }
                     try appended.get()
                 case .failure(let error) where error.rawValue == EINTR:

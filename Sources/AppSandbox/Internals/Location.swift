@@ -41,11 +41,13 @@ struct DirectoryHandle {
 extension SystemCalls {
     /// `openat` retried on `EINTR` (nothing was opened), mapping failure to a
     /// ``SandboxError`` for `path`.
-    func open(_ directory: Int32, _ name: String, flags: Int32, mode: UInt32 = 0, path: String) throws(SandboxError) -> Int32 {
+    func open(_ directory: Int32, _ name: String, flags: Int32, mode: UInt32 = 0, path: String) throws(SandboxError)
+        -> Int32
+    {
         while true {
             do {
                 return try openat(directory, name, flags, mode)
-            } catch where error.rawValue == EINTR {
+            } catch  where error.rawValue == EINTR {
                 continue
             } catch {
                 throw SandboxError(errno: error.rawValue, path: path, operation: "open")

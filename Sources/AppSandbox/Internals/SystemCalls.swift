@@ -37,18 +37,22 @@ package struct FileStatus: Sendable, Equatable {
 /// change it. None of them retries `EINTR`: the callers decide, because the right
 /// answer differs per call (see `FileEngine`).
 package struct SystemCalls: Sendable {
-    package var openat: @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: UInt32) throws(Errno) -> Int32
+    package var openat:
+        @Sendable (_ directory: Int32, _ path: String, _ flags: Int32, _ mode: UInt32) throws(Errno) -> Int32
     package var close: @Sendable (_ fd: Int32) throws(Errno) -> Void
     package var read: @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer) throws(Errno) -> Int
     package var write: @Sendable (_ fd: Int32, _ buffer: UnsafeRawBufferPointer) throws(Errno) -> Int
     package var fsync: @Sendable (_ fd: Int32) throws(Errno) -> Void
     package var fstat: @Sendable (_ fd: Int32) throws(Errno) -> FileStatus
     /// `fstatat`; `followSymlink: false` passes `AT_SYMLINK_NOFOLLOW`.
-    package var fstatat: @Sendable (_ directory: Int32, _ path: String, _ followSymlink: Bool) throws(Errno) -> FileStatus
+    package var fstatat:
+        @Sendable (_ directory: Int32, _ path: String, _ followSymlink: Bool) throws(Errno) -> FileStatus
     package var fchmod: @Sendable (_ fd: Int32, _ mode: UInt32) throws(Errno) -> Void
     package var fchown: @Sendable (_ fd: Int32, _ owner: UInt32, _ group: UInt32) throws(Errno) -> Void
-    package var renameat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void
-    package var linkat: @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void
+    package var renameat:
+        @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void
+    package var linkat:
+        @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void
     /// `unlinkat`; `directory: true` passes `AT_REMOVEDIR`.
     package var unlinkat: @Sendable (_ directory: Int32, _ path: String, _ isDirectory: Bool) throws(Errno) -> Void
     package var mkdirat: @Sendable (_ directory: Int32, _ path: String, _ mode: UInt32) throws(Errno) -> Void
@@ -230,7 +234,8 @@ private func sys_read(_ fd: Int32, _ buffer: UnsafeMutableRawPointer?, _ count: 
 private func sys_write(_ fd: Int32, _ buffer: UnsafeRawPointer?, _ count: Int) -> Int { write(fd, buffer, count) }
 private func sys_fsync(_ fd: Int32) -> Int32 { fsync(fd) }
 private func sys_fstat(_ fd: Int32, _ info: inout stat) -> Int32 { fstat(fd, &info) }
-private func sys_fstatat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ info: inout stat, _ flags: Int32) -> Int32 {
+private func sys_fstatat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ info: inout stat, _ flags: Int32) -> Int32
+{
     fstatat(directory, path, &info, flags)
 }
 private func sys_fchmod(_ fd: Int32, _ mode: mode_t) -> Int32 { fchmod(fd, mode) }
@@ -238,7 +243,9 @@ private func sys_fchown(_ fd: Int32, _ owner: uid_t, _ group: gid_t) -> Int32 { 
 private func sys_renameat(_ a: Int32, _ from: UnsafePointer<CChar>, _ b: Int32, _ to: UnsafePointer<CChar>) -> Int32 {
     renameat(a, from, b, to)
 }
-private func sys_linkat(_ a: Int32, _ from: UnsafePointer<CChar>, _ b: Int32, _ to: UnsafePointer<CChar>, _ flags: Int32) -> Int32 {
+private func sys_linkat(
+    _ a: Int32, _ from: UnsafePointer<CChar>, _ b: Int32, _ to: UnsafePointer<CChar>, _ flags: Int32
+) -> Int32 {
     linkat(a, from, b, to, flags)
 }
 private func sys_unlinkat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ flags: Int32) -> Int32 {
@@ -247,7 +254,9 @@ private func sys_unlinkat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ fl
 private func sys_mkdirat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ mode: mode_t) -> Int32 {
     mkdirat(directory, path, mode)
 }
-private func sys_readlinkat(_ directory: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int) -> Int {
+private func sys_readlinkat(
+    _ directory: Int32, _ path: UnsafePointer<CChar>, _ buffer: UnsafeMutablePointer<CChar>, _ size: Int
+) -> Int {
     readlinkat(directory, path, buffer, size)
 }
 private func sys_symlinkat(_ target: UnsafePointer<CChar>, _ directory: Int32, _ path: UnsafePointer<CChar>) -> Int32 {
@@ -264,6 +273,8 @@ private func sys_closedir(_ stream: DirectoryStream) -> Int32 { closedir(stream)
 private func sys_rewinddir(_ stream: DirectoryStream) { rewinddir(stream) }
 private func sys_readdir(_ stream: DirectoryStream) -> UnsafeMutablePointer<dirent>? { readdir(stream) }
 private func sys_flock(_ fd: Int32, _ operation: Int32) -> Int32 { flock(fd, operation) }
-private func sys_realpath(_ path: UnsafePointer<CChar>, _ resolved: UnsafeMutablePointer<CChar>?) -> UnsafeMutablePointer<CChar>? {
+private func sys_realpath(_ path: UnsafePointer<CChar>, _ resolved: UnsafeMutablePointer<CChar>?)
+    -> UnsafeMutablePointer<CChar>?
+{
     realpath(path, resolved)
 }

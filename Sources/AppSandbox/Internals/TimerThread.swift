@@ -63,9 +63,13 @@ final class TimerThread: Sendable {
         while true {
             let now = ContinuousClock.now
             let (due, nextDeadline): ((@Sendable () -> Void)?, ContinuousClock.Instant?) = state.withLock { state in
-                guard let index = state.pending.indices.min(by: {
-                    (state.pending[$0].due, state.pending[$0].order) < (state.pending[$1].due, state.pending[$1].order)
-                }) else { return (nil, nil) }
+                guard
+                    let index = state.pending.indices.min(by: {
+                        (state.pending[$0].due, state.pending[$0].order) < (
+                            state.pending[$1].due, state.pending[$1].order
+                        )
+                    })
+                else { return (nil, nil) }
                 if state.pending[index].due <= now { return (state.pending.remove(at: index).work, nil) }
                 return (nil, state.pending[index].due)
             }

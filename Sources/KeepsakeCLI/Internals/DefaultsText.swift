@@ -21,22 +21,27 @@ enum DefaultsText {
         case .float(let float): return render(.real(Double(float)))
         case .bool(let bool): return bool ? "1" : "0"
         case .date(let date): return quoted(dateFormatter.string(from: date))
-        case .data(let data): return "{length = \(data.count), bytes = 0x\(data.map { String(format: "%02x", $0) }.joined())}"
+        case .data(let data):
+            return "{length = \(data.count), bytes = 0x\(data.map { String(format: "%02x", $0) }.joined())}"
         case .uid(let uid): return "{CF$UID = \(uid.value);}"
         case .array(let elements):
             guard !elements.isEmpty else { return "(\n\(indent))" }
             return "(\n" + elements.map { inner + render($0, indent: inner) }.joined(separator: ",\n") + "\n\(indent))"
         case .dictionary(let dictionary):
             guard !dictionary.isEmpty else { return "{\n\(indent)}" }
-            return "{\n" + dictionary.map { "\(inner)\(quoted($0.key)) = \(render($0.value, indent: inner));\n" }.joined() + "\(indent)}"
+            return "{\n"
+                + dictionary.map { "\(inner)\(quoted($0.key)) = \(render($0.value, indent: inner));\n" }.joined()
+                + "\(indent)}"
         }
     }
 
     /// Bare when only letters, digits, `_`, `.` and `$`; quoted and escaped otherwise.
     static func quoted(_ string: String) -> String {
-        let bare = !string.isEmpty && string.unicodeScalars.allSatisfy {
-            ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) || $0 == "_" || $0 == "." || $0 == "$"
-        }
+        let bare =
+            !string.isEmpty
+            && string.unicodeScalars.allSatisfy {
+                ($0.isASCII && (CharacterSet.alphanumerics.contains($0))) || $0 == "_" || $0 == "." || $0 == "$"
+            }
         if bare { return string }
         var escaped = "\""
         for scalar in string.unicodeScalars {
@@ -77,7 +82,9 @@ enum TypedValue {
             if first == "-dict-add", case .dictionary(let existing)? = current { dictionary = existing }
             var index = 0
             while index + 1 < items.count {
-                guard case .string(let key) = items[index] else { throw ValidationError("Dictionary keys must be strings.") }
+                guard case .string(let key) = items[index] else {
+                    throw ValidationError("Dictionary keys must be strings.")
+                }
                 dictionary[key] = items[index + 1]
                 index += 2
             }
@@ -85,7 +92,8 @@ enum TypedValue {
         default:
             let (value, used) = try scalar(arguments, at: 0)
             guard used == arguments.count else {
-                throw ValidationError("Unexpected arguments after the value: \(arguments.dropFirst(used).joined(separator: " "))")
+                throw ValidationError(
+                    "Unexpected arguments after the value: \(arguments.dropFirst(used).joined(separator: " "))")
             }
             return value
         }
@@ -110,7 +118,8 @@ enum TypedValue {
         let typed = ["-string", "-int", "-integer", "-float", "-bool", "-boolean", "-date", "-data"]
         guard typed.contains(flag) else {
             if flag.hasPrefix("-"), flag.count > 1, Double(flag) == nil {
-                throw ValidationError("Unknown type flag \(flag); use -string, -int, -float, -bool, -date, -data, -array or -dict.")
+                throw ValidationError(
+                    "Unknown type flag \(flag); use -string, -int, -float, -bool, -date, -data, -array or -dict.")
             }
             return (literal(flag), 1)
         }
@@ -144,7 +153,8 @@ enum TypedValue {
 
     /// A plist literal (`(a, b)`, `{ k = v; }`, XML), else the text as a string.
     static func literal(_ text: String) -> PropertyListValue {
-        if let first = text.first, "({<\"".contains(first), let value = try? PropertyListReader().read(Array(text.utf8)) {
+        if let first = text.first, "({<\"".contains(first), let value = try? PropertyListReader().read(Array(text.utf8))
+        {
             return value
         }
         return .string(text)
@@ -161,7 +171,9 @@ enum TypedValue {
         var data = Data(capacity: digits.count / 2)
         var index = 0
         while index < digits.count {
-            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else { return nil }
+            guard let byte = UInt8(String(decoding: digits[index...index + 1], as: UTF8.self), radix: 16) else {
+                return nil
+            }
             data.append(byte)
             index += 2
         }

@@ -42,7 +42,9 @@ struct ArchiveBinaryWriter {
         extraBase = uidBase + entryCount
         var extrasBound = 2 + 2 * (content.fields.count + content.topFields.count)
         for entry in content.entries {
-            if case .classDescription(let chain, let versions) = entry { extrasBound += 5 + chain.count + versions.count }
+            if case .classDescription(let chain, let versions) = entry {
+                extrasBound += 5 + chain.count + versions.count
+            }
         }
         referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(extraBase + extrasBound))
         extras = ExtraObjects(base: extraBase)
@@ -61,7 +63,10 @@ struct ArchiveBinaryWriter {
 
         offsets[Frame.root] = output.count
         output.append(0xD4)
-        for number in [Frame.versionKey, Frame.archiverKey, Frame.topKey, Frame.objectsKey, Frame.version, Frame.archiver, Frame.top, Frame.objects] {
+        for number in [
+            Frame.versionKey, Frame.archiverKey, Frame.topKey, Frame.objectsKey, Frame.version, Frame.archiver,
+            Frame.top, Frame.objects,
+        ] {
             appendReference(number)
         }
         for (number, text) in [(Frame.versionKey, "$version"), (Frame.archiverKey, "$archiver")] {
@@ -164,7 +169,9 @@ struct ArchiveBinaryWriter {
         case .conditional: return valueNumber(content.resolve(value))
         case .integer(let integer): return integerNumber(integer)
         case .unsignedInteger(let integer):
-            return extras.unique(integer, in: &unsignedIntegers) { BinaryObjectEncoder.appendScalar(.unsignedInteger(integer), to: &$0) }
+            return extras.unique(integer, in: &unsignedIntegers) {
+                BinaryObjectEncoder.appendScalar(.unsignedInteger(integer), to: &$0)
+            }
         case .real(let real):
             // Reals are mostly times and measures, rarely repeated: not worth a lookup.
             return extras.add { BinaryObjectEncoder.appendScalar(.real(real), to: &$0) }
@@ -221,7 +228,9 @@ struct ArchiveBinaryWriter {
         }
 
         /// The number of the object `key` already has, or of a new one `write` adds.
-        mutating func unique<Key: Hashable>(_ key: Key, in table: inout [Key: Int], write: (inout [UInt8]) -> Void) -> Int {
+        mutating func unique<Key: Hashable>(_ key: Key, in table: inout [Key: Int], write: (inout [UInt8]) -> Void)
+            -> Int
+        {
             if let number = table[key] { return number }
             let number = add(write)
             table[key] = number

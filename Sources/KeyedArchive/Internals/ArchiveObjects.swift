@@ -45,7 +45,9 @@ final class ArchiveObjects {
     /// Opens the archive and returns it with the fields of `$top`.
     /// - Throws: ``KeyedArchiveError``: `.invalidPropertyList`, `.unsupportedArchiver`,
     ///   `.unsupportedVersion`, `.missingTop`, `.missingObjects`.
-    static func open(_ bytes: [UInt8], limits: PropertyListLimits) throws(KeyedArchiveError) -> (ArchiveObjects, top: InstanceFields) {
+    static func open(_ bytes: [UInt8], limits: PropertyListLimits) throws(KeyedArchiveError) -> (
+        ArchiveObjects, top: InstanceFields
+    ) {
         guard let format = PropertyListFormat.detect(bytes) else {
             throw KeyedArchiveError(.invalidPropertyList, "empty input or not a property list")
         }
@@ -63,9 +65,12 @@ final class ArchiveObjects {
         }
     }
 
-    private static func openBinary(_ plist: BinaryPropertyList, limits: PropertyListLimits) throws -> (ArchiveObjects, top: InstanceFields) {
+    private static func openBinary(_ plist: BinaryPropertyList, limits: PropertyListLimits) throws -> (
+        ArchiveObjects, top: InstanceFields
+    ) {
         guard case .dictionary(let keys, let values) = try plist.object(at: plist.topObjectIndex) else {
-            throw KeyedArchiveError(.unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
+            throw KeyedArchiveError(
+                .unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
         }
         var header: [String: Int] = [:]
         for (position, key) in keys.enumerated() {
@@ -88,9 +93,12 @@ final class ArchiveObjects {
         return (objects, InstanceFields(payload: top.payload, count: top.count))
     }
 
-    private static func openTree(_ root: PropertyListValue, limits: PropertyListLimits) throws(KeyedArchiveError) -> (ArchiveObjects, top: InstanceFields) {
+    private static func openTree(_ root: PropertyListValue, limits: PropertyListLimits) throws(KeyedArchiveError) -> (
+        ArchiveObjects, top: InstanceFields
+    ) {
         guard case .dictionary(let header) = root else {
-            throw KeyedArchiveError(.unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
+            throw KeyedArchiveError(
+                .unsupportedArchiver, "the property list is not a dictionary, so not a keyed archive")
         }
         try checkHeader(archiver: header["$archiver"], version: header["$version"])
         guard case .dictionary(let top)? = header["$top"] else {
@@ -102,14 +110,16 @@ final class ArchiveObjects {
         return (ArchiveObjects(plist: nil, numbers: [], tree: entries, limits: limits), InstanceFields(top))
     }
 
-    private static func checkHeader(archiver: PropertyListValue?, version: PropertyListValue?) throws(KeyedArchiveError) {
+    private static func checkHeader(archiver: PropertyListValue?, version: PropertyListValue?) throws(KeyedArchiveError)
+    {
         guard case .string(ArchiveFormat.archiverName)? = archiver else {
             throw KeyedArchiveError(
                 .unsupportedArchiver, "$archiver is \(archiver?.archiveDescription ?? "missing"), not NSKeyedArchiver")
         }
         guard case .integer(ArchiveFormat.version)? = version else {
             throw KeyedArchiveError(
-                .unsupportedVersion, "$version is \(version?.archiveDescription ?? "missing"), not \(ArchiveFormat.version)")
+                .unsupportedVersion,
+                "$version is \(version?.archiveDescription ?? "missing"), not \(ArchiveFormat.version)")
         }
     }
 
@@ -215,7 +225,9 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else { return nil }
+            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else {
+                return nil
+            }
             return plist.simpleScalar(ofObject: number)
         }
     }
@@ -229,14 +241,18 @@ final class ArchiveObjects {
             if case .uid(let uid) = values[position] { return uid }
             return nil
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else { return nil }
+            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else {
+                return nil
+            }
             return plist.uid(ofObject: number).map(PropertyListUID.init)
         }
     }
 
     /// The value tree below a binary object, counted against the running budget each
     /// time it is reached, so shared structure cannot fan out unchecked.
-    private func materialize(_ number: Int, plist: BinaryPropertyList, depth: Int) throws(KeyedArchiveError) -> PropertyListValue {
+    private func materialize(_ number: Int, plist: BinaryPropertyList, depth: Int) throws(KeyedArchiveError)
+        -> PropertyListValue
+    {
         if let scalar = plist.simpleScalar(ofObject: number) {
             try account(values: 1, bytes: scalar.payloadByteCount)
             return scalar

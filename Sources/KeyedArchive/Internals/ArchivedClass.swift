@@ -56,7 +56,8 @@ final class ArchivedClass {
     /// The archived version of `name` if it is in the chain (matched with or without
     /// its module).
     func version(of name: String) -> Int? {
-        let position = chain.firstIndex(of: name)
+        let position =
+            chain.firstIndex(of: name)
             ?? chain.firstIndex { ClassRegistry.unqualified($0) == ClassRegistry.unqualified(name) }
         guard let position else { return nil }
         return position < versions.count ? versions[position] : 0

@@ -26,7 +26,9 @@ struct ClassRegistry {
         byName[name] = type
         let short = Self.unqualified(name)
         if let existing = byUnqualifiedName[short] {
-            if let existing, ObjectIdentifier(existing) != ObjectIdentifier(type) { byUnqualifiedName[short] = .some(nil) }
+            if let existing, ObjectIdentifier(existing) != ObjectIdentifier(type) {
+                byUnqualifiedName[short] = .some(nil)
+            }
         } else {
             byUnqualifiedName[short] = type
         }

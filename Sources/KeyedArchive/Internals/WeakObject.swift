@@ -22,7 +22,9 @@ struct WeakObject: Hashable {
         case let dictionary as [AnyHashable: Any]:
             var result: [AnyHashable: Any] = [:]
             for (key, element) in dictionary {
-                if let key = resolved(key.base) as? AnyHashable, let element = resolved(element) { result[key] = element }
+                if let key = resolved(key.base) as? AnyHashable, let element = resolved(element) {
+                    result[key] = element
+                }
             }
             return result
         case let dictionary as [String: Any]:

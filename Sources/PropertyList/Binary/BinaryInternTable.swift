@@ -60,7 +60,8 @@ extension String: BinaryInternKey {
             var hash = UInt64(raw.count) &* multiplier
             var offset = 0
             while offset + 8 <= raw.count {
-                hash = (hash.rotatedLeft(by: 5) ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
+                hash =
+                    (hash.rotatedLeft(by: 5) ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
                 offset += 8
             }
             var tail: UInt64 = 0

@@ -150,9 +150,15 @@ package enum BinaryObjectEncoder {
             for value in values {
                 switch width {
                 case 1: bytes.storeBytes(of: UInt8(truncatingIfNeeded: value), toByteOffset: position, as: UInt8.self)
-                case 2: bytes.storeBytes(of: UInt16(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt16.self)
-                case 4: bytes.storeBytes(of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt32.self)
-                default: bytes.storeBytes(of: UInt64(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt64.self)
+                case 2:
+                    bytes.storeBytes(
+                        of: UInt16(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt16.self)
+                case 4:
+                    bytes.storeBytes(
+                        of: UInt32(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt32.self)
+                default:
+                    bytes.storeBytes(
+                        of: UInt64(truncatingIfNeeded: value).bigEndian, toByteOffset: position, as: UInt64.self)
                 }
                 position += width
             }

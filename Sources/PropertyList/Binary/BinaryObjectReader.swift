@@ -29,7 +29,8 @@ struct BinaryObjectReader {
     @inline(__always)
     func offset(ofObject index: Int) throws(PropertyListError) -> Int {
         guard let offset = checkedOffset(ofObject: index) else {
-            throw PropertyListError(.referenceOutOfRange, "no object \(index); the plist has \(trailer.objectCount)", objectIndex: index)
+            throw PropertyListError(
+                .referenceOutOfRange, "no object \(index); the plist has \(trailer.objectCount)", objectIndex: index)
         }
         return offset
     }
@@ -73,14 +74,20 @@ struct BinaryObjectReader {
             count = 8
         case 0x4: kind = .data
         case 0x5: kind = .asciiString
-        case 0x6: kind = .utf16String; elementSize = 2
+        case 0x6:
+            kind = .utf16String
+            elementSize = 2
         case 0x8:
             // Apple's readers take UIDs of at most 8 bytes; a wider one would be truncated.
             guard low < 8 else { throw fail("UID of \(low + 1) bytes; at most 8") }
             kind = .uid
             count = low + 1
-        case 0xA: kind = .array; elementSize = trailer.referenceSize
-        case 0xD: kind = .dictionary; elementSize = trailer.referenceSize * 2
+        case 0xA:
+            kind = .array
+            elementSize = trailer.referenceSize
+        case 0xD:
+            kind = .dictionary
+            elementSize = trailer.referenceSize * 2
         case 0xB, 0xC: throw fail("sets are not property-list values")
         default: throw fail("unknown marker 0x\(String(marker, radix: 16))")
         }
@@ -106,7 +113,8 @@ struct BinaryObjectReader {
     /// A count of 15 or more follows the marker as an integer object. Inlined: every
     /// string of 15 bytes or more, UUIDs among them, reads one.
     @inline(__always)
-    private func extendedCount(at offset: Int, objectIndex: Int) throws(PropertyListError) -> (count: Int, payload: Int) {
+    private func extendedCount(at offset: Int, objectIndex: Int) throws(PropertyListError) -> (count: Int, payload: Int)
+    {
         guard offset < areaEnd else {
             throw PropertyListError(.truncated, "length missing after marker", offset: offset, objectIndex: objectIndex)
         }
@@ -118,11 +126,13 @@ struct BinaryObjectReader {
         }
         let size = 1 << Int(marker & 0x0F)
         guard size <= areaEnd - offset - 1 else {
-            throw PropertyListError(.truncated, "length runs past the object area", offset: offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .truncated, "length runs past the object area", offset: offset, objectIndex: objectIndex)
         }
         let count = BinaryPropertyListTrailer.readSized(bytes, at: offset + 1, size: size)
         guard count <= UInt64(Int.max) else {
-            throw PropertyListError(.invalidObject, "length \(count) is impossible", offset: offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .invalidObject, "length \(count) is impossible", offset: offset, objectIndex: objectIndex)
         }
         return (Int(count), offset + 1 + size)
     }
@@ -220,7 +230,8 @@ struct BinaryObjectReader {
     func asciiString(_ text: Range<Int>, at offset: Int, objectIndex: Int) throws(PropertyListError) -> String {
         let text = UnsafeRawBufferPointer(rebasing: bytes[text])
         guard ASCIIBytes.areASCII(text) else {
-            throw PropertyListError(.invalidString, "non-ASCII byte in an ASCII string", offset: offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .invalidString, "non-ASCII byte in an ASCII string", offset: offset, objectIndex: objectIndex)
         }
         return String(decoding: text, as: UTF8.self)
     }
@@ -240,7 +251,9 @@ struct BinaryObjectReader {
         case .uid:
             return .uid(PropertyListUID(BinaryPropertyListTrailer.readSized(bytes, at: payload, size: header.count)))
         case .boolean, .real, .date, .array, .dictionary:
-            throw PropertyListError(.invalidObject, "\(header.kind) where a scalar was expected", offset: header.offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .invalidObject, "\(header.kind) where a scalar was expected", offset: header.offset,
+                objectIndex: objectIndex)
         }
     }
 
@@ -253,7 +266,8 @@ struct BinaryObjectReader {
         if high == 0 { return PropertyListValue(integer: low) }
         if high == -1, low >= 1 << 63 { return .integer(Int64(bitPattern: low)) }
         throw PropertyListError(
-            .invalidObject, "128-bit integer outside Int64.min…UInt64.max", offset: header.offset, objectIndex: objectIndex)
+            .invalidObject, "128-bit integer outside Int64.min…UInt64.max", offset: header.offset,
+            objectIndex: objectIndex)
     }
 
     /// ASCII strings must be 7-bit; UTF-16 strings big-endian with paired surrogates.
@@ -263,7 +277,9 @@ struct BinaryObjectReader {
             return try asciiString(payload..<payload + header.count, at: header.offset, objectIndex: objectIndex)
         }
         guard header.kind == .utf16String else {
-            throw PropertyListError(.invalidObject, "\(header.kind) where a string was expected", offset: header.offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .invalidObject, "\(header.kind) where a string was expected", offset: header.offset,
+                objectIndex: objectIndex)
         }
         var units = [UInt16](repeating: 0, count: header.count)
         var expectLowSurrogate = false
@@ -272,13 +288,17 @@ struct BinaryObjectReader {
             let isHigh = unit & 0xFC00 == 0xD800
             let isLow = unit & 0xFC00 == 0xDC00
             guard isLow == expectLowSurrogate else {
-                throw PropertyListError(.invalidString, "unpaired UTF-16 surrogate", offset: payload + position * 2, objectIndex: objectIndex)
+                throw PropertyListError(
+                    .invalidString, "unpaired UTF-16 surrogate", offset: payload + position * 2,
+                    objectIndex: objectIndex)
             }
             expectLowSurrogate = isHigh
             units[position] = unit
         }
         guard !expectLowSurrogate else {
-            throw PropertyListError(.invalidString, "UTF-16 string ends inside a surrogate pair", offset: header.offset, objectIndex: objectIndex)
+            throw PropertyListError(
+                .invalidString, "UTF-16 string ends inside a surrogate pair", offset: header.offset,
+                objectIndex: objectIndex)
         }
         return String(decoding: units, as: UTF16.self)
     }

@@ -78,7 +78,9 @@ struct BinaryObjectTable {
     }
 
     /// The object number `key` already has, or `next`, which it is given.
-    private static func claim<Key: Hashable>(_ key: Key, in table: inout [Key: Int], next: Int) -> (index: Int, isNew: Bool) {
+    private static func claim<Key: Hashable>(_ key: Key, in table: inout [Key: Int], next: Int) -> (
+        index: Int, isNew: Bool
+    ) {
         if let index = table[key] { return (index, false) }
         table[key] = next
         return (next, true)

@@ -18,7 +18,8 @@ struct BinaryPropertyListTrailer: Sendable {
             throw PropertyListError(.invalidHeader, "unsupported binary plist version", offset: 6)
         }
         guard bytes.count >= Self.headerSize + Self.size + 1 else {
-            throw PropertyListError(.truncated, "\(bytes.count) bytes is too short for a binary plist", offset: bytes.count)
+            throw PropertyListError(
+                .truncated, "\(bytes.count) bytes is too short for a binary plist", offset: bytes.count)
         }
         let start = bytes.count - Self.size
         offsetSize = Int(bytes[start + 6])
@@ -32,8 +33,12 @@ struct BinaryPropertyListTrailer: Sendable {
         }
         guard (1...8).contains(offsetSize) else { throw fail("offset size \(offsetSize) is not 1–8") }
         guard (1...8).contains(referenceSize) else { throw fail("reference size \(referenceSize) is not 1–8") }
-        guard objectCount >= 1, objectCount <= UInt64(start) else { throw fail("object count \(objectCount) is impossible") }
-        guard topObject < objectCount else { throw fail("top object \(topObject) is not below the count \(objectCount)") }
+        guard objectCount >= 1, objectCount <= UInt64(start) else {
+            throw fail("object count \(objectCount) is impossible")
+        }
+        guard topObject < objectCount else {
+            throw fail("top object \(topObject) is not below the count \(objectCount)")
+        }
         guard referenceSize >= 8 || objectCount <= 1 << (8 * UInt64(referenceSize)) else {
             throw fail("\(referenceSize)-byte references cannot address \(objectCount) objects")
         }
@@ -44,7 +49,9 @@ struct BinaryPropertyListTrailer: Sendable {
         self.topObject = Int(topObject)
         self.offsetTableOffset = Int(tableOffset)
 
-        if let index = Self.firstOffsetOutsideObjects(bytes, table: offsetTableOffset, count: self.objectCount, size: offsetSize) {
+        if let index = Self.firstOffsetOutsideObjects(
+            bytes, table: offsetTableOffset, count: self.objectCount, size: offsetSize)
+        {
             let offset = Self.readSized(bytes, at: offsetTableOffset + index * offsetSize, size: offsetSize)
             throw PropertyListError(
                 .offsetOutOfRange, "object offset \(offset) lies outside the object area",

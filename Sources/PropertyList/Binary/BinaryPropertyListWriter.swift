@@ -27,7 +27,8 @@ enum BinaryPropertyListWriter {
                 appendReferences(table.references[start..<start + 2 * count], width: referenceSize, to: &output)
             }
         }
-        BinaryObjectEncoder.appendOffsetTableAndTrailer(offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &output)
+        BinaryObjectEncoder.appendOffsetTableAndTrailer(
+            offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &output)
         return output
     }
 

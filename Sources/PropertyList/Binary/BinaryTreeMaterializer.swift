@@ -39,7 +39,8 @@ struct BinaryTreeMaterializer {
     mutating func value(ofObject index: Int, depth: Int) throws(PropertyListError) -> PropertyListValue {
         let mark = marks[index]
         if mark > 0, let known = memoValues[Int(mark) - 1] {
-            try account(values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
+            try account(
+                values: memoValueCounts[Int(mark) - 1], bytes: memoByteCounts[Int(mark) - 1], objectIndex: index)
             return known
         }
         let offset = try reader.offset(ofObject: index)
@@ -72,7 +73,8 @@ struct BinaryTreeMaterializer {
             guard depth < limits.maxDepth else {
                 throw PropertyListError(.limitExceeded, "nesting deeper than \(limits.maxDepth)", objectIndex: index)
             }
-            value = header.kind == .array
+            value =
+                header.kind == .array
                 ? try array(header, objectIndex: index, depth: depth)
                 : try dictionary(header, objectIndex: index, depth: depth)
         default:
@@ -80,7 +82,9 @@ struct BinaryTreeMaterializer {
             value = try reader.scalar(header, objectIndex: index)
         }
         if let slot = remember(index, previousMark: mark) {
-            (memoValues[slot], memoValueCounts[slot], memoByteCounts[slot]) = (value, valueCount - valuesBefore, byteCount - bytesBefore)
+            (memoValues[slot], memoValueCounts[slot], memoByteCounts[slot]) = (
+                value, valueCount - valuesBefore, byteCount - bytesBefore
+            )
         }
         return value
     }
@@ -125,7 +129,8 @@ struct BinaryTreeMaterializer {
         }
         do {
             for position in 0..<header.count {
-                let valueObject = try reader.reference(at: header.payload, position: header.count + position, objectIndex: index)
+                let valueObject = try reader.reference(
+                    at: header.payload, position: header.count + position, objectIndex: index)
                 arena.setNextValue(try value(ofObject: valueObject, depth: depth + 1), in: &range)
             }
         } catch {
@@ -196,10 +201,12 @@ struct BinaryTreeMaterializer {
         valueCount += values
         byteCount += bytes
         guard valueCount <= limits.maxObjectCount else {
-            throw PropertyListError(.limitExceeded, "more than \(limits.maxObjectCount) values", objectIndex: objectIndex)
+            throw PropertyListError(
+                .limitExceeded, "more than \(limits.maxObjectCount) values", objectIndex: objectIndex)
         }
         guard byteCount <= limits.maxByteCount else {
-            throw PropertyListError(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", objectIndex: objectIndex)
+            throw PropertyListError(
+                .limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", objectIndex: objectIndex)
         }
     }
 }
@@ -223,7 +230,8 @@ private struct KeyShape {
     }
 
     /// Remembers the keys of `header`'s dictionary, read as `entries`.
-    mutating func remember(_ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader) {
+    mutating func remember(_ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader)
+    {
         let stored = header.payload..<header.payload + header.count * reader.trailer.referenceSize
         referenceBytes.replaceSubrange(referenceBytes.indices, with: reader.bytes[stored])
         keys.removeAll(keepingCapacity: true)

@@ -46,7 +46,8 @@ private struct NodeDecoder: Decoder {
         guard case .dictionary(let dictionary) = value else {
             throw mismatch([String: Any].self)
         }
-        return KeyedDecodingContainer(KeyedNodeContainer(dictionary: dictionary, codingPath: codingPath, budget: budget))
+        return KeyedDecodingContainer(
+            KeyedNodeContainer(dictionary: dictionary, codingPath: codingPath, budget: budget))
     }
 
     func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
@@ -92,12 +93,13 @@ private struct NodeDecoder: Decoder {
     }
 
     func decodeInteger<Number: FixedWidthInteger>(_ type: Number.Type) throws -> Number {
-        let number: Number? = switch value {
-        case .integer(let integer): Number(exactly: integer)
-        case .unsignedInteger(let integer): Number(exactly: integer)
-        case .real(let real): Number(exactly: real)
-        default: nil
-        }
+        let number: Number? =
+            switch value {
+            case .integer(let integer): Number(exactly: integer)
+            case .unsignedInteger(let integer): Number(exactly: integer)
+            case .real(let real): Number(exactly: real)
+            default: nil
+            }
         guard let number else { throw mismatch(type) }
         return number
     }
@@ -114,7 +116,8 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
 
     private func child(_ key: Key) throws -> NodeDecoder {
         guard let value = dictionary[key.stringValue] else {
-            throw DecodingError.keyNotFound(key, .init(codingPath: codingPath, debugDescription: "no value for \(key.stringValue)"))
+            throw DecodingError.keyNotFound(
+                key, .init(codingPath: codingPath, debugDescription: "no value for \(key.stringValue)"))
         }
         return NodeDecoder(value: value, codingPath: codingPath + [key], budget: budget)
     }
@@ -139,7 +142,9 @@ private struct KeyedNodeContainer<Key: CodingKey>: KeyedDecodingContainerProtoco
         try child(key).decodeValue(type)
     }
 
-    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws
+        -> KeyedDecodingContainer<NestedKey>
+    {
         try child(key).container(keyedBy: type)
     }
 
@@ -203,7 +208,9 @@ private struct UnkeyedNodeContainer: UnkeyedDecodingContainer {
         try next().decodeValue(type)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<
+        NestedKey
+    > {
         try next().container(keyedBy: type)
     }
 

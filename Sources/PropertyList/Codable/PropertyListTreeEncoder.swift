@@ -171,7 +171,9 @@ private struct UnkeyedNodeContainer: UnkeyedEncodingContainer {
         try node.appendChild().encode(value, codingPath: codingPath)
     }
 
-    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<NestedKey> {
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy keyType: NestedKey.Type) -> KeyedEncodingContainer<
+        NestedKey
+    > {
         NodeEncoder(node: node.appendChild(), codingPath: codingPath).container(keyedBy: keyType)
     }
 

@@ -14,7 +14,8 @@ enum ASCIIBytes {
             // The last eight bytes, overlapping what was checked, cover the rest.
             bits |= bytes.loadUnaligned(fromByteOffset: count - 8, as: UInt64.self)
         } else if count >= 4 {
-            bits = UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
+            bits =
+                UInt64(bytes.loadUnaligned(fromByteOffset: 0, as: UInt32.self))
                 | UInt64(bytes.loadUnaligned(fromByteOffset: count - 4, as: UInt32.self))
         } else {
             for offset in 0..<count { bits |= UInt64(bytes[offset]) }

@@ -14,7 +14,9 @@ enum Base64 {
     private static let skip: UInt8 = 0xFE
 
     /// Encodes `bytes`, inserting `lineBreak` after every `lineLength` characters when given.
-    static func encode(_ bytes: some Collection<UInt8>, lineLength: Int? = nil, lineBreak: [UInt8] = [0x0A], into output: inout [UInt8]) {
+    static func encode(
+        _ bytes: some Collection<UInt8>, lineLength: Int? = nil, lineBreak: [UInt8] = [0x0A], into output: inout [UInt8]
+    ) {
         var column = 0
         func emit(_ byte: UInt8) {
             if let lineLength, column == lineLength {

@@ -141,7 +141,8 @@ struct DictionaryEntries: RandomAccessCollection, MutableCollection, @unchecked 
     /// the block holds `capacity` entries from where they start: the case where entries
     /// can be added or removed in place.
     private mutating func hasUniqueTail(room capacity: Int) -> Bool {
-        isKnownUniquelyReferenced(&block) && start + count == block.initialised && block.entryCapacity - start >= capacity
+        isKnownUniquelyReferenced(&block) && start + count == block.initialised
+            && block.entryCapacity - start >= capacity
     }
 
     private mutating func moveToOwnBlock(capacity: Int) {
@@ -189,7 +190,9 @@ struct EntryArena {
     /// in a block of its own when it is too large to search linearly, otherwise at the
     /// end of the current shared block, or of a new one when that lacks room.
     mutating func begin(capacity: Int) -> Range {
-        precondition(capacity <= DictionaryEntries.maximumCount, "a dictionary holds at most \(DictionaryEntries.maximumCount) entries")
+        precondition(
+            capacity <= DictionaryEntries.maximumCount,
+            "a dictionary holds at most \(DictionaryEntries.maximumCount) entries")
         guard capacity <= PropertyListDictionary.linearSearchLimit else {
             return Range(block: EntryBlock.make(capacity: capacity), start: 0, capacity: capacity, isShared: false)
         }

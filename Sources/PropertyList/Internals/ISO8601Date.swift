@@ -56,7 +56,11 @@ enum ISO8601Date {
         if accept("-") { negativeYear = true }
         guard var year = number(digits: 4) else { return nil }
         if negativeYear { year = -year }
-        var month: Int64 = 1, day: Int64 = 1, hour: Int64 = 0, minute: Int64 = 0, second: Int64 = 0
+        var month: Int64 = 1
+        var day: Int64 = 1
+        var hour: Int64 = 0
+        var minute: Int64 = 0
+        var second: Int64 = 0
         var fraction = 0.0
         if accept("-") {
             guard let value = number(digits: 2) else { return nil }

@@ -4,8 +4,9 @@ extension UnsafeRawBufferPointer {
         guard count == other.count else { return false }
         var offset = 0
         while offset + 8 <= count {
-            guard loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-                == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            guard
+                loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+                    == other.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
             else { return false }
             offset += 8
         }

@@ -35,13 +35,15 @@ extension ReadBudget {
     /// Turns UTF-8 bytes a text parser has delimited into a string, counting its bytes.
     /// - Throws: `.invalidString` or `.limitExceeded`, positioned at `start` in `document`.
     mutating func string(
-        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int, in document: UnsafeBufferPointer<UInt8>
+        _ utf8: UnsafeBufferPointer<UInt8>, isASCII: Bool = false, startingAt start: Int,
+        in document: UnsafeBufferPointer<UInt8>
     ) throws(PropertyListError) -> String {
         guard let string = UTF8Validation.string(utf8, isASCII: isASCII) else {
             throw TextPosition.error(.invalidString, "string is not valid UTF-8", at: start, in: document)
         }
         guard spendBytes(utf8.count) else {
-            throw TextPosition.error(.limitExceeded, "strings and data exceed \(limits.maxByteCount) bytes", at: start, in: document)
+            throw TextPosition.error(
+                .limitExceeded, "strings and data exceed \(limits.maxByteCount) bytes", at: start, in: document)
         }
         return string
     }

@@ -62,7 +62,9 @@ extension JSONParser {
             let scalar: Unicode.Scalar?
             if UTF16.isLeadSurrogate(unit) {
                 // A lead surrogate is only valid followed by `\u` and a trail surrogate.
-                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"),
+                    bytes[position + 1] == UInt8(ascii: "u")
+                else {
                     throw error(.invalidString, "unpaired surrogate \\u\(String(unit, radix: 16))", at: escapeStart)
                 }
                 position += 2
@@ -124,7 +126,10 @@ extension JSONParser {
             }
             try skipDigits()
         }
-        if isInteger, let integer = Self.integer(UnsafeBufferPointer(rebasing: bytes[integerStart..<position]), negative: negative) {
+        if isInteger,
+            let integer = Self.integer(
+                UnsafeBufferPointer(rebasing: bytes[integerStart..<position]), negative: negative)
+        {
             return integer
         }
         // Swift's parser rounds correctly; the grammar was checked above, so it cannot

@@ -44,7 +44,8 @@ struct JSONParser {
                     position += 1
                     value = containers.close()
                 default:
-                    throw error(.syntaxError, "expected ',' or '\(frame.isDictionary ? "}" : "]")', found \(describeCurrent())")
+                    throw error(
+                        .syntaxError, "expected ',' or '\(frame.isDictionary ? "}" : "]")', found \(describeCurrent())")
                 }
             }
         }
@@ -105,7 +106,8 @@ struct JSONParser {
         skipWhitespace()
         guard position < bytes.count else { throw error(.truncated, "unterminated object") }
         guard bytes[position] == UInt8(ascii: "\"") else {
-            throw error(.syntaxError, "expected a string key\(afterOpening ? " or '}'" : ""), found \(describeCurrent())")
+            throw error(
+                .syntaxError, "expected a string key\(afterOpening ? " or '}'" : ""), found \(describeCurrent())")
         }
         let key = try parseString()
         guard budget.spendObject() else {
@@ -145,7 +147,8 @@ struct JSONParser {
     func describeCurrent() -> String {
         guard position < bytes.count else { return "end of input" }
         let byte = bytes[position]
-        return (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+        return (0x21..<0x7F).contains(byte)
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
 
     func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {

@@ -17,7 +17,9 @@ enum JSONPropertyListReader {
     ///   `.syntaxError`, `.truncated` (input ends inside a value), `.invalidString`
     ///   (bad UTF-8, lone surrogate), `.invalidObject` (`null`, number out of range),
     ///   `.limitExceeded`.
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError) -> PropertyListValue {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError)
+        -> PropertyListValue
+    {
         var parser = JSONParser(bytes: bytes, limits: limits)
         return try parser.parseDocument()
     }

@@ -74,7 +74,9 @@ struct JSONPropertyListWriter {
         }
     }
 
-    private func writeArray(_ array: [PropertyListValue], indent: Int, into output: inout [UInt8]) throws(PropertyListError) {
+    private func writeArray(_ array: [PropertyListValue], indent: Int, into output: inout [UInt8])
+        throws(PropertyListError)
+    {
         output.append(UInt8(ascii: "["))
         for (index, element) in array.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
@@ -89,7 +91,9 @@ struct JSONPropertyListWriter {
         output.append(UInt8(ascii: "]"))
     }
 
-    private func writeDictionary(_ dictionary: PropertyListDictionary, indent: Int, into output: inout [UInt8]) throws(PropertyListError) {
+    private func writeDictionary(_ dictionary: PropertyListDictionary, indent: Int, into output: inout [UInt8])
+        throws(PropertyListError)
+    {
         output.append(UInt8(ascii: "{"))
         var entries = Array(dictionary)
         if options.sortedKeys {
@@ -119,7 +123,8 @@ struct JSONPropertyListWriter {
     }
 
     private static func unsupported(_ value: PropertyListValue) -> PropertyListError {
-        PropertyListError(.unsupportedValue, "JSON has no \(value.kindName) type and the writing options do not render one")
+        PropertyListError(
+            .unsupportedValue, "JSON has no \(value.kindName) type and the writing options do not render one")
     }
 
     private static let hexDigits = Array("0123456789abcdef".utf8)

@@ -72,7 +72,8 @@ extension OpenStepParser {
     mutating func parseUnquotedString() throws(PropertyListError) -> String {
         let start = position
         while position < bytes.count, Self.isUnquotedCharacter(bytes[position]) { position += 1 }
-        return try budget.string(UnsafeBufferPointer(rebasing: bytes[start..<position]), isASCII: true, startingAt: start, in: bytes)
+        return try budget.string(
+            UnsafeBufferPointer(rebasing: bytes[start..<position]), isASCII: true, startingAt: start, in: bytes)
     }
 
     /// Reads a string quoted with `"` or `'`, leaving `position` after the closing quote.
@@ -156,7 +157,8 @@ extension OpenStepParser {
             if byte == UInt8(ascii: ">") {
                 position += 1
                 guard budget.spendBytes(data.count) else {
-                    throw error(.limitExceeded, "strings and data exceed \(budget.limits.maxByteCount) bytes", at: start)
+                    throw error(
+                        .limitExceeded, "strings and data exceed \(budget.limits.maxByteCount) bytes", at: start)
                 }
                 return Data(data)
             }

@@ -170,11 +170,12 @@ struct OpenStepParser {
     /// Skips white space and comments, then requires more input inside a container.
     private mutating func expectMore(in kind: Kind) throws(PropertyListError) {
         guard try skipWhitespace() else {
-            let container = switch kind {
-            case .array: "an array"
-            case .dictionary: "a dictionary"
-            case .stringsFile: "a strings-file entry"
-            }
+            let container =
+                switch kind {
+                case .array: "an array"
+                case .dictionary: "a dictionary"
+                case .stringsFile: "a strings-file entry"
+                }
             throw error(.truncated, "input ends inside \(container)")
         }
     }
@@ -183,7 +184,8 @@ struct OpenStepParser {
     func describeCurrent() -> String {
         guard position < bytes.count else { return "end of input" }
         let byte = bytes[position]
-        return (0x21..<0x7F).contains(byte) ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
+        return (0x21..<0x7F).contains(byte)
+            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
     }
 
     func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {

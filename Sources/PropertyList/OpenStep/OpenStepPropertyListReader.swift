@@ -32,7 +32,9 @@ enum OpenStepPropertyListReader {
     /// - Throws: ``PropertyListError`` with the line and column of the problem:
     ///   `.syntaxError`, `.truncated` (input ends inside a value), `.invalidString`
     ///   (text that is not valid UTF-8 or UTF-16), `.limitExceeded`.
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError) -> PropertyListValue {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError)
+        -> PropertyListValue
+    {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             let utf8 = try transcodeUTF16(UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: bytes[0] == 0xFE)
             return try utf8.withUnsafeBufferPointer { (utf8) throws(PropertyListError) in
@@ -46,7 +48,9 @@ enum OpenStepPropertyListReader {
     }
 
     /// UTF-16 in the given byte order, as UTF-8.
-    private static func transcodeUTF16(_ bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) throws(PropertyListError) -> [UInt8] {
+    private static func transcodeUTF16(_ bytes: UnsafeBufferPointer<UInt8>, bigEndian: Bool) throws(PropertyListError)
+        -> [UInt8]
+    {
         guard bytes.count % 2 == 0 else {
             throw PropertyListError(.invalidString, "UTF-16 text has an odd number of bytes", offset: bytes.count + 1)
         }
@@ -54,7 +58,8 @@ enum OpenStepPropertyListReader {
         units.reserveCapacity(bytes.count / 2)
         var index = 0
         while index < bytes.count {
-            let first = UInt16(bytes[index]), second = UInt16(bytes[index + 1])
+            let first = UInt16(bytes[index])
+            let second = UInt16(bytes[index + 1])
             units.append(bigEndian ? first << 8 | second : second << 8 | first)
             index += 2
         }

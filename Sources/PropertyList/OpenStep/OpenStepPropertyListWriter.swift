@@ -38,7 +38,9 @@ enum OpenStepPropertyListWriter {
         return output
     }
 
-    private static func write(_ value: PropertyListValue, indent: Int, into output: inout [UInt8]) throws(PropertyListError) {
+    private static func write(_ value: PropertyListValue, indent: Int, into output: inout [UInt8])
+        throws(PropertyListError)
+    {
         switch value {
         case .string(let string):
             appendString(string, into: &output)

@@ -38,7 +38,9 @@ struct XMLPropertyListReader {
     ///   XML, `.invalidObject` for a well-formed document that is no property list (unknown
     ///   tag, value without key, bad number, date or base64), `.truncated` when the input
     ///   ends early, `.invalidString` for bad UTF-8, `.limitExceeded` past `limits`.
-    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError) -> PropertyListValue {
+    static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError)
+        -> PropertyListValue
+    {
         if let offset = UTF8Validation.firstInvalidOffset(in: bytes) {
             throw TextPosition.error(.invalidString, "the input is not valid UTF-8", at: offset, in: bytes)
         }
@@ -113,7 +115,8 @@ struct XMLPropertyListReader {
             switch tag.element {
             case .plist:
                 guard current.kind == .document, !tag.isSelfClosing else {
-                    throw scanner.error(.invalidObject, tag.isSelfClosing ? "empty <plist>" : "<plist> inside a value", at: tag.start)
+                    throw scanner.error(
+                        .invalidObject, tag.isSelfClosing ? "empty <plist>" : "<plist> inside a value", at: tag.start)
                 }
                 stack.append(current)
                 current = Frame(kind: .plist, element: .plist, start: tag.start)
@@ -124,14 +127,18 @@ struct XMLPropertyListReader {
                     try add(empty, to: &current, at: tag.start)
                 } else {
                     guard depth < limits.maxDepth else {
-                        throw scanner.error(.limitExceeded, "containers nest deeper than \(limits.maxDepth)", at: tag.start)
+                        throw scanner.error(
+                            .limitExceeded, "containers nest deeper than \(limits.maxDepth)", at: tag.start)
                     }
                     depth += 1
                     stack.append(current)
-                    current = Frame(kind: tag.element == .array ? .array : .dictionary, element: tag.element, start: tag.start)
+                    current = Frame(
+                        kind: tag.element == .array ? .array : .dictionary, element: tag.element, start: tag.start)
                 }
             case .key:
-                throw scanner.error(.invalidObject, current.kind == .dictionary ? "two keys in a row" : "<key> outside a dictionary", at: tag.start)
+                throw scanner.error(
+                    .invalidObject, current.kind == .dictionary ? "two keys in a row" : "<key> outside a dictionary",
+                    at: tag.start)
             default:
                 let value = try readScalar(tag)
                 try add(value, to: &current, at: tag.start)
@@ -140,7 +147,8 @@ struct XMLPropertyListReader {
     }
 
     /// The finished value of `frame`, checking that `tag` closes it.
-    private mutating func close(_ frame: Frame, with tag: XMLScanner.Tag) throws(PropertyListError) -> PropertyListValue {
+    private mutating func close(_ frame: Frame, with tag: XMLScanner.Tag) throws(PropertyListError) -> PropertyListValue
+    {
         guard tag.element == frame.element, frame.kind != .document else {
             let expected = frame.kind == .document ? "" : " (expected </\(frame.element.name)>)"
             throw scanner.error(.syntaxError, "unexpected </\(tag.element.name)>\(expected)", at: tag.start)
@@ -213,7 +221,9 @@ struct XMLPropertyListReader {
             return .string(try readString(tag))
         case .true, .false:
             let isBlank = try withContent(of: tag) { $0.allSatisfy(XMLScanner.isWhitespace) }
-            guard isBlank else { throw scanner.error(.invalidObject, "<\(tag.element.name)> with content", at: tag.start) }
+            guard isBlank else {
+                throw scanner.error(.invalidObject, "<\(tag.element.name)> with content", at: tag.start)
+            }
             try count(bytes: 0, at: tag.start)
             return .bool(tag.element == .true)
         case .data:
@@ -222,7 +232,9 @@ struct XMLPropertyListReader {
             try count(bytes: decoded.count, at: tag.start)
             return .data(Data(decoded))
         case .date:
-            let seconds = try withContent(of: tag) { ISO8601Date.parse(UnsafeBufferPointer(rebasing: XMLScalar.trimmed($0))) }
+            let seconds = try withContent(of: tag) {
+                ISO8601Date.parse(UnsafeBufferPointer(rebasing: XMLScalar.trimmed($0)))
+            }
             guard let seconds else { throw scanner.error(.invalidObject, "malformed <date>", at: tag.start) }
             try count(bytes: 0, at: tag.start)
             return .date(Date(timeIntervalSinceReferenceDate: seconds))
@@ -246,7 +258,9 @@ struct XMLPropertyListReader {
     }
 
     /// Runs `body` on the text of `tag`'s element (empty for `<name/>`).
-    private mutating func withContent<R>(of tag: XMLScanner.Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R) throws(PropertyListError) -> R {
+    private mutating func withContent<R>(of tag: XMLScanner.Tag, _ body: (UnsafeBufferPointer<UInt8>) -> R)
+        throws(PropertyListError) -> R
+    {
         if tag.isSelfClosing { return body(UnsafeBufferPointer(start: nil, count: 0)) }
         switch try scanner.readContent(of: tag.element, tagStart: tag.start) {
         case .span(let range): return body(UnsafeBufferPointer(rebasing: scanner.bytes[range]))
@@ -265,7 +279,8 @@ struct XMLPropertyListReader {
         }
         byteCount += bytes
         guard byteCount <= limits.maxByteCount else {
-            throw scanner.error(.limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", at: offset)
+            throw scanner.error(
+                .limitExceeded, "more than \(limits.maxByteCount) bytes of strings and data", at: offset)
         }
     }
 }

@@ -31,7 +31,8 @@ import Foundation
 /// let bytes = try XMLPropertyListWriter.write(["name": "Spork", "price": 3.5])
 /// ```
 enum XMLPropertyListWriter {
-    private static let header = Array("""
+    private static let header = Array(
+        """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
@@ -52,7 +53,9 @@ enum XMLPropertyListWriter {
         return output
     }
 
-    private static func append(_ value: PropertyListValue, indent: Int, to output: inout [UInt8]) throws(PropertyListError) {
+    private static func append(_ value: PropertyListValue, indent: Int, to output: inout [UInt8])
+        throws(PropertyListError)
+    {
         appendTabs(indent, to: &output)
         switch value {
         case .string(let string):

@@ -59,7 +59,9 @@ extension XMLScanner {
             let byte = bytes[position]
             switch byte {
             case UInt8(ascii: "\""), UInt8(ascii: "'"):
-                guard let close = find(byte, from: position + 1) else { throw endOfInput("the DOCTYPE", startedAt: start) }
+                guard let close = find(byte, from: position + 1) else {
+                    throw endOfInput("the DOCTYPE", startedAt: start)
+                }
                 position = close + 1
                 continue
             case UInt8(ascii: "[") where !inSubset:

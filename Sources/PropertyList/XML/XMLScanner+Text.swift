@@ -82,7 +82,9 @@ extension XMLScanner {
     }
 
     /// The scalar named by the digits of `&#...;` (after the `#`).
-    private func characterReference(_ digits: UnsafeBufferPointer<UInt8>, at start: Int) throws(PropertyListError) -> Unicode.Scalar {
+    private func characterReference(_ digits: UnsafeBufferPointer<UInt8>, at start: Int) throws(PropertyListError)
+        -> Unicode.Scalar
+    {
         var text = digits[...]
         var radix: UInt32 = 10
         if let first = text.first, first == UInt8(ascii: "x") {

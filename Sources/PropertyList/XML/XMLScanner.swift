@@ -89,8 +89,9 @@ struct XMLScanner {
         let target = position + 2
         var nameEnd = target
         while nameEnd < end, !Self.isNameEnd(bytes[nameEnd]) { nameEnd += 1 }
-        if nameEnd - target == 3, (bytes[target] | 0x20, bytes[target + 1] | 0x20, bytes[target + 2] | 0x20)
-            == (UInt8(ascii: "x"), UInt8(ascii: "m"), UInt8(ascii: "l"))
+        if nameEnd - target == 3,
+            (bytes[target] | 0x20, bytes[target + 1] | 0x20, bytes[target + 2] | 0x20)
+                == (UInt8(ascii: "x"), UInt8(ascii: "m"), UInt8(ascii: "l"))
         {
             throw error(.syntaxError, "an XML declaration after the start of the document", at: start)
         }
@@ -199,7 +200,8 @@ struct XMLScanner {
             bytes[end] == UInt8(ascii: ">")
         {
             var same = true
-            for index in 0..<length where bytes[position + 2 + index] != UInt8(truncatingIfNeeded: element.rawValue &>> (index &* 8)) {
+            for index in 0..<length
+            where bytes[position + 2 + index] != UInt8(truncatingIfNeeded: element.rawValue &>> (index &* 8)) {
                 same = false
                 break
             }

@@ -1,9 +1,9 @@
 import AppDefaults
 import AppSandbox
 import Foundation
-import TestSupport
 import PropertyList
 import Synchronization
+import TestSupport
 
 /// Collects reported errors instead of printing them.
 final class ErrorLog: Sendable {
@@ -68,14 +68,19 @@ struct TestContainers {
     }
 
     /// A Defaults of the app `identifier` with `configuration`, saved before ``remove()``.
-    func make(_ configuration: Defaults.Configuration, in identifier: String = "com.example.Homepwner") throws -> Defaults {
+    func make(_ configuration: Defaults.Configuration, in identifier: String = "com.example.Homepwner") throws
+        -> Defaults
+    {
         made.add(Defaults(container: try container(identifier), configuration: configuration))
     }
 
     func suite(
         _ name: String, in identifier: String = "com.example.Homepwner", configuration: Defaults.Configuration? = nil
     ) throws -> Defaults {
-        made.add(try Defaults(suiteName: name, container: try container(identifier), configuration: configuration ?? self.configuration()))
+        made.add(
+            try Defaults(
+                suiteName: name, container: try container(identifier),
+                configuration: configuration ?? self.configuration()))
     }
 
     /// What the preferences file of `domain` holds, read with our reader.
@@ -102,7 +107,10 @@ enum Helper {
         let output = process.output.fileHandleForReading.readDataToEndOfFile()
         let errors = process.errors.fileHandleForReading.readDataToEndOfFile()
         process.process.waitUntilExit()
-        return (process.process.terminationStatus, String(decoding: output, as: UTF8.self), String(decoding: errors, as: UTF8.self))
+        return (
+            process.process.terminationStatus, String(decoding: output, as: UTF8.self),
+            String(decoding: errors, as: UTF8.self)
+        )
     }
 
     static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, errors: Pipe) {
@@ -110,7 +118,8 @@ enum Helper {
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
-        let output = Pipe(), errors = Pipe()
+        let output = Pipe()
+        let errors = Pipe()
         process.standardOutput = output
         process.standardError = errors
         try process.run()

@@ -1,6 +1,7 @@
 import Foundation
-import TestSupport
 import Synchronization
+import TestSupport
+
 @testable import AppSandbox
 
 #if canImport(Glibc)

@@ -35,7 +35,9 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else { fail("usage: DefaultsTestHelper set|set-and-hang|read|crash-writer|hammer CONTAINERS APP …") }
+guard arguments.count >= 4 else {
+    fail("usage: DefaultsTestHelper set|set-and-hang|read|crash-writer|hammer CONTAINERS APP …")
+}
 let containers = URL(fileURLWithPath: arguments[2])
 
 func container(_ identifier: String) -> AppContainer {
@@ -64,7 +66,8 @@ case "set" where arguments.count == 6:
 
 case "set-and-hang" where arguments.count == 7:
     guard let delay = Int(arguments[6]) else { fail("DELAY_MS must be a number") }
-    let defaults = Defaults(container: container(arguments[3]), configuration: configuration(writeDelay: .milliseconds(delay)))
+    let defaults = Defaults(
+        container: container(arguments[3]), configuration: configuration(writeDelay: .milliseconds(delay)))
     defaults.set(arguments[5], forKey: arguments[4])
     say("set")
     while true { pause() }
@@ -79,7 +82,9 @@ case "crash-writer" where arguments.count == 4:
     while true {
         counter += 1
         defaults.set(counter, forKey: "counter")
-        defaults.set(Data(repeating: UInt8(truncatingIfNeeded: counter), count: 50_000 + (counter % 7) * 20_000), forKey: "payload")
+        defaults.set(
+            Data(repeating: UInt8(truncatingIfNeeded: counter), count: 50_000 + (counter % 7) * 20_000),
+            forKey: "payload")
         do {
             try defaults.flush()
         } catch {
@@ -93,7 +98,9 @@ case "hammer" where arguments.count == 7:
     let name = arguments[5]
     let defaults: Defaults
     do {
-        defaults = try Defaults(suiteName: arguments[4], container: container(arguments[3]), configuration: configuration(writeDelay: .milliseconds(1)))
+        defaults = try Defaults(
+            suiteName: arguments[4], container: container(arguments[3]),
+            configuration: configuration(writeDelay: .milliseconds(1)))
     } catch {
         fail("suite: \(error)")
     }
@@ -118,7 +125,9 @@ case "hammer" where arguments.count == 7:
 case "watches" where arguments.count == 4:
     func inotifyDescriptors() -> Int {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
-        return names.filter { (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify" }.count
+        return names.filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\($0)")) == "anon_inode:inotify"
+        }.count
     }
     var watching = configuration()
     watching.watchesFiles = true

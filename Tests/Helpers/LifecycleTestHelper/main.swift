@@ -64,7 +64,8 @@ guard let containers = arguments.first else {
     exit(2)
 }
 func milliseconds(after flag: String, default value: Int, in arguments: [String]) -> Duration {
-    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count, let ms = Int(arguments[index + 1]) else {
+    guard let index = arguments.firstIndex(of: flag), index + 1 < arguments.count, let ms = Int(arguments[index + 1])
+    else {
         return .milliseconds(value)
     }
     return .milliseconds(ms)

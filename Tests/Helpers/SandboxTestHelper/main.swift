@@ -39,7 +39,8 @@ enum VersionFile {
         guard let newline = data.firstIndex(of: 0x0A) else { return nil }
         let fields = String(decoding: data[..<newline], as: UTF8.self).split(separator: " ")
         guard fields.count == 4, fields[0] == "keepsake-version", let version = Int(fields[1]),
-              let length = Int(fields[2]), let sum = UInt64(fields[3]) else { return nil }
+            let length = Int(fields[2]), let sum = UInt64(fields[3])
+        else { return nil }
         let body = [UInt8](data[(newline + 1)...])
         guard body.count == length, checksum(body) == sum, body == payload(version) else { return nil }
         return version
@@ -90,7 +91,8 @@ case "increment":
     func parse(_ data: Data) -> Int? {
         let text = String(decoding: data, as: UTF8.self)
         guard text.hasPrefix("count="), let newline = text.firstIndex(of: "\n"),
-              let count = Int(text[text.index(text.startIndex, offsetBy: 6)..<newline]) else { return nil }
+            let count = Int(text[text.index(text.startIndex, offsetBy: 6)..<newline])
+        else { return nil }
         return text[text.index(after: newline)...].utf8.count == count % 997 ? count : nil
     }
     for _ in 0..<rounds {

@@ -6,7 +6,8 @@ import Foundation
 enum Bpylist2Peer {
     static let python: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates = ["/usr/bin/python3", "/usr/local/bin/python3"] + path.split(separator: ":").map { "\($0)/python3" }
+        let candidates =
+            ["/usr/bin/python3", "/usr/local/bin/python3"] + path.split(separator: ":").map { "\($0)/python3" }
         for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
             if (try? run(candidate, ["-c", "import bpylist2"], input: Data())) != nil { return candidate }
         }
@@ -16,59 +17,59 @@ enum Bpylist2Peer {
     static let skipMessage = "skipped: python3 with bpylist2 is not installed (pip install bpylist2)"
 
     private static let script = #"""
-    import base64, dataclasses, json, sys
-    from bpylist2 import archiver
-    from bpylist2.archive_types import DataclassArchiver, timestamp
-    DELTA = timestamp.unix2apple_epoch_delta
+        import base64, dataclasses, json, sys
+        from bpylist2 import archiver
+        from bpylist2.archive_types import DataclassArchiver, timestamp
+        DELTA = timestamp.unix2apple_epoch_delta
 
-    @dataclasses.dataclass
-    class Item(DataclassArchiver):
-        name: str = ""
-        dateCreated: object = None
-        itemKey: str = ""
-        serialNumber: object = None
-        valueInDollars: int = 0
+        @dataclasses.dataclass
+        class Item(DataclassArchiver):
+            name: str = ""
+            dateCreated: object = None
+            itemKey: str = ""
+            serialNumber: object = None
+            valueInDollars: int = 0
 
-    def tag(v):
-        if isinstance(v, bool): return ["b", v]
-        if isinstance(v, timestamp): return ["t", v - DELTA]
-        if isinstance(v, int): return ["i", v]
-        if isinstance(v, float): return ["r", v]
-        if isinstance(v, str): return ["s", v]
-        if isinstance(v, (bytes, bytearray)): return ["d", base64.b64encode(bytes(v)).decode()]
-        if isinstance(v, list): return ["a", [tag(x) for x in v]]
-        if isinstance(v, set): return ["S", sorted((tag(x) for x in v), key=json.dumps)]
-        if isinstance(v, dict): return ["D", {k: tag(x) for k, x in v.items()}]
-        if v is None: return ["n"]
-        raise TypeError(type(v).__name__)
+        def tag(v):
+            if isinstance(v, bool): return ["b", v]
+            if isinstance(v, timestamp): return ["t", v - DELTA]
+            if isinstance(v, int): return ["i", v]
+            if isinstance(v, float): return ["r", v]
+            if isinstance(v, str): return ["s", v]
+            if isinstance(v, (bytes, bytearray)): return ["d", base64.b64encode(bytes(v)).decode()]
+            if isinstance(v, list): return ["a", [tag(x) for x in v]]
+            if isinstance(v, set): return ["S", sorted((tag(x) for x in v), key=json.dumps)]
+            if isinstance(v, dict): return ["D", {k: tag(x) for k, x in v.items()}]
+            if v is None: return ["n"]
+            raise TypeError(type(v).__name__)
 
-    def untag(t):
-        kind = t[0]
-        if kind in "bisr": return t[1]
-        if kind == "t": return timestamp(t[1] + DELTA)
-        if kind == "d": return base64.b64decode(t[1])
-        if kind == "a": return [untag(x) for x in t[1]]
-        if kind == "S": return {untag(x) for x in t[1]}
-        if kind == "D": return {k: untag(x) for k, x in t[1].items()}
-        if kind == "n": return None
-        raise TypeError(kind)
+        def untag(t):
+            kind = t[0]
+            if kind in "bisr": return t[1]
+            if kind == "t": return timestamp(t[1] + DELTA)
+            if kind == "d": return base64.b64decode(t[1])
+            if kind == "a": return [untag(x) for x in t[1]]
+            if kind == "S": return {untag(x) for x in t[1]}
+            if kind == "D": return {k: untag(x) for k, x in t[1].items()}
+            if kind == "n": return None
+            raise TypeError(kind)
 
-    mode, class_name = sys.argv[1], sys.argv[2]
-    archiver.update_class_map({class_name: Item})
-    data = sys.stdin.buffer.read()
-    if mode == "read-items":
-        items = archiver.unarchive(data)
-        json.dump([{"name": i.name, "dateCreated": i.dateCreated - DELTA, "itemKey": i.itemKey,
-                    "serialNumber": i.serialNumber, "valueInDollars": i.valueInDollars} for i in items], sys.stdout)
-    elif mode == "write-items":
-        items = [Item(name=i["name"], dateCreated=timestamp(i["dateCreated"] + DELTA), itemKey=i["itemKey"],
-                      serialNumber=i.get("serialNumber"), valueInDollars=i["valueInDollars"]) for i in json.loads(data)]
-        sys.stdout.buffer.write(archiver.archive(items))
-    elif mode == "read-value":
-        json.dump(tag(archiver.unarchive(data)), sys.stdout)
-    elif mode == "write-value":
-        sys.stdout.buffer.write(archiver.archive(untag(json.loads(data))))
-    """#
+        mode, class_name = sys.argv[1], sys.argv[2]
+        archiver.update_class_map({class_name: Item})
+        data = sys.stdin.buffer.read()
+        if mode == "read-items":
+            items = archiver.unarchive(data)
+            json.dump([{"name": i.name, "dateCreated": i.dateCreated - DELTA, "itemKey": i.itemKey,
+                        "serialNumber": i.serialNumber, "valueInDollars": i.valueInDollars} for i in items], sys.stdout)
+        elif mode == "write-items":
+            items = [Item(name=i["name"], dateCreated=timestamp(i["dateCreated"] + DELTA), itemKey=i["itemKey"],
+                          serialNumber=i.get("serialNumber"), valueInDollars=i["valueInDollars"]) for i in json.loads(data)]
+            sys.stdout.buffer.write(archiver.archive(items))
+        elif mode == "read-value":
+            json.dump(tag(archiver.unarchive(data)), sys.stdout)
+        elif mode == "write-value":
+            sys.stdout.buffer.write(archiver.archive(untag(json.loads(data))))
+        """#
 
     /// Runs the peer in `mode` with `input` on stdin; returns stdout.
     static func run(_ mode: String, className: String = "PyItem", input: Data) throws -> Data {
@@ -80,7 +81,9 @@ enum Bpylist2Peer {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
-        let stdin = Pipe(), stdout = Pipe(), stderr = Pipe()
+        let stdin = Pipe()
+        let stdout = Pipe()
+        let stderr = Pipe()
         process.standardInput = stdin
         process.standardOutput = stdout
         process.standardError = stderr

@@ -36,7 +36,9 @@ final class FoundationItem: NSObject, NSCoding {
     }
 
     var item: Item {
-        Item(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars, dateCreated: dateCreated, itemKey: itemKey)
+        Item(
+            name: name, serialNumber: serialNumber, valueInDollars: valueInDollars, dateCreated: dateCreated,
+            itemKey: itemKey)
     }
 
     /// The name Foundation writes for this class (`KeyedArchiveTests.FoundationItem`).
@@ -67,8 +69,12 @@ extension Item {
         return (0..<count).map { (index: Int) -> Item in
             let serial: String? = index % 4 == 0 ? nil : String(index * 7919, radix: 16, uppercase: true)
             let created = Date(timeIntervalSinceReferenceDate: 600_000_000 + Double(index) * 1.25)
-            let key = "E621E1F8-C36C-495A-93FC-" + String(String(index, radix: 16).reversed()).padding(toLength: 12, withPad: "0", startingAt: 0)
-            return Item(name: names[index % 3], serialNumber: serial, valueInDollars: index % 100, dateCreated: created, itemKey: key)
+            let key =
+                "E621E1F8-C36C-495A-93FC-"
+                + String(String(index, radix: 16).reversed()).padding(toLength: 12, withPad: "0", startingAt: 0)
+            return Item(
+                name: names[index % 3], serialNumber: serial, valueInDollars: index % 100, dateCreated: created,
+                itemKey: key)
         }
     }
 }

@@ -13,7 +13,10 @@ final class Item: KeyedCoding, Equatable {
     let dateCreated: Date
     let itemKey: String
 
-    init(name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(), itemKey: String = UUID().uuidString) {
+    init(
+        name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(),
+        itemKey: String = UUID().uuidString
+    ) {
         self.name = name
         self.valueInDollars = valueInDollars
         self.serialNumber = serialNumber

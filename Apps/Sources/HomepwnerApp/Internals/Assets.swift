@@ -1,62 +1,62 @@
 /// The stylesheet and script served at `/style.css` and `/app.js`.
 enum Assets {
     static let stylesheet = """
-    body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #222; background: #fafafa; }
-    header { background: #1f4e79; color: white; padding: .6em 1em; }
-    header a { color: #dfe9f3; margin-left: 1em; text-decoration: none; }
-    header a.current { color: white; font-weight: bold; }
-    #app-state { float: right; font-size: 90%; opacity: .8; }
-    main { padding: 0 1em 2em; max-width: 60em; }
-    table { border-collapse: collapse; width: 100%; background: white; }
-    th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid #ddd; }
-    td.value, #items th:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
-    tfoot td { font-weight: bold; border-bottom: none; }
-    img.thumb { width: 40px; height: 40px; object-fit: cover; border-radius: 4px; }
-    img.photo { max-width: 320px; max-height: 320px; border: 1px solid #ccc; }
-    form.inline { display: inline; }
-    form label { display: inline-block; margin: .3em 1em .3em 0; }
-    .empty { color: #888; }
-    .notice { background: #e6f4e6; padding: .5em; }
-    fieldset { margin: .6em 0; }
-    """
+        body { font: 15px/1.4 system-ui, sans-serif; margin: 0; color: #222; background: #fafafa; }
+        header { background: #1f4e79; color: white; padding: .6em 1em; }
+        header a { color: #dfe9f3; margin-left: 1em; text-decoration: none; }
+        header a.current { color: white; font-weight: bold; }
+        #app-state { float: right; font-size: 90%; opacity: .8; }
+        main { padding: 0 1em 2em; max-width: 60em; }
+        table { border-collapse: collapse; width: 100%; background: white; }
+        th, td { text-align: left; padding: .35em .6em; border-bottom: 1px solid #ddd; }
+        td.value, #items th:nth-child(4) { text-align: right; font-variant-numeric: tabular-nums; }
+        tfoot td { font-weight: bold; border-bottom: none; }
+        img.thumb { width: 40px; height: 40px; object-fit: cover; border-radius: 4px; }
+        img.photo { max-width: 320px; max-height: 320px; border: 1px solid #ccc; }
+        form.inline { display: inline; }
+        form label { display: inline-block; margin: .3em 1em .3em 0; }
+        .empty { color: #888; }
+        .notice { background: #e6f4e6; padding: .5em; }
+        fieldset { margin: .6em 0; }
+        """
 
     /// Niceties (confirming deletes, the state badge) and lifecycle reports: the
     /// page's `visibilitychange`, `blur`, `focus` and `pagehide` go to
     /// `POST /lifecycle`. Moving between the app's own pages is not reported as the
     /// page going away.
     static let script = """
-    (function () {
-      var navigating = false;
-      function report(event) {
-        if (navigating && event !== 'visible' && event !== 'focus') return;
-        var body = new URLSearchParams({ event: event });
-        if (event === 'hidden' || event === 'pagehide') {
-          if (navigator.sendBeacon && navigator.sendBeacon('/lifecycle', body)) return;
-        }
-        fetch('/lifecycle', { method: 'POST', body: body, keepalive: true })
-          .then(function (r) { return r.text(); })
-          .then(function (state) { var b = document.getElementById('app-state'); if (b) b.textContent = state.trim(); })
-          .catch(function () {});
-      }
-      document.addEventListener('visibilitychange', function () {
-        report(document.visibilityState === 'hidden' ? 'hidden' : 'visible');
-      });
-      window.addEventListener('blur', function () { report('blur'); });
-      window.addEventListener('focus', function () { report('focus'); });
-      window.addEventListener('pagehide', function () { report('pagehide'); });
-      document.addEventListener('submit', function (e) {
-        if (e.target.classList.contains('delete') && !confirm('Delete this item?')) { e.preventDefault(); return; }
-        navigating = true;
-      });
-      document.addEventListener('click', function (e) {
-        var a = e.target.closest && e.target.closest('a[href^="/"]');
-        if (a) navigating = true;
-      });
-      window.addEventListener('pageshow', function () {
-        navigating = false;
-        if (document.visibilityState === 'visible') report('visible');
-        if (document.hasFocus()) report('focus');
-      });
-    })();
-    """
+        (function () {
+          var navigating = false;
+          function report(event) {
+            if (navigating && event !== 'visible' && event !== 'focus') return;
+            var body = new URLSearchParams({ event: event });
+            if (event === 'hidden' || event === 'pagehide') {
+              if (navigator.sendBeacon && navigator.sendBeacon('/lifecycle', body)) return;
+            }
+            fetch('/lifecycle', { method: 'POST', body: body, keepalive: true })
+              .then(function (r) { return r.text(); })
+              .then(function (state) { var b = document.getElementById('app-state'); if (b) b.textContent = state.trim(); })
+              .catch(function () {});
+          }
+          document.addEventListener('visibilitychange', function () {
+            report(document.visibilityState === 'hidden' ? 'hidden' : 'visible');
+          });
+          window.addEventListener('blur', function () { report('blur'); });
+          window.addEventListener('focus', function () { report('focus'); });
+          window.addEventListener('pagehide', function () { report('pagehide'); });
+          document.addEventListener('submit', function (e) {
+            if (e.target.classList.contains('delete') && !confirm('Delete this item?')) { e.preventDefault(); return; }
+            navigating = true;
+          });
+          document.addEventListener('click', function (e) {
+            var a = e.target.closest && e.target.closest('a[href^="/"]');
+            if (a) navigating = true;
+          });
+          window.addEventListener('pageshow', function () {
+            navigating = false;
+            if (document.visibilityState === 'visible') report('visible');
+            if (document.hasFocus()) report('focus');
+          });
+        })();
+        """
 }

@@ -30,29 +30,31 @@ enum Pages {
             "<a href=\"\(path)\"\(current == path ? " class=\"current\"" : "")>\(name)</a>"
         }
         return """
-        <!doctype html>
-        <html lang="en">
-        <head>
-        <meta charset="utf-8">
-        <meta name="viewport" content="width=device-width, initial-scale=1">
-        <title>\(escapeHTML(title)) — Homepwner</title>
-        <link rel="stylesheet" href="/style.css">
-        <script src="/app.js" defer></script>
-        </head>
-        <body>
-        <header><strong>Homepwner</strong> \(link("/", "Items")) \(link("/settings", "Settings")) \(link("/container", "Container")) \(link("/lifecycle", "Lifecycle"))
-        <span id="app-state" title="application state">\(escapeHTML(state))</span></header>
-        <main>
-        <h1>\(escapeHTML(title))</h1>
-        \(body)
-        </main>
-        </body>
-        </html>
+            <!doctype html>
+            <html lang="en">
+            <head>
+            <meta charset="utf-8">
+            <meta name="viewport" content="width=device-width, initial-scale=1">
+            <title>\(escapeHTML(title)) — Homepwner</title>
+            <link rel="stylesheet" href="/style.css">
+            <script src="/app.js" defer></script>
+            </head>
+            <body>
+            <header><strong>Homepwner</strong> \(link("/", "Items")) \(link("/settings", "Settings")) \(link("/container", "Container")) \(link("/lifecycle", "Lifecycle"))
+            <span id="app-state" title="application state">\(escapeHTML(state))</span></header>
+            <main>
+            <h1>\(escapeHTML(title))</h1>
+            \(body)
+            </main>
+            </body>
+            </html>
 
-        """
+            """
     }
 
-    static func itemList(_ items: [Item], order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoKeys: Set<String>) -> String {
+    static func itemList(
+        _ items: [Item], order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoKeys: Set<String>
+    ) -> String {
         let total = items.reduce(0) { $0 &+ $1.valueInDollars }
         var rows = ""
         for (index, item) in items.enumerated() {
@@ -60,72 +62,76 @@ enum Pages {
             var moves = ""
             if order == .manual {
                 moves = """
-                <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index - 1)"><button \(index == 0 ? "disabled" : "") title="Move up">↑</button></form>\
-                <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index + 1)"><button \(index == items.count - 1 ? "disabled" : "") title="Move down">↓</button></form>
-                """
+                    <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index - 1)"><button \(index == 0 ? "disabled" : "") title="Move up">↑</button></form>\
+                    <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index + 1)"><button \(index == items.count - 1 ? "disabled" : "") title="Move down">↓</button></form>
+                    """
             }
-            let thumb = photoKeys.contains(item.itemKey)
+            let thumb =
+                photoKeys.contains(item.itemKey)
                 ? "<img class=\"thumb\" src=\"/items/\(key)/photo\" alt=\"photo of \(escapeHTML(item.name))\">" : ""
             rows += """
-            <tr data-key="\(escapeHTML(item.itemKey))">
-            <td>\(thumb)</td>
-            <td class="name"><a href="/items/\(key)">\(escapeHTML(item.name))</a></td>
-            \(showsSerials ? "<td class=\"serial\">\(escapeHTML(item.serialNumber ?? "—"))</td>" : "")
-            <td class="value">\(escapeHTML(format.format(item.valueInDollars)))</td>
-            <td class="date"><time datetime="\(isoDate(item.dateCreated))">\(shortDate(item.dateCreated))</time></td>
-            <td class="actions">\(moves)<form method="post" action="/items/\(key)/delete" class="inline delete"><button title="Delete">Delete</button></form></td>
-            </tr>
+                <tr data-key="\(escapeHTML(item.itemKey))">
+                <td>\(thumb)</td>
+                <td class="name"><a href="/items/\(key)">\(escapeHTML(item.name))</a></td>
+                \(showsSerials ? "<td class=\"serial\">\(escapeHTML(item.serialNumber ?? "—"))</td>" : "")
+                <td class="value">\(escapeHTML(format.format(item.valueInDollars)))</td>
+                <td class="date"><time datetime="\(isoDate(item.dateCreated))">\(shortDate(item.dateCreated))</time></td>
+                <td class="actions">\(moves)<form method="post" action="/items/\(key)/delete" class="inline delete"><button title="Delete">Delete</button></form></td>
+                </tr>
 
-            """
+                """
         }
         let sortLinks = SortOrder.allCases.map { candidate in
-            candidate == order ? "<strong>\(candidate.rawValue)</strong>" : "<a href=\"/?sort=\(candidate.rawValue)\">\(candidate.rawValue)</a>"
+            candidate == order
+                ? "<strong>\(candidate.rawValue)</strong>"
+                : "<a href=\"/?sort=\(candidate.rawValue)\">\(candidate.rawValue)</a>"
         }.joined(separator: " · ")
         return """
-        <p class="sort">Sort: \(sortLinks)</p>
-        <table id="items">
-        <thead><tr><th></th><th>Name</th>\(showsSerials ? "<th>Serial number</th>" : "")<th>Value</th><th>Date created</th><th></th></tr></thead>
-        <tbody>
-        \(rows.isEmpty ? "<tr><td colspan=\"6\" class=\"empty\">No items yet.</td></tr>" : rows)
-        </tbody>
-        <tfoot><tr><td></td><td id="item-count">\(items.count) item\(items.count == 1 ? "" : "s")</td>\(showsSerials ? "<td></td>" : "")<td id="total" class="value">\(escapeHTML(format.format(total)))</td><td colspan="2"></td></tr></tfoot>
-        </table>
-        <h2>Add an item</h2>
-        <form method="post" action="/items" id="new-item">
-        <label>Name <input name="name" required maxlength="200"></label>
-        <label>Serial number <input name="serialNumber" maxlength="64"></label>
-        <label>Value in dollars <input name="valueInDollars" type="number" min="0" step="1" value="0"></label>
-        <button>Add</button>
-        </form>
-        <form method="post" action="/items/random" id="random-item"><button>Add a random item</button></form>
-        """
+            <p class="sort">Sort: \(sortLinks)</p>
+            <table id="items">
+            <thead><tr><th></th><th>Name</th>\(showsSerials ? "<th>Serial number</th>" : "")<th>Value</th><th>Date created</th><th></th></tr></thead>
+            <tbody>
+            \(rows.isEmpty ? "<tr><td colspan=\"6\" class=\"empty\">No items yet.</td></tr>" : rows)
+            </tbody>
+            <tfoot><tr><td></td><td id="item-count">\(items.count) item\(items.count == 1 ? "" : "s")</td>\(showsSerials ? "<td></td>" : "")<td id="total" class="value">\(escapeHTML(format.format(total)))</td><td colspan="2"></td></tr></tfoot>
+            </table>
+            <h2>Add an item</h2>
+            <form method="post" action="/items" id="new-item">
+            <label>Name <input name="name" required maxlength="200"></label>
+            <label>Serial number <input name="serialNumber" maxlength="64"></label>
+            <label>Value in dollars <input name="valueInDollars" type="number" min="0" step="1" value="0"></label>
+            <button>Add</button>
+            </form>
+            <form method="post" action="/items/random" id="random-item"><button>Add a random item</button></form>
+            """
     }
 
     static func itemDetail(_ item: Item, format: CurrencyFormat, hasPhoto: Bool, maxPhotoBytes: Int) -> String {
         let key = escapePath(item.itemKey)
-        let photo = hasPhoto
+        let photo =
+            hasPhoto
             ? """
-              <p><img id="photo" class="photo" src="/items/\(key)/photo" alt="photo of \(escapeHTML(item.name))"></p>
-              <form method="post" action="/items/\(key)/photo/delete"><button>Delete photo</button></form>
-              """
+            <p><img id="photo" class="photo" src="/items/\(key)/photo" alt="photo of \(escapeHTML(item.name))"></p>
+            <form method="post" action="/items/\(key)/photo/delete"><button>Delete photo</button></form>
+            """
             : "<p class=\"empty\">No photo.</p>"
         return """
-        <form method="post" action="/items/\(key)" id="edit-item">
-        <label>Name <input name="name" required maxlength="200" value="\(escapeHTML(item.name))"></label>
-        <label>Serial number <input name="serialNumber" maxlength="64" value="\(escapeHTML(item.serialNumber ?? ""))"></label>
-        <label>Value in dollars <input name="valueInDollars" type="number" min="0" step="1" value="\(item.valueInDollars)"></label>
-        <p>Created <time datetime="\(isoDate(item.dateCreated))">\(shortDate(item.dateCreated))</time>; key <code>\(escapeHTML(item.itemKey))</code></p>
-        <button>Save</button>
-        </form>
-        <h2>Photo</h2>
-        \(photo)
-        <form method="post" action="/items/\(key)/photo" enctype="multipart/form-data" id="photo-upload">
-        <label>\(hasPhoto ? "Replace photo" : "Upload a photo") (JPEG or PNG, at most \(maxPhotoBytes >> 20) MiB) <input type="file" name="photo" accept="image/jpeg,image/png" required></label>
-        <button>Upload</button>
-        </form>
-        <form method="post" action="/items/\(key)/delete" class="delete"><button>Delete item</button></form>
-        <p><a href="/">Back to the items</a></p>
-        """
+            <form method="post" action="/items/\(key)" id="edit-item">
+            <label>Name <input name="name" required maxlength="200" value="\(escapeHTML(item.name))"></label>
+            <label>Serial number <input name="serialNumber" maxlength="64" value="\(escapeHTML(item.serialNumber ?? ""))"></label>
+            <label>Value in dollars <input name="valueInDollars" type="number" min="0" step="1" value="\(item.valueInDollars)"></label>
+            <p>Created <time datetime="\(isoDate(item.dateCreated))">\(shortDate(item.dateCreated))</time>; key <code>\(escapeHTML(item.itemKey))</code></p>
+            <button>Save</button>
+            </form>
+            <h2>Photo</h2>
+            \(photo)
+            <form method="post" action="/items/\(key)/photo" enctype="multipart/form-data" id="photo-upload">
+            <label>\(hasPhoto ? "Replace photo" : "Upload a photo") (JPEG or PNG, at most \(maxPhotoBytes >> 20) MiB) <input type="file" name="photo" accept="image/jpeg,image/png" required></label>
+            <button>Upload</button>
+            </form>
+            <form method="post" action="/items/\(key)/delete" class="delete"><button>Delete item</button></form>
+            <p><a href="/">Back to the items</a></p>
+            """
     }
 
     static func settings(order: SortOrder, format: CurrencyFormat, showsSerials: Bool, saved: Bool) -> String {
@@ -136,15 +142,15 @@ enum Pages {
             "<label><input type=\"radio\" name=\"currencyFormat\" value=\"\($0.rawValue)\"\($0 == format ? " checked" : "")> \(escapeHTML($0.title))</label>"
         }.joined(separator: "<br>\n")
         return """
-        \(saved ? "<p class=\"notice\">Settings saved.</p>" : "")
-        <form method="post" action="/settings" id="settings">
-        <fieldset><legend>Sort order</legend>\(orders)</fieldset>
-        <fieldset><legend>Currency format</legend>\(formats)</fieldset>
-        <fieldset><legend>List</legend><label><input type="checkbox" name="showSerialNumbers" value="on"\(showsSerials ? " checked" : "")> Show serial numbers</label></fieldset>
-        <button>Save settings</button>
-        </form>
-        <p>Settings live in user defaults (<code>Library/Preferences/</code>); a first run registers their defaults.</p>
-        """
+            \(saved ? "<p class=\"notice\">Settings saved.</p>" : "")
+            <form method="post" action="/settings" id="settings">
+            <fieldset><legend>Sort order</legend>\(orders)</fieldset>
+            <fieldset><legend>Currency format</legend>\(formats)</fieldset>
+            <fieldset><legend>List</legend><label><input type="checkbox" name="showSerialNumbers" value="on"\(showsSerials ? " checked" : "")> Show serial numbers</label></fieldset>
+            <button>Save settings</button>
+            </form>
+            <p>Settings live in user defaults (<code>Library/Preferences/</code>); a first run registers their defaults.</p>
+            """
     }
 
     static func shortDate(_ date: Date) -> String {

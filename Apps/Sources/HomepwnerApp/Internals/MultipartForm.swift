@@ -19,7 +19,9 @@ struct MultipartForm {
         guard pieces.first?.lowercased() == "multipart/form-data" else { return nil }
         for piece in pieces.dropFirst() where piece.lowercased().hasPrefix("boundary=") {
             var value = String(piece.dropFirst("boundary=".count))
-            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 {
+                value = String(value.dropFirst().dropLast())
+            }
             return value.isEmpty || value.utf8.count > 200 ? nil : value
         }
         return nil

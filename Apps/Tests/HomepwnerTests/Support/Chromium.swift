@@ -1,4 +1,5 @@
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -24,11 +25,14 @@ final class Chromium {
     init(width: Int = 1100, height: Int = 800) throws {
         guard let path = Self.path else { throw Failure(description: "chromium is not installed") }
         profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
-        var toChild: [Int32] = [0, 0], fromChild: [Int32] = [0, 0]
+        var toChild: [Int32] = [0, 0]
+        var fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw Failure(description: "pipe failed") }
         // Move the child's ends out of the way of fds 3 and 4 before dup2'ing onto them.
-        let childIn = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10), childOut = fcntl(fromChild[1], F_DUPFD_CLOEXEC, 10)
-        Glibc.close(toChild[0]); Glibc.close(fromChild[1])
+        let childIn = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10)
+        let childOut = fcntl(fromChild[1], F_DUPFD_CLOEXEC, 10)
+        Glibc.close(toChild[0])
+        Glibc.close(fromChild[1])
         commands = toChild[1]
         replies = fromChild[0]
         _ = fcntl(commands, F_SETFD, FD_CLOEXEC)
@@ -47,10 +51,11 @@ final class Chromium {
             "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "about:blank",
         ]
         var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
+        defer { for argument in argv { free(argument) } }
         var child: pid_t = 0
         let status = posix_spawn(&child, path, &actions, nil, &argv, environ)
-        Glibc.close(childIn); Glibc.close(childOut)
+        Glibc.close(childIn)
+        Glibc.close(childOut)
         guard status == 0 else { throw Failure(description: "posix_spawn chromium: \(status)") }
         pid = child
     }
@@ -60,7 +65,9 @@ final class Chromium {
         let deadline = ContinuousClock.now + .seconds(20)
         while ContinuousClock.now < deadline {
             let targets = try send("Target.getTargets", session: false)["targetInfos"] as? [[String: Any]] ?? []
-            if let page = targets.first(where: { $0["type"] as? String == "page" }), let id = page["targetId"] as? String {
+            if let page = targets.first(where: { $0["type"] as? String == "page" }),
+                let id = page["targetId"] as? String
+            {
                 let attached = try send("Target.attachToTarget", ["targetId": id, "flatten": true], session: false)
                 sessionID = attached["sessionId"] as? String
                 _ = try send("Page.enable")
@@ -74,7 +81,9 @@ final class Chromium {
 
     /// Sends one DevTools command and returns its result.
     @discardableResult
-    func send(_ method: String, _ params: [String: Any] = [:], session: Bool = true, timeout: Duration = .seconds(20)) throws -> [String: Any] {
+    func send(_ method: String, _ params: [String: Any] = [:], session: Bool = true, timeout: Duration = .seconds(20))
+        throws -> [String: Any]
+    {
         let id = nextID
         nextID += 1
         var message: [String: Any] = ["id": id, "method": method, "params": params]
@@ -121,7 +130,8 @@ final class Chromium {
 
     /// Evaluates `expression` in the page and returns its value (JSON-able values).
     func evaluate(_ expression: String) throws -> Any? {
-        let result = try send("Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
+        let result = try send(
+            "Runtime.evaluate", ["expression": expression, "returnByValue": true, "awaitPromise": true])
         if let exception = result["exceptionDetails"] as? [String: Any] {
             throw Failure(description: "script failed: \(exception["text"] ?? exception)")
         }
@@ -154,9 +164,13 @@ final class Chromium {
     /// Sets the file of the `<input type=file>` matching `selector`.
     func setFile(_ selector: String, path: String) throws {
         let root = try send("DOM.getDocument")
-        guard let rootID = (root["root"] as? [String: Any])?["nodeId"] as? Int else { throw Failure(description: "no document") }
+        guard let rootID = (root["root"] as? [String: Any])?["nodeId"] as? Int else {
+            throw Failure(description: "no document")
+        }
         let node = try send("DOM.querySelector", ["nodeId": rootID, "selector": selector])
-        guard let nodeID = node["nodeId"] as? Int, nodeID != 0 else { throw Failure(description: "no element \(selector)") }
+        guard let nodeID = node["nodeId"] as? Int, nodeID != 0 else {
+            throw Failure(description: "no element \(selector)")
+        }
         try send("DOM.setFileInputFiles", ["files": [path], "nodeId": nodeID])
     }
 
@@ -171,7 +185,8 @@ final class Chromium {
     }
 
     static func quote(_ text: String) -> String {
-        String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast().description
+        String(decoding: try! JSONSerialization.data(withJSONObject: [text]), as: UTF8.self).dropFirst().dropLast()
+            .description
     }
 
     func close() {

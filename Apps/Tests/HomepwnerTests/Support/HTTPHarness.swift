@@ -48,7 +48,10 @@ struct HTTPHarness {
         }
 
         /// Uploads `data` as the `field` part of a multipart form.
-        func upload(_ uri: String, data: [UInt8], field: String = "photo", filename: String = "photo.png", partType: String = "image/png") async throws -> TestResponse {
+        func upload(
+            _ uri: String, data: [UInt8], field: String = "photo", filename: String = "photo.png",
+            partType: String = "image/png"
+        ) async throws -> TestResponse {
             let (body, type) = Multipart.body(data: data, field: field, filename: filename, partType: partType)
             return try await post(uri, body: body, contentType: type)
         }
@@ -64,7 +67,9 @@ enum Multipart {
 
     static func body(data: [UInt8], field: String, filename: String, partType: String) -> ([UInt8], String) {
         var body = Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"note\"\r\n\r\nhello\r\n".utf8)
-        body += Array("--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(partType)\r\n\r\n".utf8)
+        body += Array(
+            "--\(boundary)\r\nContent-Disposition: form-data; name=\"\(field)\"; filename=\"\(filename)\"\r\nContent-Type: \(partType)\r\n\r\n"
+                .utf8)
         body += data
         body += Array("\r\n--\(boundary)--\r\n".utf8)
         return (body, "multipart/form-data; boundary=\(boundary)")

@@ -1,12 +1,13 @@
 import Foundation
+import Synchronization
 import TestSupport
+
 #if canImport(FoundationNetworking)
 import FoundationNetworking
 #endif
 #if canImport(Glibc)
 import Glibc
 #endif
-import Synchronization
 
 /// The built `homepwner` executable run as a child process on a free port, as a user
 /// runs it; stopped with `SIGTERM` and started again over the same container.
@@ -27,8 +28,13 @@ final class ServerProcess: @unchecked Sendable {
 
     /// Starts the server with its containers in `containers` and waits (at most
     /// `timeout`) until it says where it serves.
-    init(containers: URL, arguments: [String]? = nil, environment: [String: String] = [:], timeout: Duration = .seconds(30)) throws {
-        guard let executable = Self.executable else { throw Failure(description: "build the homepwner product first (swift build)") }
+    init(
+        containers: URL, arguments: [String]? = nil, environment: [String: String] = [:],
+        timeout: Duration = .seconds(30)
+    ) throws {
+        guard let executable = Self.executable else {
+            throw Failure(description: "build the homepwner product first (swift build)")
+        }
         process.executableURL = executable
         process.arguments = arguments ?? ["--port", "0", "--container", containers.path]
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
@@ -38,13 +44,17 @@ final class ServerProcess: @unchecked Sendable {
         let output = self.output
         pipe.fileHandleForReading.readabilityHandler = { handle in
             let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil; return }
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                return
+            }
             output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
         }
         try process.run()
         let line = try waitForOutput(matching: "is serving http://127.0.0.1:", timeout: timeout)
         guard let range = line.range(of: "http://127.0.0.1:"),
-              let port = Int(line[range.upperBound...].prefix { $0.isNumber }) else {
+            let port = Int(line[range.upperBound...].prefix { $0.isNumber })
+        else {
             throw Failure(description: "no port in: \(line)")
         }
         self.port = port
@@ -64,7 +74,8 @@ final class ServerProcess: @unchecked Sendable {
             let recent = String(decoding: log.utf8.dropFirst(mark), as: UTF8.self)
             if let line = recent.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
             if !process.isRunning, !log.contains(text) {
-                throw Failure(description: "homepwner exited (\(process.terminationStatus)) before printing \"\(text)\":\n\(log)")
+                throw Failure(
+                    description: "homepwner exited (\(process.terminationStatus)) before printing \"\(text)\":\n\(log)")
             }
             usleep(20_000)
         }
@@ -94,12 +105,18 @@ final class ServerProcess: @unchecked Sendable {
 /// A minimal HTTP client for the child-process tests: no redirects followed, bounded
 /// waits.
 enum HTTP {
-    struct Reply: Sendable { var status: Int; var body: Data; var headers: [String: String] }
+    struct Reply: Sendable {
+        var status: Int
+        var body: Data
+        var headers: [String: String]
+    }
 
     /// `@unchecked Sendable`: stateless.
     final class NoRedirects: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-        func urlSession(_ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
-                        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void) {
+        func urlSession(
+            _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+            newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+        ) {
             completionHandler(nil)
         }
     }
@@ -111,7 +128,8 @@ enum HTTP {
         return URLSession(configuration: configuration, delegate: NoRedirects(), delegateQueue: nil)
     }()
 
-    static func send(_ method: String, _ url: URL, body: Data? = nil, contentType: String? = nil) async throws -> Reply {
+    static func send(_ method: String, _ url: URL, body: Data? = nil, contentType: String? = nil) async throws -> Reply
+    {
         var request = URLRequest(url: url)
         request.httpMethod = method
         request.httpBody = body
@@ -119,17 +137,27 @@ enum HTTP {
         let (data, response) = try await session.data(for: request)
         let http = response as! HTTPURLResponse
         var headers: [String: String] = [:]
-        for (key, value) in http.allHeaderFields { headers[String(describing: key).lowercased()] = String(describing: value) }
+        for (key, value) in http.allHeaderFields {
+            headers[String(describing: key).lowercased()] = String(describing: value)
+        }
         return Reply(status: http.statusCode, body: data, headers: headers)
     }
 
     static func postForm(_ url: URL, _ fields: [(String, String)]) async throws -> Reply {
-        let body = fields.map { "\($0.0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)" }
-            .joined(separator: "&")
+        let body = fields.map {
+            "\($0.0.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!)"
+        }
+        .joined(separator: "&")
         return try await send("POST", url, body: Data(body.utf8), contentType: "application/x-www-form-urlencoded")
     }
 
-    struct ItemRow: Decodable, Equatable { var itemKey: String; var name: String; var serialNumber: String?; var valueInDollars: Int; var hasPhoto: Bool }
+    struct ItemRow: Decodable, Equatable {
+        var itemKey: String
+        var name: String
+        var serialNumber: String?
+        var valueInDollars: Int
+        var hasPhoto: Bool
+    }
 
     static func items(_ base: URL) async throws -> [ItemRow] {
         let reply = try await send("GET", base.appendingPathComponent("api/items"))
@@ -139,7 +167,10 @@ enum HTTP {
 
 /// A real 64×48 PNG, so a browser can decode it.
 enum RealImages {
-    static let png = Data(base64Encoded: "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAwCAIAAAAuKetIAAAAQ0lEQVR42u3PQQkAAAgEsEtiTiMaywp+hcEKLNXzWgQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQErhZRfWjxIIKtDwAAAABJRU5ErkJggg==")!
+    static let png = Data(
+        base64Encoded:
+            "iVBORw0KGgoAAAANSUhEUgAAAEAAAAAwCAIAAAAuKetIAAAAQ0lEQVR42u3PQQkAAAgEsEtiTiMaywp+hcEKLNXzWgQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQEBAQErhZRfWjxIIKtDwAAAABJRU5ErkJggg=="
+    )!
 }
 
 /// A fresh folder for containers, removed by the caller.

@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# Formats every Swift file of the repository's packages to .swift-format, or with
+# --check only reports what differs and exits 1 (what CI runs).
+# Usage: scripts/format.sh [--check]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+paths=(Package.swift Sources Tests Apps/Package.swift Apps/Sources Apps/Tests
+    Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Fuzz)
+if [ "${1:-}" = "--check" ]; then
+    swift format lint --strict --recursive --parallel "${paths[@]}"
+    echo "format: every file matches .swift-format"
+else
+    swift format format --in-place --recursive --parallel "${paths[@]}"
+fi
