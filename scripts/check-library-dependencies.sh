@@ -32,7 +32,7 @@ SWIFT
 
 failed=0
 forbidden='swift-nio|hummingbird|async-http-client|swift-crypto|swift-nio-ssl|swift-nio-http2|swift-nio-extras|swift-certificates|swift-asn1|postgres-nio'
-swift package --package-path "$work" resolve >/dev/null
+swift package --package-path "$work" resolve >"$work/resolve.log" 2>&1 || { cat "$work/resolve.log"; exit 1; }
 resolved=$(swift package --package-path "$work" show-dependencies --format flatlist 2>/dev/null || true)
 if [ -z "$resolved" ]; then
     resolved=$(ls "$work/.build/checkouts")
