@@ -386,7 +386,7 @@ public final class Defaults: Sendable {
             if let handler = configuration.errorHandler {
                 handler(error)
             } else {
-                FileHandle.standardError.write(Data("keepsake defaults: \(error)\n".utf8))
+                StandardStream.error.report("keepsake defaults: \(error)")
             }
         }
     }

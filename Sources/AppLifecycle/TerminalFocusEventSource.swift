@@ -24,8 +24,8 @@ public struct TerminalFocusEventSource: LifecycleEventSource {
         guard isatty(STDIN_FILENO) == 1, isatty(STDOUT_FILENO) == 1 else { return }
         let enable = "\u{1B}[?1004h"
         let disable = "\u{1B}[?1004l"
-        FileHandle.standardOutput.write(Data(enable.utf8))
-        defer { FileHandle.standardOutput.write(Data(disable.utf8)) }
+        try? StandardStream.output.write(enable)
+        defer { try? StandardStream.output.write(disable) }
         let reader = BlockingReader(fd: STDIN_FILENO)
         // Only the reader thread touches the parser.
         nonisolated(unsafe) var parser = TerminalFocusParser()

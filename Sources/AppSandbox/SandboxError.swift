@@ -53,6 +53,9 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidName = Code("invalidName")
         /// Symbolic links nest too deeply (`ELOOP`).
         public static let tooManySymbolicLinks = Code("tooManySymbolicLinks")
+        /// The path names a FIFO, a device or a socket, which reading would block on and
+        /// replacing would destroy.
+        public static let notARegularFile = Code("notARegularFile")
         /// Text could not be converted to or from the requested encoding.
         public static let invalidEncoding = Code("invalidEncoding")
         /// A backup archive is malformed or holds entries a restore refuses.

@@ -217,7 +217,7 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
             state.withLock { $0.lastAutosaveError = nil }
         } catch {
             state.withLock { $0.lastAutosaveError = error }
-            FileHandle.standardError.write(Data("ItemStore: automatic save failed: \(error)\n".utf8))
+            StandardStream.error.report("ItemStore: automatic save failed: \(error)")
         }
     }
 }

@@ -43,7 +43,7 @@ struct DefaultsCommand: ParsableCommand {
             configuration.arguments = []
             configuration.externalChangeInterval = nil
             configuration.errorHandler = { error in
-                FileHandle.standardError.write(Data("keepsake: \(error)\n".utf8))
+                StandardStream.error.report("keepsake: \(error)")
             }
             return Defaults(container: try container(), configuration: configuration)
         }
@@ -190,6 +190,6 @@ struct DefaultsCommand: ParsableCommand {
 
 /// Prints `message` to standard error and ends with exit status 1.
 private func failure(_ message: String) -> ExitCode {
-    FileHandle.standardError.write(Data("keepsake: \(message)\n".utf8))
+    StandardStream.error.report("keepsake: \(message)")
     return .failure
 }

@@ -89,3 +89,52 @@ final class PropertyListCommandTests {
         #expect(result.stdout.isEmpty)
     }
 }
+
+/// Where `keepsake` writes: never over a FIFO or device, and a closed standard output is
+/// an error, not a crash.
+@Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
+struct OutputDestinationTests {
+    @Test func convertRefusesToReplaceAFIFO() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-fifo-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("in.plist")
+        try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: source)
+        let fifo = directory.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+
+        let result = try CLIRunner.run(["convert", source.path, "--format", "binary1", "-o", fifo])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+        #expect(isFIFO(fifo), "the FIFO is still a FIFO")
+        // Standard output is `-`, not a device path.
+        let piped = try CLIRunner.run(["convert", source.path, "--format", "xml1", "-o", "-"])
+        #expect(piped.status == 0)
+        #expect(piped.stdout.contains("<integer>1</integer>"))
+    }
+
+    func isFIFO(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
+    }
+
+    @Test func closedStandardOutputIsAnErrorNotACrash() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-closed-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let source = directory.appendingPathComponent("in.plist")
+        try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: source)
+        let executable = try #require(CLIRunner.executable)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // `>&-` closes standard output: a write to it fails with EBADF, which
+        // FileHandle.write(_:) turns into a trap.
+        process.arguments = [
+            "-c", "exec \"$0\" convert \"$1\" --format xml1 -o - >&- 2>/dev/null", executable.path, source.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit, "ended by a signal")
+        #expect(process.terminationStatus == 1)
+    }
+}

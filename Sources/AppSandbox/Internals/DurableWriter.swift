@@ -65,6 +65,11 @@ struct DurableWriter {
         if let status {
             if mode == .createNew { throw SandboxError(errno: EEXIST, path: location.path, operation: "create") }
             if status.kind == .directory { throw SandboxError(errno: EISDIR, path: location.path, operation: "write") }
+            // Renaming over a FIFO or a device node would replace it with a file.
+            if status.kind == .other {
+                throw SandboxError(
+                    .notARegularFile, "a FIFO, device or socket is never replaced by a file", path: location.path)
+            }
         }
         previous = status?.kind == .regular ? status : nil
         (fd, temporaryName) = try Self.openTemporary(system, location.parent, path: location.path)

@@ -1,4 +1,5 @@
 import AppSandbox
+import ArgumentParser
 import Foundation
 import PropertyList
 
@@ -21,13 +22,35 @@ enum PropertyListInput {
 }
 
 /// Writes a result, where `-` means standard output; files are replaced durably and
-/// atomically, so an interrupted convert leaves the original intact.
+/// atomically, so an interrupted convert leaves the original intact. A FIFO, device or
+/// socket is refused, never replaced (`-o /dev/null` as root would destroy the node).
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
         if path == "-" {
-            FileHandle.standardOutput.write(Data(bytes))
+            try writeStandardOutput(bytes)
         } else {
+            try writeFile(bytes, to: path)
+        }
+    }
+
+    private static func writeStandardOutput(_ bytes: [UInt8]) throws {
+        let result = Result { () throws(Errno) in try StandardStream.output.write(bytes) }
+        if case .failure(let error) = result {
+            throw SandboxError(errno: error.rawValue, path: "standard output", operation: "write")
+        }
+    }
+
+    private static func writeFile(_ bytes: [UInt8], to path: String) throws {
+        let result = Result { () throws(SandboxError) in
             try FileSystem.default.write(Data(bytes), to: URL(fileURLWithPath: path))
+        }
+        switch result {
+        case .success:
+            return
+        case .failure(let error) where error.code == .notARegularFile:
+            throw ValidationError("\(path) is not a regular file; write to standard output with -o -")
+        case .failure(let error):
+            throw error
         }
     }
 }

@@ -16,9 +16,72 @@ struct FormatSniffer {
         case UInt8(ascii: "{"):
             return looksLikeJSONObject(from: position + 1) ? .json : .openStep
         default:
-            // Quoted or bare strings, `(` arrays and `.strings` files.
-            return .openStep
+            // A document that is one JSON string, number or literal is JSON; other quoted
+            // or bare strings, `(` arrays and `.strings` files are OpenStep.
+            return isJSONScalarDocument(from: position) ? .json : .openStep
         }
+    }
+
+    /// Whether the bytes from `start` are one JSON scalar and nothing but white space:
+    /// a string whose escapes are all JSON's (`\u00e9`; OpenStep's `\U00E9` or octal
+    /// escapes keep it OpenStep), a number, `true`, `false` or `null`.
+    private func isJSONScalarDocument(from start: Int) -> Bool {
+        var position = start
+        switch bytes[position] {
+        case UInt8(ascii: "\""):
+            position += 1
+            while position < bytes.count, bytes[position] != UInt8(ascii: "\"") {
+                if bytes[position] == UInt8(ascii: "\\") {
+                    position += 1
+                    guard position < bytes.count, Array("\"\\/bfnrtu".utf8).contains(bytes[position]) else {
+                        return false
+                    }
+                }
+                position += 1
+            }
+            guard position < bytes.count else { return false }
+            position += 1
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard let end = endOfJSONNumber(from: position) else { return false }
+            position = end
+        default:
+            guard
+                let literal = ["true", "false", "null"].first(where: { literal in
+                    bytes[position...].starts(with: literal.utf8)
+                })
+            else { return false }
+            position += literal.utf8.count
+        }
+        return skipWhitespace(from: position) == bytes.count
+    }
+
+    /// Where a number in JSON's grammar (`-?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?`)
+    /// starting at `start` ends, or `nil` when none starts there; so `1.2.3`, a version
+    /// string, stays OpenStep.
+    private func endOfJSONNumber(from start: Int) -> Int? {
+        var position = start
+        func digits() -> Int {
+            let first = position
+            while position < bytes.count, (0x30...0x39).contains(bytes[position]) { position += 1 }
+            return position - first
+        }
+        func skip(_ characters: String) -> Bool {
+            guard position < bytes.count, characters.utf8.contains(bytes[position]) else { return false }
+            position += 1
+            return true
+        }
+        _ = skip("-")
+        if skip("0") {
+            guard digits() == 0 else { return nil }
+        } else if digits() == 0 {
+            return nil
+        }
+        if skip("."), digits() == 0 { return nil }
+        if skip("eE") {
+            _ = skip("+-")
+            if digits() == 0 { return nil }
+        }
+        return position
     }
 
     private func skipWhitespace(from start: Int) -> Int {
