@@ -83,7 +83,7 @@ struct FileEngine {
 
     func createDirectory(_ location: Location, intermediates: Bool) throws(SandboxError) {
         do {
-            try system.mkdirat(location.parent, location.name, 0o777)
+            try system.makeDirectory(location.parent, location.name, 0o777)
         } catch  where error.rawValue == EEXIST && intermediates {
             // Like `mkdir -p`: an existing directory is success, anything else is not.
             if try status(location).kind != .directory {
@@ -208,7 +208,7 @@ struct FileEngine {
             }
         case .directory:
             try system.checked("create directory", destination.path) { () throws(Errno) in
-                try system.mkdirat(destination.parent, destination.name, info.permissions)
+                try system.makeDirectory(destination.parent, destination.name, info.permissions)
             }
             let from = try openDirectory(source)
             defer { from.close(system) }
