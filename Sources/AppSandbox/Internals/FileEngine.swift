@@ -53,6 +53,7 @@ struct FileEngine {
     }
 
     func write(_ data: Data, to location: Location) throws(SandboxError) {
+        LeftoverSweep.sweepIfDue(system, directory: location.parent, itemPath: location.path)
         var writer = try DurableWriter(system: system, at: location)
         let result: Result<Void, SandboxError> = data.withUnsafeBytes { bytes in
             Result { () throws(SandboxError) in try writer.append(bytes) }
