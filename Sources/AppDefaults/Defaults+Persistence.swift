@@ -1,6 +1,6 @@
 import AppSandbox
 import Foundation
-import PropertyList
+public import PropertyList
 import Synchronization
 
 extension Defaults {
@@ -41,6 +41,59 @@ extension Defaults {
             }
             return (changes, firstError)
         }
+    }
+
+    /// Changes `key` in the primary domain from the value saved now, by whichever
+    /// process saved it, to what `transform` returns (nil removes it), and saves at
+    /// once, all under the domain's cross-process lock.
+    ///
+    /// A read-modify-write through ``subscript(_:)`` (read, change, set) can interleave
+    /// with another process's, and one of the two changes is lost; this cannot. Unsaved
+    /// changes of this process are saved with it. `transform` runs on the calling
+    /// thread while the lock is held: keep it short.
+    ///
+    /// ```swift
+    /// try defaults.update("recentSearches") { current in
+    ///     .array((current?.arrayValue ?? []) + ["spork"])
+    /// }
+    /// ```
+    /// - Throws: ``DefaultsError`` (`.timedOut` when another process holds the lock
+    ///   too long), or what `transform` throws; nothing is written then.
+    public func update(_ key: String, _ transform: (PropertyListValue?) throws -> PropertyListValue?) throws {
+        var transformError: (any Error)?
+        let outcome: Result<[DefaultsChange], DefaultsError> = saving.withLock { _ in
+            let (file, snapshot) = state.withLock { state in
+                let file = loadDomain(named: domainName, in: &state).file
+                let snapshot =
+                    state.domains[domainName]?.takeSnapshot()
+                    ?? PersistentDomain.Snapshot(pending: [:], replaced: false, values: [:], version: nil)
+                return (file, snapshot)
+            }
+            do throws(DefaultsError) {
+                let changes = try save(file, snapshot) { (values: inout PropertyListDictionary) throws(DefaultsError) in
+                    do {
+                        values[key] = try transform(values[key])
+                        return true
+                    } catch {
+                        transformError = error
+                        throw DefaultsError(.notPropertyList, "the update of \(key) failed", domain: self.domainName)
+                    }
+                }
+                // The key changed here, not in another process.
+                return .success(
+                    changes.map { change in
+                        var change = change
+                        if change.key == key { change.isExternal = false }
+                        return change
+                    })
+            } catch {
+                state.withLock { $0.domains[file.domain]?.restore(snapshot) }
+                return .failure(error)
+            }
+        }
+        announceErrors()
+        if let transformError { throw transformError }
+        deliver(try outcome.get())
     }
 
     /// Saves unsaved changes and reads other processes' changes now.
@@ -102,9 +155,12 @@ extension Defaults {
     /// Writes one domain under the cross-process lock: this process's changed keys on
     /// top of the file as it is now. Called holding `saving`, not `state`.
     /// - Returns: the changes of winning values that others' saves brought in.
-    private func save(_ file: PreferencesFile, _ snapshot: PersistentDomain.Snapshot) throws(DefaultsError)
-        -> [DefaultsChange]
-    {
+    /// The values to write are passed through `adjust`, still under the lock; when it
+    /// returns true, the view in memory is rebuilt from what was written.
+    private func save(
+        _ file: PreferencesFile, _ snapshot: PersistentDomain.Snapshot,
+        adjusting adjust: (inout PropertyListDictionary) throws(DefaultsError) -> Bool = { _ in false }
+    ) throws(DefaultsError) -> [DefaultsChange] {
         var corruption: DefaultsError?
         let (saved, version, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
             var base: PropertyListDictionary
@@ -126,6 +182,7 @@ extension Defaults {
                 }
                 for (key, value) in snapshot.pending { base[key] = value }
             }
+            if try adjust(&base) { readFile = true }
             return (base, try file.write(base), readFile)
         }
         return state.withLock { [corruption] state in
@@ -193,20 +250,7 @@ extension Defaults {
     private func coordinate<T>(writing file: PreferencesFile, _ body: () throws(DefaultsError) -> T)
         throws(DefaultsError) -> T
     {
-        do {
-            try file.fileSystem.createDirectory(at: file.url.deletingLastPathComponent())
-        } catch {
-            throw DefaultsError(error, domain: file.domain, operation: "creating Library/Preferences")
-        }
-        do {
-            return try configuration.coordinator.coordinate(writingItemAt: file.lockURL) { _ in try body() }
-        } catch let error as DefaultsError {
-            throw error
-        } catch let error as SandboxError {
-            throw DefaultsError(error, domain: file.domain, operation: "locking the preferences file")
-        } catch {
-            throw DefaultsError(.fileSystem, "locking the preferences file failed: \(error)", domain: file.domain)
-        }
+        try file.withWriteLock(body)
     }
 
     /// Checks for other processes' changes whenever a file in `Library/Preferences/`
@@ -215,7 +259,7 @@ extension Defaults {
     func startWatching() {
         #if os(Linux)
         let folder = container.preferencesDirectory
-        guard (try? configuration.fileSystem.createDirectory(at: folder)) != nil else { return }
+        guard (try? preferencesDirectory.create()) != nil else { return }
         let watcher = DirectoryWatcher(directory: folder.path) { [weak self] in
             self?.checkForExternalChanges()
         }

@@ -68,9 +68,12 @@ public final class Defaults: Sendable {
         public var arguments: [String] = CommandLine.arguments
         /// Runs deferred saves and checks; tests inject one they drive by hand.
         public var scheduler: any Scheduler = SystemScheduler()
-        /// The cross-process locks taken around every save; processes sharing a suite
-        /// must agree on its lock directory (the default does, per user).
-        public var coordinator = FileCoordinator()
+        /// The longest a save waits for the cross-process lock of a domain that another
+        /// process holds; then it fails with ``DefaultsError/Code/timedOut`` (a
+        /// scheduled save is retried later). The lock is
+        /// `Library/Preferences/.keepsake-<domain>.plist.lock`, beside the file it
+        /// guards, so every process that reaches the file reaches the lock.
+        public var lockTimeout: Duration = .seconds(5)
         /// Called with every error that no caller can catch: a corrupt file found while
         /// loading, a failed background save. nil writes them to standard error.
         public var errorHandler: (@Sendable (DefaultsError) -> Void)?
@@ -340,7 +343,9 @@ public final class Defaults: Sendable {
         let fileName = name == Self.globalDomain ? ".GlobalPreferences.plist" : "\(name).plist"
         let file = PreferencesFile(
             domain: name, url: container.preferencesDirectory.appendingPathComponent(fileName),
-            fileSystem: configuration.fileSystem)
+            directory: preferencesDirectory,
+            coordinator: FileCoordinator(
+                lockDirectory: nil, timeout: configuration.lockTimeout, system: configuration.fileSystem.systemCalls))
         var domain = PersistentDomain(file: file)
         if let (values, version) = readFile(file, report: { state.report($0) }) {
             domain.values = values ?? [:]
@@ -359,6 +364,12 @@ public final class Defaults: Sendable {
         guard name.utf8.count <= 240 else {
             throw DefaultsError(.invalidDomain, "a domain name is at most 240 bytes", domain: name)
         }
+    }
+
+    /// The container's `Library/Preferences/`, with the configuration's system calls.
+    var preferencesDirectory: SandboxDirectory {
+        AppContainer(identifier: container.identifier, url: container.url, system: configuration.fileSystem.systemCalls)
+            .directory(.preferences)
     }
 
     // MARK: Errors

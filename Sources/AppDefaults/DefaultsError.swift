@@ -38,6 +38,10 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         /// Reading, writing or locking a preferences file failed; the sandbox error is
         /// the ``DefaultsError/underlyingError``.
         public static let fileSystem = Code("fileSystem")
+        /// The cross-process lock of a domain was held by another process for longer
+        /// than ``Defaults/Configuration/lockTimeout``; ``DefaultsError/path`` names
+        /// the lock file. Nothing was written.
+        public static let timedOut = Code("timedOut")
 
         /// Lets `catch .corruptFile` match a thrown ``DefaultsError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {
@@ -87,6 +91,7 @@ extension DefaultsError {
     /// The single place where a sandbox failure becomes a ``DefaultsError``.
     init(_ error: SandboxError, domain: String, operation: String) {
         self.init(
-            .fileSystem, "\(operation) failed: \(error)", domain: domain, path: error.path, underlyingError: error)
+            error.code == .timedOut ? .timedOut : .fileSystem, "\(operation) failed: \(error)", domain: domain,
+            path: error.path, underlyingError: error)
     }
 }

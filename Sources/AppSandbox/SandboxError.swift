@@ -60,6 +60,17 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidEncoding = Code("invalidEncoding")
         /// A backup archive is malformed or holds entries a restore refuses.
         public static let invalidBackup = Code("invalidBackup")
+        /// A FIFO, device or socket was found where a regular file was expected; it is
+        /// refused rather than read, which could block forever.
+        public static let notRegularFile = Code("notRegularFile")
+        /// A lock file or lock folder cannot be trusted: it is owned by another user,
+        /// writable by group or others, a symbolic link, or not a file (or folder).
+        public static let untrustedLock = Code("untrustedLock")
+        /// A lock held by someone else was not granted within the timeout; the
+        /// ``SandboxError/path`` names the lock file.
+        public static let timedOut = Code("timedOut")
+        /// The task waiting for a lock was cancelled.
+        public static let cancelled = Code("cancelled")
         /// Any other system error; ``SandboxError/errno`` tells which.
         public static let systemError = Code("systemError")
 

@@ -108,9 +108,8 @@ struct DefaultsCommand: ParsableCommand {
 
         func run() throws {
             let defaults = try location.defaults()
-            let current = location.storedValues(defaults)?[key]
-            defaults[key] = try TypedValue.parse(value, current: current)
-            try defaults.flush()
+            // Under the domain's cross-process lock: two `-array-add`s at once both land.
+            try defaults.update(key) { current in try TypedValue.parse(value, current: current) }
         }
     }
 
@@ -144,8 +143,11 @@ struct DefaultsCommand: ParsableCommand {
         @OptionGroup var location: DomainOptions
 
         func run() throws {
-            let folder = try location.container().preferencesDirectory
-            let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+            let container = try location.container()
+            // Listed through the container's resolver: a linked Library is not followed out.
+            let names =
+                FileManager.default.fileExists(atPath: container.preferencesDirectory.path)
+                ? try container.directory(.preferences).contentsOfDirectory() : []
             let domains = names.filter { $0.hasSuffix(".plist") }.map { String($0.dropLast(6)) }
                 .map { $0 == ".GlobalPreferences" ? Defaults.globalDomain : $0 }.sorted()
             print(domains.joined(separator: ", "))

@@ -111,6 +111,64 @@ struct CrossProcessTests {
             "shared is \(shared), no process's last write")
     }
 
+    @Test("Two processes with different TMPDIRs, 200 keys each: all 400 keys are saved")
+    func differentTemporaryDirectoriesShareTheLock() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let count = 200
+        // Each writer sees its own temporary folder (systemd PrivateTmp, containers
+        // sharing a volume): the lock must not live there.
+        let children = try ["left", "right"].map { name in
+            let tmp = fixture.url.appendingPathComponent("tmp-\(name)")
+            try FileManager.default.createDirectory(at: tmp, withIntermediateDirectories: true)
+            return try Helper.start(
+                ["keys", fixture.url.path, app, name, String(count)], environment: ["TMPDIR": tmp.path])
+        }
+        for child in children {
+            let output = child.output.fileHandleForReading.readDataToEndOfFile()
+            let errors = child.errors.fileHandleForReading.readDataToEndOfFile()
+            child.process.waitUntilExit()
+            #expect(child.process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
+            #expect(String(decoding: output, as: UTF8.self) == "done\n")
+        }
+        let file = try #require(try fixture.file(app)?.dictionaryValue)
+        for name in ["left", "right"] {
+            let missing = (0..<count).filter { file["\(name)-\($0)"] != .integer(Int64($0)) }
+            #expect(missing.isEmpty, "\(name) lost \(missing.count) keys: \(missing.prefix(10))")
+        }
+        #expect(file.count == 2 * count)
+    }
+
+    @Test("A save while another process holds the domain's lock ends in timedOut, naming the lock, in time")
+    func lockHeldByAnotherProcessTimesOut() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let holder = try Helper.start(["hold-lock", fixture.url.path, app])
+        defer {
+            kill(holder.process.processIdentifier, SIGKILL)
+            holder.process.waitUntilExit()
+        }
+        #expect(Helper.lines(holder.output, count: 1) == ["locked"])
+        var configuration = fixture.configuration()
+        configuration.lockTimeout = .milliseconds(400)
+        let defaults = try fixture.make(configuration)
+        defaults.set("waiting", forKey: "k")
+        let clock = ContinuousClock()
+        let started = clock.now
+        let error = #expect(throws: DefaultsError.self) { try defaults.flush() }
+        let waited = started.duration(to: clock.now)
+        #expect(error?.code == .timedOut)
+        #expect(
+            error?.path?.hasSuffix("Library/Preferences/.keepsake-\(app).plist.lock") == true,
+            "\(String(describing: error))")
+        #expect(waited >= .milliseconds(400) && waited < .seconds(4), "waited \(waited)")
+        #expect(try fixture.file(app) == nil, "nothing may be written without the lock")
+        kill(holder.process.processIdentifier, SIGKILL)
+        holder.process.waitUntilExit()
+        try defaults.flush()
+        #expect(try fixture.file(app) == ["k": "waiting"], "the change is kept and saved once the lock is free")
+    }
+
     @Test(
         "A change another process saves reaches this process's observers, by the file watch or by the periodic check",
         arguments: [true, false]

@@ -35,19 +35,43 @@ struct PreferencesFile: Sendable {
 
     let domain: String
     let url: URL
-    /// Injected so tests can fail a save's system calls.
-    let fileSystem: FileSystem
+    /// The container's `Library/Preferences/`: every read, write, move and lock goes
+    /// through its contained resolver, so no link leads any of them out of the
+    /// container and no FIFO or device blocks them. Its system calls are the ones tests
+    /// inject.
+    let directory: SandboxDirectory
+    /// The cross-process lock, `.keepsake-<domain>.plist.lock` beside the file.
+    let coordinator: FileCoordinator
 
-    var lockURL: URL { url }
+    /// The file's name in ``directory``.
+    var fileName: String { url.lastPathComponent }
 
     /// The file's bytes; nil when there is no file.
+    /// - Throws: ``DefaultsError`` `.fileSystem`, with the sandbox's `.outsideContainer`
+    ///   (a link leading out), `.notRegularFile` (a FIFO, device or socket) and the like
+    ///   underneath.
     func bytes() throws(DefaultsError) -> Data? {
         do {
-            return try fileSystem.contents(of: url)
-        } catch .noSuchFile {
-            return nil
+            return try directory.regularFileContents(fileName)
         } catch {
             throw DefaultsError(error, domain: domain, operation: "reading the preferences file")
+        }
+    }
+
+    /// Runs `body` holding this file's cross-process write lock, creating
+    /// `Library/Preferences/` if needed. Waits at most the coordinator's timeout
+    /// (``DefaultsError/Code/timedOut``).
+    func withWriteLock<T>(_ body: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
+        do {
+            return try coordinator.coordinate(writing: fileName, in: directory, isCancelled: { false }) {
+                try body()
+            }
+        } catch let error as DefaultsError {
+            throw error
+        } catch let error as SandboxError {
+            throw DefaultsError(error, domain: domain, operation: "locking the preferences file")
+        } catch {
+            throw DefaultsError(.fileSystem, "locking the preferences file failed: \(error)", domain: domain)
         }
     }
 
@@ -79,10 +103,10 @@ struct PreferencesFile: Sendable {
         case .success(let values):
             return .values(values, Version(of: bytes))
         case .failure(var error):
-            let aside = url.deletingLastPathComponent().appendingPathComponent(
-                "\(url.lastPathComponent).corrupt-\(Self.timestamp())-\(UInt32.random(in: 0 ... .max))")
+            let asideName = "\(fileName).corrupt-\(Self.timestamp())-\(UInt32.random(in: 0 ... .max))"
+            let aside = url.deletingLastPathComponent().appendingPathComponent(asideName)
             do {
-                try fileSystem.moveItem(at: url, to: aside)
+                try directory.moveItem(fileName, to: asideName)
             } catch {
                 throw DefaultsError(error, domain: domain, operation: "moving a corrupt preferences file aside")
             }
@@ -102,7 +126,7 @@ struct PreferencesFile: Sendable {
                 .notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
         }
         do {
-            try fileSystem.write(bytes, to: url)
+            try directory.replaceRegularFile(bytes, at: fileName)
         } catch {
             throw DefaultsError(error, domain: domain, operation: "writing the preferences file")
         }

@@ -129,7 +129,7 @@ struct ContainedResolver {
                 return nil
             } catch  where error.rawValue == ENOENT && create {
                 do {
-                    try system.mkdirat(parent, name, 0o777)
+                    try system.makeDirectory(parent, name, 0o777)
                 } catch  where error.rawValue == EEXIST {
                     // Made by someone else meanwhile; open it on the next turn.
                 } catch {

@@ -53,6 +53,7 @@ struct FileEngine {
     }
 
     func write(_ data: Data, to location: Location) throws(SandboxError) {
+        LeftoverSweep.sweepIfDue(system, directory: location.parent, itemPath: location.path)
         var writer = try DurableWriter(system: system, at: location)
         let result: Result<Void, SandboxError> = data.withUnsafeBytes { bytes in
             Result { () throws(SandboxError) in try writer.append(bytes) }
@@ -83,7 +84,7 @@ struct FileEngine {
 
     func createDirectory(_ location: Location, intermediates: Bool) throws(SandboxError) {
         do {
-            try system.mkdirat(location.parent, location.name, 0o777)
+            try system.makeDirectory(location.parent, location.name, 0o777)
         } catch  where error.rawValue == EEXIST && intermediates {
             // Like `mkdir -p`: an existing directory is success, anything else is not.
             if try status(location).kind != .directory {
@@ -208,7 +209,7 @@ struct FileEngine {
             }
         case .directory:
             try system.checked("create directory", destination.path) { () throws(Errno) in
-                try system.mkdirat(destination.parent, destination.name, info.permissions)
+                try system.makeDirectory(destination.parent, destination.name, info.permissions)
             }
             let from = try openDirectory(source)
             defer { from.close(system) }

@@ -102,8 +102,10 @@ enum Helper {
     static let url: URL? = BuiltProducts.executable(named: "DefaultsTestHelper")
 
     /// Runs the helper to completion; its exit status, standard output and error.
-    static func run(_ arguments: [String]) throws -> (status: Int32, output: String, errors: String) {
-        let process = try start(arguments)
+    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (
+        status: Int32, output: String, errors: String
+    ) {
+        let process = try start(arguments, environment: environment)
         let output = process.output.fileHandleForReading.readDataToEndOfFile()
         let errors = process.errors.fileHandleForReading.readDataToEndOfFile()
         process.process.waitUntilExit()
@@ -113,11 +115,17 @@ enum Helper {
         )
     }
 
-    static func start(_ arguments: [String]) throws -> (process: Process, output: Pipe, errors: Pipe) {
+    /// Starts the helper; `environment` entries replace the inherited ones of that name.
+    static func start(_ arguments: [String], environment: [String: String]? = nil) throws -> (
+        process: Process, output: Pipe, errors: Pipe
+    ) {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = url
         process.arguments = arguments
+        if let environment {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let output = Pipe()
         let errors = Pipe()
         process.standardOutput = output

@@ -12,6 +12,11 @@
 //   DefaultsTestHelper hammer CONTAINERS GROUP SUITE NAME ROUNDS
 //       ROUNDS times: sets NAME-i = i and "shared" = "NAME-i" in the suite, and saves
 //       (every round, or on the short write delay every third round); prints "done"
+//   DefaultsTestHelper keys CONTAINERS APP PREFIX COUNT
+//       sets PREFIX-0 … PREFIX-(COUNT-1) in the app's domain, flushing after each; prints "done"
+//   DefaultsTestHelper hold-lock CONTAINERS APP
+//       takes the app domain's cross-process lock through FileCoordinator, prints
+//       "locked", then waits to be killed
 //   DefaultsTestHelper watches CONTAINERS APP
 //       prints the inotify descriptors open before, while 10 watching Defaults live,
 //       and after they are released (waiting up to 5 s for their threads to end)
@@ -121,6 +126,33 @@ case "hammer" where arguments.count == 7:
         fail("flush failed: \(error)")
     }
     say("done")
+
+case "keys" where arguments.count == 6:
+    guard let count = Int(arguments[5]) else { fail("COUNT must be a number") }
+    let defaults = Defaults(container: container(arguments[3]), configuration: configuration())
+    for index in 0..<count {
+        defaults.set(index, forKey: "\(arguments[4])-\(index)")
+        do {
+            try defaults.flush()
+        } catch {
+            fail("flush failed: \(error)")
+        }
+    }
+    say("done")
+
+case "hold-lock" where arguments.count == 4:
+    let app = container(arguments[3])
+    do {
+        try app.directory(.preferences).create()
+        try FileCoordinator().coordinate(
+            writingItemAt: app.preferencesDirectory.appendingPathComponent("\(arguments[3]).plist")
+        ) { _ in
+            say("locked")
+            while true { pause() }
+        }
+    } catch {
+        fail("lock: \(error)")
+    }
 
 case "watches" where arguments.count == 4:
     func inotifyDescriptors() -> Int {

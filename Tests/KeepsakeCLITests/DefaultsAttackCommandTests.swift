@@ -1,0 +1,108 @@
+import Foundation
+import PropertyList
+import Synchronization
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `keepsake defaults` against links leading out of the container, a FIFO, and many
+/// concurrent writers.
+@Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"), .timeLimit(.minutes(2)))
+final class DefaultsAttackCommandTests {
+    let folder: URL
+    let app = "com.example.Homepwner"
+    var containers: URL { folder.appendingPathComponent("containers") }
+    var preferences: URL { containers.appendingPathComponent("\(app)/Library/Preferences") }
+    var outside: URL { folder.appendingPathComponent("outside.plist") }
+    let secret: Data
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-attack-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        secret = Data(try PropertyListWriter.binary.write(.dictionary(["secret": "outside-value"])))
+        try secret.write(to: outside)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    func run(_ arguments: [String]) throws -> CLIRunner.Result {
+        try CLIRunner.run(["defaults"] + arguments + ["--containers", containers.path])
+    }
+
+    @Test func linkedPreferencesFileIsNeitherReadNorWritten() throws {
+        try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            atPath: preferences.appendingPathComponent("\(app).plist").path, withDestinationPath: outside.path)
+
+        let read = try run(["read", app])
+        #expect(read.status != 0)
+        #expect(!read.stdout.contains("outside-value"), "the outside file was printed")
+        #expect(read.stderr.contains("outsideContainer"), "\(read.stderr)")
+
+        let write = try run(["write", app, "secret", "overwritten"])
+        #expect(write.status != 0)
+        #expect(write.stderr.contains("outsideContainer"), "\(write.stderr)")
+        #expect(try Data(contentsOf: outside) == secret, "the outside file was overwritten")
+    }
+
+    @Test func linkedLibraryGetsNothingCreatedOutside() throws {
+        let elsewhere = folder.appendingPathComponent("elsewhere")
+        try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(
+            at: containers.appendingPathComponent(app), withIntermediateDirectories: true)
+        try FileManager.default.createSymbolicLink(
+            at: containers.appendingPathComponent("\(app)/Library"), withDestinationURL: elsewhere)
+
+        let write = try run(["write", app, "k", "v"])
+        #expect(write.status != 0)
+        #expect(write.stderr.contains("outsideContainer"), "\(write.stderr)")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere.path) == [], "created outside")
+    }
+
+    @Test func fifoIsRefusedInBoundedTime() throws {
+        try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
+        #expect(mkfifo(preferences.appendingPathComponent("\(app).plist").path, 0o644) == 0)
+        let clock = ContinuousClock()
+        let started = clock.now
+        let read = try run(["read", app])
+        #expect(read.status != 0)
+        #expect(read.stderr.contains("notRegularFile"), "\(read.stderr)")
+        #expect(started.duration(to: clock.now) < .seconds(10))
+    }
+
+    @Test func concurrentArrayAddsKeepEveryElement() throws {
+        let total = 100
+        let failures = Mutex<[String]>([])
+        let threads = 25
+        let done = DispatchGroup()
+        let (app, containers) = (app, containers.path)
+        for thread in 0..<threads {
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                for index in stride(from: thread, to: total, by: threads) {
+                    do {
+                        let result = try CLIRunner.run([
+                            "defaults", "write", app, "list", "-array-add", "-int", String(index), "--containers",
+                            containers,
+                        ])
+                        if result.status != 0 { failures.withLock { $0.append(result.stderr) } }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        done.wait()
+        #expect(failures.withLock { $0 } == [])
+        let file = try PropertyListReader().read(
+            try Data(contentsOf: preferences.appendingPathComponent("\(app).plist")))
+        let list = try #require(file["list"]?.arrayValue)
+        #expect(list.count == total, "lost \(total - list.count) of \(total) elements")
+        #expect(Set(list.compactMap(\.int64Value)) == Set((0..<Int64(total))))
+    }
+}
