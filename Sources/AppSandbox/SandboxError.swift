@@ -53,15 +53,13 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let invalidName = Code("invalidName")
         /// Symbolic links nest too deeply (`ELOOP`).
         public static let tooManySymbolicLinks = Code("tooManySymbolicLinks")
-        /// The path names a FIFO, a device or a socket, which reading would block on and
-        /// replacing would destroy.
-        public static let notARegularFile = Code("notARegularFile")
         /// Text could not be converted to or from the requested encoding.
         public static let invalidEncoding = Code("invalidEncoding")
         /// A backup archive is malformed or holds entries a restore refuses.
         public static let invalidBackup = Code("invalidBackup")
         /// A FIFO, device or socket was found where a regular file was expected; it is
-        /// refused rather than read, which could block forever.
+        /// refused rather than read, which could block forever, or replaced, which would
+        /// destroy it.
         public static let notRegularFile = Code("notRegularFile")
         /// A lock file or lock folder cannot be trusted: it is owned by another user,
         /// writable by group or others, a symbolic link, or not a file (or folder).

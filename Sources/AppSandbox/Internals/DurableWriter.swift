@@ -68,7 +68,7 @@ struct DurableWriter {
             // Renaming over a FIFO or a device node would replace it with a file.
             if status.kind == .other {
                 throw SandboxError(
-                    .notARegularFile, "a FIFO, device or socket is never replaced by a file", path: location.path)
+                    .notRegularFile, "a FIFO, device or socket is never replaced by a file", path: location.path)
             }
         }
         previous = status?.kind == .regular ? status : nil

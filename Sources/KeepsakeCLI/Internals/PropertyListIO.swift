@@ -47,7 +47,7 @@ enum PropertyListOutput {
         switch result {
         case .success:
             return
-        case .failure(let error) where error.code == .notARegularFile:
+        case .failure(let error) where error.code == .notRegularFile:
             throw ValidationError("\(path) is not a regular file; write to standard output with -o -")
         case .failure(let error):
             throw error
