@@ -18,7 +18,8 @@ import Darwin
 ///    top-level directory the backup touches (`Documents`, `Library`) mirror the live
 ///    one into it with hard links (``FileEngine/mirror(_:into:)``), then write every
 ///    entry over the mirror through the contained resolver, streaming it from the ZIP
-///    in constant memory and holding it to its CRC-32, its declared size and the limits.
+///    in constant memory (``ZipEntryData``, which never reads past an entry's data)
+///    and holding it to its CRC-32, its declared size and the limits.
 ///    Each file is written with the durable writer (fsync file, rename, fsync folder).
 /// 3. *Swap* each staged directory with the live one in one `renameat2(RENAME_EXCHANGE)`
 ///    (two renames where that is missing), then fsync the container root. The old
@@ -48,6 +49,8 @@ struct BackupRestore {
         /// The entry's name without a trailing `/`, for results and errors.
         var path: String
         var isDirectory: Bool
+        /// Where its data lies in the file.
+        var location: ZipEntryData.Location
     }
 
     func run() throws(SandboxError) -> [String] {
@@ -57,7 +60,9 @@ struct BackupRestore {
         } catch {
             throw SandboxError(.invalidBackup, "not a readable ZIP archive: \(error)", path: zipURL.path)
         }
-        let items = try check(archive)
+        var data = try ZipEntryData(url: zipURL)
+        defer { data.close() }
+        let items = try check(archive, &data)
         var tops: [String] = []
         for item in items where !tops.contains(item.top) { tops.append(item.top) }
         if tops.isEmpty { return [] }
@@ -75,7 +80,7 @@ struct BackupRestore {
         }
         for top in tops { try stage(top, root: root, staging: staging) }
         var total: UInt64 = 0
-        for item in items { try write(item, from: archive, staging: staging, total: &total) }
+        for item in items { try write(item, from: data, staging: staging, total: &total) }
         try engine.syncDirectory(staging.fd, path: staging.path)
         try swap(tops, root: root, staging: staging, keepStaging: &keepStaging)
         return items.filter { !$0.components.isEmpty }.map(\.path)
@@ -83,7 +88,7 @@ struct BackupRestore {
 
     // MARK: 1. Check
 
-    private func check(_ archive: Archive) throws(SandboxError) -> [Item] {
+    private func check(_ archive: Archive, _ data: inout ZipEntryData) throws(SandboxError) -> [Item] {
         var items: [Item] = []
         var seen: Set<String> = []
         var declared: UInt64 = 0
@@ -120,7 +125,11 @@ struct BackupRestore {
                         + "compressed more than \(limits.maxCompressionRatio):1 (a ZIP bomb?)",
                     path: path)
             }
-            items.append(Item(entry: entry, top: top, components: components, path: path, isDirectory: isDirectory))
+            let location = try data.next(for: entry)
+            items.append(
+                Item(
+                    entry: entry, top: top, components: components, path: path, isDirectory: isDirectory,
+                    location: location))
         }
         return items
     }
@@ -204,7 +213,7 @@ struct BackupRestore {
     }
 
     /// Writes one entry over the staged mirror; a failure names the entry.
-    private func write(_ item: Item, from archive: Archive, staging: DirectoryHandle, total: inout UInt64)
+    private func write(_ item: Item, from data: ZipEntryData, staging: DirectoryHandle, total: inout UInt64)
         throws(SandboxError)
     {
         guard !item.components.isEmpty else { return }
@@ -219,18 +228,19 @@ struct BackupRestore {
             if item.isDirectory {
                 try engine.createDirectory(location, intermediates: true)
             } else {
-                try extract(item, from: archive, to: location, total: &total)
+                try extract(item, from: data, to: location, total: &total)
             }
         } catch {
+            // Name the entry; a path inside the staging folder means nothing to the caller.
             var named = error
-            named.message = "restoring \(item.path): \(error.message)"
+            if error.path != item.path { named.message = "restoring \(item.path): \(error.message)" }
             named.path = item.path
             throw named
         }
     }
 
     /// Streams one file entry into a durable write, checking it as it goes.
-    private func extract(_ item: Item, from archive: Archive, to location: Location, total: inout UInt64)
+    private func extract(_ item: Item, from data: ZipEntryData, to location: Location, total: inout UInt64)
         throws(SandboxError)
     {
         let entry = item.entry
@@ -239,7 +249,7 @@ struct BackupRestore {
         var runningTotal = total
         let checksum: CRC32
         do {
-            checksum = try archive.extract(entry, bufferSize: FileEngine.chunkSize, skipCRC32: false) { chunk in
+            checksum = try data.extract(entry, at: item.location, chunkSize: FileEngine.chunkSize) { chunk in
                 written += UInt64(chunk.count)
                 runningTotal += UInt64(chunk.count)
                 try checkWhileStreaming(entry, written: written, total: runningTotal)
