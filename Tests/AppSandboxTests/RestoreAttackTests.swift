@@ -145,6 +145,37 @@ struct RestoreAttackTests {
         #expect(error?.path == "Library/big.bin")
     }
 
+    @Test(
+        "A deflate stream running past its entry's data to the end of the file is refused, not looped on",
+        .timeLimit(.minutes(1)))
+    func endlessDeflateStream() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let zip = folder.file("endless.zip")
+        // A non-final stored deflate block announcing 65 535 bytes with 10 present:
+        // read in buffer-size chunks to end of file, it never ends (ZIPFoundation's
+        // own extract spins on empty reads).
+        try Self.forge(
+            zip,
+            """
+            import struct, sys
+            name = b"Documents/endless.bin"
+            data = bytes([0x00]) + struct.pack("<HH", 65535, 0) + b"0123456789"
+            out = bytearray(struct.pack("<IHHHHHIIIHH", 0x04034b50, 20, 0, 8, 0, 0, 0, len(data), 65535,
+                                        len(name), 0) + name + data)
+            central = struct.pack("<IHHHHHHIIIHHHHHII", 0x02014b50, 20, 20, 0, 8, 0, 0, 0, len(data), 65535,
+                                  len(name), 0, 0, 0, 0, 0, 0) + name
+            start = len(out)
+            out += central + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(central), start, 0)
+            open(sys.argv[1], "wb").write(out)
+            """)
+        let container = try Self.container()
+        defer { try? container.destroy() }
+        let error = try Self.expectRefused(zip, into: container)
+        #expect(error?.code == .invalidBackup)
+        #expect(error?.path == "Documents/endless.bin")
+    }
+
     @Test("A file cut short (its central directory lost) is refused")
     func truncatedFile() throws {
         let folder = try ScratchFolder()
