@@ -64,17 +64,32 @@ struct SandboxCommand: ParsableCommand {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Restore a backup ZIP into the container; files not in it are kept.")
+            abstract: "Restore a backup ZIP into the container, all or nothing; files not in it are kept.")
 
         @OptionGroup var location: ContainerOptions
 
         @Argument(help: "The ZIP file written by `keepsake sandbox backup`.")
         var backup: String
 
+        @Option(help: "Refuse archives whose files hold more than this many bytes in all (default 4 GiB).")
+        var maxBytes: UInt64?
+
+        @Option(help: "Refuse archives with more entries than this (default 100000).")
+        var maxEntries: Int?
+
+        @Option(help: "Refuse entries over 1 MiB that inflate more than this many times their size (default 100).")
+        var maxRatio: UInt64?
+
         func run() throws {
+            // No createDirectories() first: a refused restore leaves the container exactly
+            // as it was; the restore makes the directories it fills.
             let container = try location.container()
-            try container.createDirectories()
-            let restored = try SandboxBackup.restore(from: URL(fileURLWithPath: backup), into: container)
+            var limits = SandboxBackup.Limits()
+            if let maxBytes { limits.maxTotalBytes = maxBytes }
+            if let maxEntries { limits.maxEntries = maxEntries }
+            if let maxRatio { limits.maxCompressionRatio = maxRatio }
+            let restored = try SandboxBackup.restore(
+                from: URL(fileURLWithPath: backup), into: container, limits: limits)
             print("restored \(restored.count) items into \(container.url.path)")
         }
     }

@@ -66,6 +66,12 @@ package struct SystemCalls: Sendable {
     package var removexattr: @Sendable (_ fd: Int32, _ name: String) throws(Errno) -> Void
     package var flock: @Sendable (_ fd: Int32, _ operation: Int32) throws(Errno) -> Void
     package var realpath: @Sendable (_ path: String) throws(Errno) -> String
+    /// `renameat2(…, RENAME_EXCHANGE)`: swaps two existing names in one atomic step.
+    /// Throws `ENOSYS` where the C library or the kernel lacks it (callers then fall
+    /// back to two renames), `EINVAL` where the file system does not support it.
+    package var renameExchange:
+        @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void =
+            liveRenameExchange
 
     package static let live = SystemCalls(
         openat: { directory, path, flags, mode throws(Errno) in
@@ -175,6 +181,33 @@ package struct SystemCalls: Sendable {
 }
 
 // MARK: - Helpers for the live table
+
+/// The live `renameExchange`: `renameat2(…, RENAME_EXCHANGE)` looked up at run time,
+/// because the C library module does not export it to Swift; `ENOSYS` where it is
+/// missing (other C libraries, other systems).
+private let liveRenameExchange:
+    @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void = {
+        fromDirectory, from, toDirectory, to throws(Errno) in
+        guard let renameat2 = RenameAt2.function else { throw Errno(ENOSYS) }
+        _ = try withPath(from) { fromPath throws(Errno) in
+            try withPath(to) { Int(renameat2(fromDirectory, fromPath, toDirectory, $0, RenameAt2.exchange)) }
+        }
+    }
+
+private enum RenameAt2 {
+    typealias Function = @convention(c) (Int32, UnsafePointer<CChar>, Int32, UnsafePointer<CChar>, UInt32) -> Int32
+    /// `RENAME_EXCHANGE` from `<linux/fs.h>`.
+    static let exchange: UInt32 = 1 << 1
+    static let function: Function? = {
+        #if os(Linux)
+        // A null handle is glibc's and musl's RTLD_DEFAULT: search every loaded object.
+        guard let symbol = dlsym(nil, "renameat2") else { return nil }
+        return unsafeBitCast(symbol, to: Function.self)
+        #else
+        return nil
+        #endif
+    }()
+}
 
 /// Calls `body` with a C string, refusing paths with an embedded NUL (which C would
 /// silently cut short) and throwing `errno` when `body` returns a negative value.
