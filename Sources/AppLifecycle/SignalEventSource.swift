@@ -32,9 +32,15 @@ public struct SignalEventSource: LifecycleEventSource {
     /// Whether `SIGTSTP` stops the process after entering the background (the shell's
     /// Ctrl-Z) or only enters the background.
     public var stopsOnTerminalStop: Bool
+    /// Runs when `SIGTERM` or `SIGINT` arrives, before the app terminates: a server
+    /// stops accepting requests and finishes the ones in flight here, so that the save
+    /// in ``ApplicationDelegate/applicationWillTerminate(_:)`` holds everything it
+    /// acknowledged.
+    public var beforeTerminating: (@Sendable () async -> Void)?
 
-    public init(stopsOnTerminalStop: Bool = true) {
+    public init(stopsOnTerminalStop: Bool = true, beforeTerminating: (@Sendable () async -> Void)? = nil) {
         self.stopsOnTerminalStop = stopsOnTerminalStop
+        self.beforeTerminating = beforeTerminating
     }
 
     public func run(for application: Application) async throws {
@@ -48,7 +54,9 @@ public struct SignalEventSource: LifecycleEventSource {
         ready()
         for await signal in signals {
             switch signal {
-            case .sigterm, .sigint: application.send(.terminate)
+            case .sigterm, .sigint:
+                await beforeTerminating?()
+                application.send(.terminate)
             case .sighup: application.send(.hidden)
             case .sigcont: application.send(.visible)
             default: break

@@ -9,8 +9,9 @@ import ServiceLifecycle
 /// the application lifecycle that saves them.
 ///
 /// The page's `visibilitychange`, `blur`, `focus` and `pagehide` arrive at
-/// `POST /lifecycle` and become lifecycle triggers; `SIGTERM` and `SIGINT` terminate
-/// the app (saving), after which the HTTP server shuts down gracefully.
+/// `POST /lifecycle` and become lifecycle triggers. `SIGTERM` and `SIGINT` first shut
+/// the HTTP server down gracefully (no new requests; those in flight finish), then
+/// terminate the app, which saves.
 ///
 /// ```swift
 /// let server = try HomepwnerServer(container: AppContainer(identifier: HomepwnerServer.identifier))
@@ -82,8 +83,18 @@ public final class HomepwnerServer: Sendable {
         configuration.maximumCancellationDuration = .seconds(5)
         let services = ServiceGroup(configuration: configuration)
         let application = self.application
+        // Finishes when the HTTP server has stopped: no request is in flight any more.
+        let (stopped, serverStopped) = AsyncStream<Never>.makeStream()
+        // SIGTERM first stops the server accepting requests and lets those in flight
+        // finish; only then does the app terminate and save, so every change the
+        // server acknowledged is in the save.
+        let signals = SignalEventSource(beforeTerminating: {
+            await services.triggerGracefulShutdown()
+            for await _ in stopped {}
+        })
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
+                defer { serverStopped.finish() }
                 do {
                     try await services.run()
                 } catch {
@@ -91,7 +102,7 @@ public final class HomepwnerServer: Sendable {
                     throw error
                 }
             }
-            await application.run(sources: [SignalEventSource()])
+            await application.run(sources: [signals])
             await services.triggerGracefulShutdown()
             try await group.waitForAll()
         }

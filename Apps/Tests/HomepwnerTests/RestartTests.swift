@@ -150,4 +150,52 @@ struct RestartTests {
         #expect(after.count == clients + results.reduce(0) { $0 + $1.added.count })
         #expect(try server.terminate() == 0)
     }
+
+    @Test("SIGTERM at a random moment under 6 concurrent writers, ten times: every acknowledged item survives")
+    func sigtermUnderLoadLosesNoAcknowledgedItem() async throws {
+        let writers = 6
+        var generator = SystemRandomNumberGenerator()
+        for round in 0..<10 {
+            let containers = try temporaryFolder("homepwner-sigterm-\(round)")
+            defer { try? FileManager.default.removeItem(at: containers) }
+            var server = try ServerProcess(containers: containers)
+            let base = server.baseURL
+            let pid = server.process.processIdentifier
+            let stopAfter = Duration.milliseconds(Int.random(in: 50...600, using: &generator))
+            let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        var names: [String] = []
+                        // Bounded: the server stops long before this many requests.
+                        for n in 0..<5_000 {
+                            let name = "w\(writer)-\(n)"
+                            guard
+                                let reply = try? await HTTP.postForm(
+                                    base.appendingPathComponent("items"), [("name", name)])
+                            else { break }
+                            if reply.status == 303 { names.append(name) } else if reply.status >= 500 { break }
+                        }
+                        return names
+                    }
+                }
+                group.addTask {
+                    try await Task.sleep(for: stopAfter)
+                    kill(pid, SIGTERM)
+                    return []
+                }
+                var all: [String] = []
+                for try await names in group { all += names }
+                return all
+            }
+            #expect(try server.terminate() == 0, "round \(round)")
+            server = try ServerProcess(containers: containers)
+            let saved = Set(try await HTTP.items(server.baseURL).map(\.name))
+            let lost = acknowledged.filter { !saved.contains($0) }
+            #expect(
+                lost.isEmpty,
+                "round \(round), SIGTERM after \(stopAfter): \(lost.count) of \(acknowledged.count) acknowledged items lost"
+            )
+            #expect(try server.terminate() == 0)
+        }
+    }
 }
