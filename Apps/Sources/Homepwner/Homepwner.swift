@@ -28,6 +28,13 @@ struct Homepwner: AsyncParsableCommand {
             valueName: "DIR"))
     var container: String?
 
+    @Option(
+        name: .customLong("allowed-host"),
+        help: ArgumentHelp(
+            "A host name requests may address besides --host and the loopback names (repeatable).",
+            valueName: "NAME"))
+    var allowedHosts: [String] = []
+
     @Option(name: .long, help: "Largest photo accepted, in bytes.")
     var maxPhotoBytes: Int?
 
@@ -52,9 +59,8 @@ struct Homepwner: AsyncParsableCommand {
         if let maxPhotoBytes { limits.maxPhotoBytes = maxPhotoBytes }
         let server = try HomepwnerServer(container: appContainer, limits: limits)
         let host = host
-        try await server.run(host: host, port: port) { bound in
-            FileHandle.standardOutput.write(
-                Data("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)\n".utf8))
+        try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
+            StandardStream.output.report("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)")
         }
     }
 }

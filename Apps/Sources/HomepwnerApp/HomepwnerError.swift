@@ -18,6 +18,10 @@ public struct HomepwnerError: Error, Sendable, CustomStringConvertible {
         public static let contentTooLarge = Code(status: .contentTooLarge)
         /// The body is not a kind the route accepts (a photo that is not JPEG or PNG).
         public static let unsupportedMediaType = Code(status: .unsupportedMediaType)
+        /// A request from another site tried to change the app's data.
+        public static let forbidden = Code(status: .forbidden)
+        /// The request names a host this server does not answer for.
+        public static let misdirectedRequest = Code(status: .misdirectedRequest)
         /// The app could not read or write its container.
         public static let storageFailed = Code(status: .internalServerError)
     }

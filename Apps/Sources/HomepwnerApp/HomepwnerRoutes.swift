@@ -6,7 +6,7 @@ import Hummingbird
 ///
 /// | Route | What |
 /// |---|---|
-/// | `GET /` | the item list (`?sort=manual|name|value|date` overrides the setting) |
+/// | `GET /` | the item list, a page at a time (`?page=N`; `?sort=manual|name|value|date` overrides the setting) |
 /// | `POST /items` | add an item (form: `name`, `serialNumber`, `valueInDollars`) |
 /// | `POST /items/random` | add a random item |
 /// | `GET /items/:key` | the item's page: edit form and photo |
@@ -22,7 +22,8 @@ import Hummingbird
 /// | `GET /api/items` | the items as JSON |
 ///
 /// Form posts answer `303 See Other` to the page to show next; refusals answer with
-/// their status and a one-line plain-text reason.
+/// their status and a one-line plain-text reason. Every request must name an allowed
+/// host, and every change must come from the app's own pages (see `RequestGuard`).
 public struct HomepwnerRoutes: Sendable {
     public let inventory: Inventory
     public let lifecycle: LifecycleLog
@@ -30,6 +31,10 @@ public struct HomepwnerRoutes: Sendable {
     public let onPageEvent: @Sendable (PageEvent) -> Void
     /// The largest form body accepted (photos have their own limit).
     public var maxFormBytes = 64 << 10
+    /// How many items one page of the list shows.
+    public var pageSize = 100
+    /// The names a request's `Host` may give.
+    public var allowedHosts = AllowedHosts.loopback
 
     public init(inventory: Inventory, lifecycle: LifecycleLog, onPageEvent: @escaping @Sendable (PageEvent) -> Void) {
         self.inventory = inventory
@@ -41,6 +46,7 @@ public struct HomepwnerRoutes: Sendable {
     public func router() -> Router<BasicRequestContext> {
         let router = Router()
         let routes = self
+        router.add(middleware: RequestGuard(allowedHosts: allowedHosts))
         router.get("/") { request, _ in try routes.listPage(request) }
         router.get("/items") { _, _ in Response.redirect(to: "/", type: .normal) }
         router.post("/items") { request, _ in
@@ -155,13 +161,20 @@ public struct HomepwnerRoutes: Sendable {
             }
             order = parsed
         }
-        let items = inventory.items(sortedBy: order)
-        let photos = Set(items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
+        var number = 1
+        if let requested = request.uri.queryParameters["page"] {
+            guard let parsed = Int(requested), parsed >= 1 else {
+                throw HomepwnerError(.badRequest, "page must be a number from 1")
+            }
+            number = parsed
+        }
+        let page = ItemPage(inventory.items(sortedBy: order), number: number, size: pageSize)
+        let photos = Set(page.items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
         return html(
             Pages.layout(
                 title: "Items", current: "/", state: lifecycle.state,
                 body: Pages.itemList(
-                    items, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers,
+                    page, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers,
                     photoKeys: photos)))
     }
 

@@ -65,12 +65,19 @@ public final class HomepwnerServer: Sendable {
     }
 
     /// Launches the app and serves until `SIGTERM` or `SIGINT`, which save and end it.
-    /// - Parameter onRunning: called with the bound port (useful with port 0).
+    /// - Parameters:
+    ///   - hostNames: names besides `host` and the loopback names that requests may
+    ///     give in `Host` (see ``AllowedHosts``).
+    ///   - onRunning: called with the bound port (useful with port 0).
     /// - Throws: the HTTP server's error (an address in use…); the app is then
     ///   terminated, which saves.
-    public func run(host: String, port: Int, onRunning: @escaping @Sendable (Int) -> Void = { _ in }) async throws {
+    public func run(
+        host: String, port: Int, hostNames: [String] = [], onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+    ) async throws {
         var logger = Logger(label: "Homepwner")
         logger.logLevel = .warning
+        var routes = self.routes
+        routes.allowedHosts = AllowedHosts(bindingTo: host, names: hostNames)
         let http = Hummingbird.Application(
             router: routes.router(),
             configuration: .init(address: .hostname(host, port: port), serverName: "Homepwner"),

@@ -51,6 +51,8 @@ public final class Inventory: Sendable {
         configuration.arguments = []
         defaults = Defaults(container: container, configuration: configuration)
         try defaults.register(defaults: SettingsKey.registeredDefaults)
+        // Photos of items that were never saved (the process was killed first).
+        removeOrphanPhotos()
     }
 
     // MARK: Items
@@ -72,14 +74,16 @@ public final class Inventory: Sendable {
     ) {
         let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard !name.isEmpty else { throw HomepwnerError(.badRequest, "name is required") }
-        guard name.count <= limits.maxNameLength else {
+        // A character may carry any number of combining marks, so bytes are bounded too:
+        // four per character, what the longest single scalar takes.
+        guard name.count <= limits.maxNameLength, name.utf8.count <= limits.maxNameLength * 4 else {
             throw HomepwnerError(.badRequest, "name is longer than \(limits.maxNameLength) characters")
         }
         guard !name.unicodeScalars.contains(where: { $0.properties.generalCategory == .control }) else {
             throw HomepwnerError(.badRequest, "name contains control characters")
         }
         let serial = (serialNumber ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
-        guard serial.count <= limits.maxSerialNumberLength,
+        guard serial.count <= limits.maxSerialNumberLength, serial.utf8.count <= limits.maxSerialNumberLength * 4,
             !serial.unicodeScalars.contains(where: { $0.properties.generalCategory == .control })
         else {
             throw HomepwnerError(
@@ -142,18 +146,17 @@ public final class Inventory: Sendable {
         return updated
     }
 
-    /// Removes an item and its photo. Corresponds to the book's `removeItem(_:)` plus
-    /// `imageStore.deleteImage(forKey:)`.
-    /// - Throws: ``HomepwnerError`` `.notFound`; `.storageFailed` when the photo could
-    ///   not be removed (the item is then kept).
+    /// Removes an item; its photo goes with the next save. Corresponds to the book's
+    /// `removeItem(_:)` plus `imageStore.deleteImage(forKey:)`.
+    ///
+    /// The photo is a file of its own while the item lives in the archive, which is
+    /// saved later: removing the photo now would leave, after a crash before that save,
+    /// the item back without its photo. ``save()`` removes it once the archive no
+    /// longer lists the item.
+    /// - Throws: ``HomepwnerError`` `.notFound`.
     public func deleteItem(forKey key: String) throws {
         try changes.withLock { _ in
             guard item(forKey: key) != nil else { throw Self.noItem(key) }
-            do {
-                try imageStore.delete(forKey: key)
-            } catch {
-                throw HomepwnerError(.storageFailed, "could not delete the photo of \(key): \(error)")
-            }
             _ = itemStore.removeAll { $0.itemKey == key }
         }
     }
@@ -174,8 +177,23 @@ public final class Inventory: Sendable {
     /// - Throws: the item store's or the defaults' error; what was saved before is
     ///   then intact.
     public func save() throws {
-        try itemStore.saveIfDirty()
+        try changes.withLock { _ in
+            try itemStore.saveIfDirty()
+            // No item is added or removed meanwhile: the items in memory are the saved ones.
+            removeOrphanPhotos()
+        }
         try defaults.flush()
+    }
+
+    /// Removes every photo whose item is not in the store: deleted items' photos, and
+    /// photos of items that a crash kept from being saved. Best effort: a photo that
+    /// cannot be removed now is tried again at the next save.
+    private func removeOrphanPhotos() {
+        guard let keys = try? imageStore.allKeys() else { return }
+        let itemKeys = Set(itemStore.allItems.map(\.itemKey))
+        for key in keys where !itemKeys.contains(key) {
+            try? imageStore.delete(forKey: key)
+        }
     }
 
     /// ``save()`` reporting success as a `Bool`, as the book's `saveChanges()` does.

@@ -1,3 +1,4 @@
+import AppSandbox
 import Foundation
 import Synchronization
 
@@ -30,7 +31,7 @@ public final class LifecycleLog: Sendable {
             state.entries.append(Entry(date: Date(), message: message))
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
         }
-        if echo { FileHandle.standardOutput.write(Data((message + "\n").utf8)) }
+        if echo { StandardStream.output.report(message) }
     }
 
     public var entries: [Entry] { storage.withLock { $0.entries } }

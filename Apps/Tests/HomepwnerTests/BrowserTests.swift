@@ -101,4 +101,41 @@ struct BrowserTests {
         try browser.screenshot(to: Self.screenshots.appendingPathComponent("homepwner-3-container.png"))
         #expect(try server.terminate() == 0)
     }
+
+    @Test(
+        "A form that a page of another origin posts to Homepwner is refused (403) and adds nothing",
+        .enabled(if: Chromium.path != nil, "chromium is not installed; .ci/run installs it (apt-get install chromium)"),
+        .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+    func crossOriginFormIsRefused() async throws {
+        let containers = try temporaryFolder("homepwner-cross-origin")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let otherContainers = try temporaryFolder("homepwner-other-origin")
+        defer { try? FileManager.default.removeItem(at: otherContainers) }
+        let target = try ServerProcess(containers: containers)
+        // Another server on another port is another origin, as any other site would be.
+        let other = try ServerProcess(containers: otherContainers)
+        let browser = try Chromium()
+        defer { browser.close() }
+        try browser.attachToPage()
+
+        try browser.navigate(to: "\(other.baseURL.absoluteString)/")
+        let action = Chromium.quote("\(target.baseURL.absoluteString)/items")
+        try browser.submitAndWait(
+            """
+            const f = document.createElement('form'); f.method = 'post'; f.action = \(action);
+            f.enctype = 'text/plain';
+            const i = document.createElement('input'); i.name = 'name'; i.value = 'Pwned'; f.appendChild(i);
+            document.body.appendChild(f); f.submit()
+            """)
+        #expect(try browser.evaluate("document.body.innerText.startsWith('403')") as? Bool == true)
+        #expect(try await HTTP.items(target.baseURL).isEmpty)
+
+        // The app's own form, in the same browser, still adds an item.
+        try browser.navigate(to: "\(target.baseURL.absoluteString)/")
+        try browser.submitAndWait(
+            "const f = document.getElementById('new-item'); f.name.value = 'Bike'; f.requestSubmit()")
+        #expect(try await HTTP.items(target.baseURL).map(\.name) == ["Bike"])
+        #expect(try target.terminate() == 0)
+        #expect(try other.terminate() == 0)
+    }
 }

@@ -83,7 +83,8 @@ struct LifecycleAndStorageTests {
         #expect(!second.inventory.showsSerialNumbers)
     }
 
-    @Test("Photos are files named by the item key in Documents/images; deleting the item deletes the file")
+    @Test(
+        "Photos are files named by the item key in Documents/images; the save after deleting the item deletes the file")
     func photoFiles() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
@@ -91,9 +92,38 @@ struct LifecycleAndStorageTests {
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.jpeg, partType: "image/jpeg")
             let file = harness.container.documentsDirectory.appendingPathComponent("images/\(item.itemKey)")
             #expect(FileManager.default.contents(atPath: file.path) == Data(TestImages.jpeg))
+            try harness.inventory.save()
             _ = try await client.post("/items/\(item.itemKey)/delete", form: [])
+            #expect(try await client.get("/items/\(item.itemKey)/photo").status == .notFound)
+            // The saved archive still lists the item until the next save.
+            #expect(FileManager.default.fileExists(atPath: file.path))
+            try harness.inventory.save()
             #expect(!FileManager.default.fileExists(atPath: file.path))
         }
+    }
+
+    @Test("Killed before saving: a deleted item comes back with its photo, and a new item's photo does not linger")
+    func photosFollowTheSavedItems() throws {
+        let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
+        defer { try? container.destroy() }
+        let kept: Item
+        do {
+            let inventory = try Inventory(container: container)
+            kept = try inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            try inventory.setPhoto(Data(TestImages.png), forKey: kept.itemKey)
+            try inventory.save()
+            // Then, unsaved: the item is deleted and another added with a photo.
+            try inventory.deleteItem(forKey: kept.itemKey)
+            let unsaved = try inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
+            try inventory.setPhoto(Data(TestImages.jpeg), forKey: unsaved.itemKey)
+            // Killed here: no save, no callback. Opening the container again is the restart.
+        }
+        let restarted = try Inventory(container: container)
+        #expect(restarted.allItems.map(\.itemKey) == [kept.itemKey])
+        #expect(
+            try restarted.photo(forKey: kept.itemKey).data == Data(TestImages.png),
+            "the item came back without its photo")
+        #expect(try restarted.imageStore.allKeys() == [kept.itemKey], "a photo of an item never saved stayed")
     }
 
     @Test("A damaged item archive stops the server from starting and is kept as it was")

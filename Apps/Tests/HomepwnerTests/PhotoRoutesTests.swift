@@ -50,6 +50,8 @@ struct PhotoRoutesTests {
             _ = try await client.upload("/items/\(other.itemKey)/photo", data: TestImages.jpeg)
             #expect(harness.inventory.hasPhoto(forKey: item.itemKey))
             #expect(try await client.post("/items/\(item.itemKey)/delete", form: []).status == .seeOther)
+            #expect(try await client.get("/items/\(item.itemKey)/photo").status == .notFound)
+            try harness.inventory.save()
             #expect(!harness.inventory.hasPhoto(forKey: item.itemKey))
             #expect(try harness.inventory.photo(forKey: other.itemKey).data == Data(TestImages.jpeg))
         }

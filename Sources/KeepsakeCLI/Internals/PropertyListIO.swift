@@ -27,16 +27,9 @@ enum PropertyListInput {
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
         if path == "-" {
-            try writeStandardOutput(bytes)
+            try StandardStream.output.write(bytes)
         } else {
             try writeFile(bytes, to: path)
-        }
-    }
-
-    private static func writeStandardOutput(_ bytes: [UInt8]) throws {
-        let result = Result { () throws(Errno) in try StandardStream.output.write(bytes) }
-        if case .failure(let error) = result {
-            throw SandboxError(errno: error.rawValue, path: "standard output", operation: "write")
         }
     }
 

@@ -52,18 +52,21 @@ enum Pages {
             """
     }
 
+    /// One page of the item list: the rows of `page`, with the count and total of every
+    /// item and links to the other pages.
     static func itemList(
-        _ items: [Item], order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoKeys: Set<String>
+        _ page: ItemPage, order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoKeys: Set<String>
     ) -> String {
-        let total = items.reduce(0) { $0 &+ $1.valueInDollars }
+        let items = page.items
         var rows = ""
-        for (index, item) in items.enumerated() {
+        for (position, item) in items.enumerated() {
+            let index = page.offset + position
             let key = escapePath(item.itemKey)
             var moves = ""
             if order == .manual {
                 moves = """
                     <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index - 1)"><button \(index == 0 ? "disabled" : "") title="Move up">↑</button></form>\
-                    <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index + 1)"><button \(index == items.count - 1 ? "disabled" : "") title="Move down">↓</button></form>
+                    <form method="post" action="/items/\(key)/move" class="inline"><input type="hidden" name="to" value="\(index + 1)"><button \(index == page.totalCount - 1 ? "disabled" : "") title="Move down">↓</button></form>
                     """
             }
             let thumb =
@@ -86,14 +89,26 @@ enum Pages {
                 ? "<strong>\(candidate.rawValue)</strong>"
                 : "<a href=\"/?sort=\(candidate.rawValue)\">\(candidate.rawValue)</a>"
         }.joined(separator: " · ")
+        var pages = ""
+        if page.pageCount > 1 {
+            func link(_ number: Int, _ label: String) -> String {
+                "<a href=\"/?sort=\(order.rawValue)&amp;page=\(number)\">\(label)</a>"
+            }
+            let previous = page.number > 1 ? link(page.number - 1, "← Previous") : "← Previous"
+            let next = page.number < page.pageCount ? link(page.number + 1, "Next →") : "Next →"
+            pages =
+                "<p class=\"pages\" id=\"pages\">\(previous) · page \(page.number) of \(page.pageCount) · \(next)</p>"
+        }
+        let count = page.totalCount
         return """
             <p class="sort">Sort: \(sortLinks)</p>
+            \(pages)
             <table id="items">
             <thead><tr><th></th><th>Name</th>\(showsSerials ? "<th>Serial number</th>" : "")<th>Value</th><th>Date created</th><th></th></tr></thead>
             <tbody>
             \(rows.isEmpty ? "<tr><td colspan=\"6\" class=\"empty\">No items yet.</td></tr>" : rows)
             </tbody>
-            <tfoot><tr><td></td><td id="item-count">\(items.count) item\(items.count == 1 ? "" : "s")</td>\(showsSerials ? "<td></td>" : "")<td id="total" class="value">\(escapeHTML(format.format(total)))</td><td colspan="2"></td></tr></tfoot>
+            <tfoot><tr><td></td><td id="item-count">\(count) item\(count == 1 ? "" : "s")</td>\(showsSerials ? "<td></td>" : "")<td id="total" class="value">\(escapeHTML(format.format(page.totalValue)))</td><td colspan="2"></td></tr></tfoot>
             </table>
             <h2>Add an item</h2>
             <form method="post" action="/items" id="new-item">

@@ -10,6 +10,8 @@ struct MultipartForm {
     }
 
     private(set) var parts: [Part] = []
+    /// An upload form has a handful of fields; more is not a form this app serves.
+    static let maxParts = 16
 
     func part(named name: String) -> Part? { parts.first { $0.name == name } }
 
@@ -63,6 +65,9 @@ struct MultipartForm {
                 }
             }
             guard !part.name.isEmpty else { throw HomepwnerError(.badRequest, "a multipart part has no name") }
+            guard parts.count < Self.maxParts else {
+                throw HomepwnerError(.badRequest, "the multipart body has more than \(Self.maxParts) parts")
+            }
             parts.append(part)
             position = bodyEnd + 2
         }
@@ -79,15 +84,25 @@ struct MultipartForm {
         return nil
     }
 
-    /// The first index of `needle` in `haystack` at or after `start`.
+    /// The first index of `needle` in `haystack` at or after `start`, in time linear in
+    /// the haystack (Knuth–Morris–Pratt): a body of near-misses of a 200-byte boundary
+    /// would otherwise cost a comparison of the boundary at every byte.
     static func find(_ needle: [UInt8], in haystack: [UInt8], from start: Int) -> Int? {
-        guard let first = needle.first, haystack.count >= needle.count else { return nil }
-        var index = start
-        let last = haystack.count - needle.count
-        while index <= last {
-            guard let candidate = haystack[index...last].firstIndex(of: first) else { return nil }
-            if haystack[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
-            index = candidate + 1
+        guard !needle.isEmpty, start >= 0, haystack.count - start >= needle.count else { return nil }
+        // fallback[i]: the length of the longest proper prefix of needle[...i] that is
+        // also its suffix.
+        var fallback = [Int](repeating: 0, count: needle.count)
+        var matched = 0
+        for index in 1..<needle.count {
+            while matched > 0 && needle[index] != needle[matched] { matched = fallback[matched - 1] }
+            if needle[index] == needle[matched] { matched += 1 }
+            fallback[index] = matched
+        }
+        matched = 0
+        for index in start..<haystack.count {
+            while matched > 0 && haystack[index] != needle[matched] { matched = fallback[matched - 1] }
+            if haystack[index] == needle[matched] { matched += 1 }
+            if matched == needle.count { return index - needle.count + 1 }
         }
         return nil
     }

@@ -18,10 +18,16 @@ struct HTTPHarness {
 
     var inventory: Inventory { server.inventory }
 
-    /// Runs `body` with a client, then removes the container.
-    func run(_ body: @Sendable (Client) async throws -> Void) async throws {
+    /// Runs `body` with a client, then removes the container. The test client always
+    /// names the host `localhost`.
+    func run(
+        allowedHosts: AllowedHosts = .loopback, pageSize: Int = 100, _ body: @Sendable (Client) async throws -> Void
+    ) async throws {
         defer { try? container.destroy() }
-        let app = Application(router: server.routes.router())
+        var routes = server.routes
+        routes.allowedHosts = allowedHosts
+        routes.pageSize = pageSize
+        let app = Application(router: routes.router())
         try await app.test(.router) { client in try await body(Client(client: client)) }
     }
 
@@ -37,8 +43,10 @@ struct HTTPHarness {
             return try await post(uri, body: Array(body.utf8), contentType: "application/x-www-form-urlencoded")
         }
 
-        func post(_ uri: String, body: [UInt8], contentType: String?) async throws -> TestResponse {
-            var headers = HTTPFields()
+        func post(_ uri: String, body: [UInt8], contentType: String?, headers extra: HTTPFields = [:]) async throws
+            -> TestResponse
+        {
+            var headers = extra
             if let contentType { headers[.contentType] = contentType }
             return try await client.execute(uri: uri, method: .post, headers: headers, body: ByteBuffer(bytes: body))
         }
