@@ -154,7 +154,7 @@ struct OpenStepPropertyListTests {
     }
 
     @Test func commentsAndUnicodeSeparatorsAreWhiteSpace() throws {
-        let source = "// leading\n{ /* a */ a /**/ = // x\n b;\u{2028}c\u{2029}= d; } /* unterminated at the end"
+        let source = "// leading\n{ /* a */ a /**/ = // x\n b;\u{2028}c\u{2029}= d; } /* at the end */ // last"
         #expect(try read(source) == ["a": "b", "c": "d"])
     }
 
@@ -226,6 +226,11 @@ struct OpenStepPropertyListTests {
         Malformed(name: "unterminated dictionary", bytes: Array("{ a = b;".utf8), code: .truncated, line: 1, column: 9),
         Malformed(name: "dictionary ends after '='", bytes: Array("{ a =".utf8), code: .truncated, line: 1, column: 6),
         Malformed(name: "unterminated data", bytes: Array("<0fbd".utf8), code: .truncated, line: 1, column: 1),
+        // Read as white space, a file cut inside its first comment was an empty dictionary.
+        Malformed(name: "unterminated comment", bytes: Array("/* a = b;".utf8), code: .truncated, line: 1, column: 1),
+        Malformed(
+            name: "unterminated comment after a value", bytes: Array("(a) /* b".utf8), code: .truncated, line: 1,
+            column: 5),
         Malformed(name: "data with a split byte", bytes: Array("<0 f>".utf8), code: .syntaxError, line: 1, column: 3),
         Malformed(
             name: "data with a non-hex character", bytes: Array("<0g>".utf8), code: .syntaxError, line: 1, column: 3),

@@ -34,17 +34,21 @@ extension OpenStepParser {
             && (bytes[offset + 2] == 0xA8 || bytes[offset + 2] == 0xA9)
     }
 
-    /// Skips a `//` comment up to its line end, or a `/* */` comment past its end (or to
-    /// the end of input when it is never closed, as CoreFoundation does).
+    /// Skips a `//` comment up to its line end, or a `/* */` comment past its end.
+    /// - Throws: `.truncated` for a `/*` comment that is never closed: what follows it was
+    ///   cut off, and reading the rest as nothing would turn a damaged file into an
+    ///   empty dictionary.
     private mutating func skipComment(block: Bool) throws(PropertyListError) {
         let start = position
         position += 2
         var isASCII = true
+        var closed = !block
         while position < bytes.count {
             let byte = bytes[position]
             if block {
                 if byte == UInt8(ascii: "*"), position + 1 < bytes.count, bytes[position + 1] == UInt8(ascii: "/") {
                     position += 2
+                    closed = true
                     break
                 }
             } else if byte == 0x0A || byte == 0x0D || isSeparator(at: position) {
@@ -53,6 +57,7 @@ extension OpenStepParser {
             isASCII = isASCII && byte < 0x80
             position += 1
         }
+        guard closed else { throw error(.truncated, "comment is never closed with */", at: start) }
         guard isASCII || UTF8Validation.isValid(UnsafeBufferPointer(rebasing: bytes[start..<position])) else {
             throw error(.invalidString, "comment is not valid UTF-8", at: start)
         }
