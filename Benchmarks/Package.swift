@@ -34,6 +34,8 @@ let package = Package(
                 "BenchmarkData",
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
+                .product(name: "AppDefaults", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
             ]
         ),
         .executableTarget(

@@ -7,8 +7,12 @@
 /// |---|---|
 /// | `class Item: NSObject, NSCoding` | `final class Item: KeyedCoding` |
 /// | `func encode(with aCoder: NSCoder)` | `func encode(with coder: KeyedEncoder)` |
-/// | `required init?(coder aDecoder: NSCoder)` | `init(coder: KeyedDecoder) throws` (`required` in a non-final class) |
-/// | `return nil` on bad data | `throw` any error (the unarchiver wraps it as `.decodingFailed`) |
+/// | `required init?(coder aDecoder: NSCoder)` | `required init?(coder aDecoder: KeyedDecoder)` (`required` in a non-final class) |
+/// | `return nil` on bad data | `return nil`, or `throw` any error: either becomes `.decodingFailed` naming the class |
+///
+/// Every spelling the books use satisfies the requirement: `init?(coder:)`,
+/// `init(coder:)`, their throwing forms, `convenience` or not, in classes final or not and
+/// in structs.
 ///
 /// ```swift
 /// final class Item: KeyedCoding {
@@ -50,9 +54,10 @@ public protocol KeyedCoding: KeyedArchivable {
     /// Writes every property under its key. Corresponds to `encode(with:)`.
     func encode(with coder: KeyedEncoder)
 
-    /// Reads the properties back. Corresponds to `init?(coder:)`; throwing replaces
-    /// returning `nil` so the failure reaches the caller with its reason.
-    init(coder: KeyedDecoder) throws
+    /// Reads the properties back. Corresponds to `init?(coder:)`: return `nil` on bad
+    /// data, as the books do, or throw to give the reason; the unarchiver reports either
+    /// as `.decodingFailed` with the class name and key path, never a trap.
+    init?(coder: KeyedDecoder) throws
 }
 
 extension KeyedCoding {

@@ -222,7 +222,10 @@ extension KeyedDecoder {
     private static func instantiate<Coded: KeyedCoding>(_ type: Coded.Type, coder: KeyedDecoder) throws
         -> any KeyedCoding
     {
-        try Coded(coder: coder)
+        guard let object = try Coded(coder: coder) else {
+            throw KeyedArchiveError(.decodingFailed, "\(Coded.self).init(coder:) returned nil")
+        }
+        return object
     }
 
     func resolveBackReferences(to uid: Int, with value: Any) {

@@ -32,15 +32,16 @@ struct SeedModelTests {
         #expect(try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Meal.self, from: data) == meals)
     }
 
-    @Test func mealWithoutNameFailsWithItsOwnError() throws {
-        // A Meal archived without a name: init(coder:) gives up, as the lesson's guard does.
+    @Test func mealWithoutNameIsATypedError() throws {
+        // A Meal archived without a name: init?(coder:) returns nil, as the lesson's guard does.
         let data = try KeyedArchiver.archivedData(withRootObject: [Point(x: 0, y: 0)])
         let renamed = try Self.renamingClass(in: data, from: Point.archiveClassName, to: Meal.archiveClassName)
         let error = #expect(throws: KeyedArchiveError.self) {
             _ = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Meal.self, from: renamed)
         }
         #expect(error?.code == .decodingFailed)
-        #expect(error?.underlyingError is Meal.MissingName)
+        #expect(error?.className == Meal.archiveClassName)
+        #expect(error?.description.contains("returned nil") == true)
         #expect(error?.keyPath == "root[0]")
     }
 

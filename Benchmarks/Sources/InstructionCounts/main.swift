@@ -1,3 +1,5 @@
+import AppDefaults
+import AppSandbox
 import BenchmarkData
 import Foundation
 import KeyedArchive
@@ -7,11 +9,11 @@ import PropertyList
 // instruction counts stay put when the machine's speed does not. The fixture is built
 // whatever the count, so the work of one operation is the count at 1 minus the count
 // at 0 (scripts/instruction-counts.sh does both and prints the difference).
-// Usage: InstructionCounts read-binary|decode-archive|encode-archive ITEMS REPEATS
+// Usage: InstructionCounts read-binary|decode-archive|encode-archive|defaults-get|defaults-set ITEMS REPEATS
 
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let repeats = Int(arguments[3]) else {
-    print("usage: InstructionCounts read-binary|decode-archive|encode-archive ITEMS REPEATS")
+    print("usage: InstructionCounts read-binary|decode-archive|encode-archive|defaults-get|defaults-set ITEMS REPEATS")
     exit(2)
 }
 
@@ -33,6 +35,27 @@ case "decode-archive":
 case "encode-archive":
     let objects = HomepwnerModels.records(count: items).map(KeepsakeItem.init)
     for _ in 0..<repeats { keep(try KeyedArchiver.archivedData(withRootObject: objects)) }
+case "defaults-get", "defaults-set":
+    // ITEMS keys in a scratch container; saves only where asked (never here).
+    let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-counts-\(getpid())")
+    defer { try? FileManager.default.removeItem(at: scratch) }
+    var configuration = Defaults.Configuration()
+    configuration.arguments = []
+    configuration.externalChangeInterval = nil
+    configuration.writeDelay = .seconds(3_600)
+    let container = try AppContainer(identifier: "org.keepsake.counts", containersDirectory: scratch)
+    let defaults = Defaults(container: container, configuration: configuration)
+    let keys = (0..<items).map { "key-\($0)" }
+    for (index, key) in keys.enumerated() { defaults.set(index, forKey: key) }
+    for round in 0..<repeats {
+        if arguments[1] == "defaults-get" {
+            var sum = 0
+            for key in keys { sum &+= defaults.integer(forKey: key) }
+            keep(sum)
+        } else {
+            for (index, key) in keys.enumerated() { defaults.set(index &+ round, forKey: key) }
+        }
+    }
 default:
     print("unknown operation \(arguments[1])")
     exit(2)

@@ -3,7 +3,7 @@ import KeyedArchive
 
 // The seeds' model classes, ported with the small edits the KeyedCoding documentation
 // lists: `NSObject, NSCoding` → `KeyedCoding`, `NSCoder` → `KeyedEncoder`/`KeyedDecoder`,
-// `init?(coder:)` → `init(coder:) throws`. Bodies are the books' own.
+// `init?(coder:)` stays. Bodies are the books' own.
 
 /// Homepwner's Item (BNR ch. 16), decoded with the book's `decodeObject(forKey:)` calls.
 final class Item: KeyedCoding, Equatable {
@@ -48,8 +48,11 @@ final class Item: KeyedCoding, Equatable {
     }
 }
 
-/// FoodTracker's Meal (Apple's "Persist Data" lesson): the name is required, the photo
-/// optional (as JPEG data here, UIImage being out of reach), the rating an integer.
+/// FoodTracker's Meal (Apple's "Persist Data" lesson), as the lesson writes it: a
+/// failable designated initialiser that refuses an empty name or a rating outside 0–5,
+/// and a `required convenience init?(coder:)` that returns `nil` when the name is
+/// missing and otherwise delegates to it. The photo is JPEG data here, UIImage being
+/// out of reach.
 final class Meal: KeyedCoding, Equatable {
     struct PropertyKey {
         static let name = "name"
@@ -57,14 +60,15 @@ final class Meal: KeyedCoding, Equatable {
         static let rating = "rating"
     }
 
-    struct MissingName: Error {}
-
     var name: String
     var photo: Data?
     var rating: Int
 
     init?(name: String, photo: Data?, rating: Int) {
-        guard !name.isEmpty, (0...5).contains(rating) else { return nil }
+        // The name must not be empty
+        guard !name.isEmpty else { return nil }
+        // The rating must be between 0 and 5 inclusively
+        guard rating >= 0 && rating <= 5 else { return nil }
         self.name = name
         self.photo = photo
         self.rating = rating
@@ -76,23 +80,16 @@ final class Meal: KeyedCoding, Equatable {
         aCoder.encode(rating, forKey: PropertyKey.rating)
     }
 
-    required convenience init(coder aDecoder: KeyedDecoder) throws {
+    required convenience init?(coder aDecoder: KeyedDecoder) {
         // The name is required. If we cannot decode a name string, the initializer should fail.
         guard let name = aDecoder.decodeObject(forKey: PropertyKey.name) as? String else {
-            throw MissingName()
+            return nil
         }
         // Because photo is an optional property of Meal, just use conditional cast.
         let photo = aDecoder.decodeObject(forKey: PropertyKey.photo) as? Data
         let rating = aDecoder.decodeInteger(forKey: PropertyKey.rating)
         // Must call designated initializer.
-        guard let meal = Meal(name: name, photo: photo, rating: rating) else { throw MissingName() }
-        self.init(copying: meal)
-    }
-
-    private init(copying meal: Meal) {
-        name = meal.name
-        photo = meal.photo
-        rating = meal.rating
+        self.init(name: name, photo: photo, rating: rating)
     }
 
     static func == (lhs: Meal, rhs: Meal) -> Bool {
