@@ -10,6 +10,24 @@ public import Foundation
 /// let data = try KeyedArchiver.archivedData(withRootObject: itemStore.allItems)
 /// ```
 public enum KeyedArchiver {
+    /// Writes `name` instead of `type`'s ``KeyedCoding/archiveClassName`` in every
+    /// archiver of the process, the one-liners included; `nil` removes the mapping. The
+    /// process's unarchivers find `type` under that name too.
+    ///
+    /// ```swift
+    /// KeyedArchiver.setClassName("Homepwner.Item", for: Item.self)   // as the iOS app writes it
+    /// ```
+    /// Corresponds to the class method `NSKeyedArchiver.setClassName(_:for:)`.
+    public static func setClassName(_ name: String?, for type: any KeyedCoding.Type) {
+        ProcessClassNames.setClassName(name, for: type)
+    }
+
+    /// The name set for `type` with ``setClassName(_:for:)``.
+    /// Corresponds to the class method `NSKeyedArchiver.className(for:)`.
+    public static func className(for type: any KeyedCoding.Type) -> String? {
+        ProcessClassNames.className(for: type)
+    }
+
     /// Corresponds to `archivedData(withRootObject:requiringSecureCoding:)`.
     /// - Parameter format: `.binary` (the default) or `.xml`.
     /// - Throws: ``KeyedArchiveError``: `.unsupportedValue`, `.limitExceeded`.

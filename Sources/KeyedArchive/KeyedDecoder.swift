@@ -113,12 +113,14 @@ public final class KeyedDecoder {
         self.limits = limits
         slots = Array(repeating: .empty, count: objects.count)
         frame = DecodingFrame(fields: top, uid: nil, archivedClass: nil)
+        for (name, type) in ProcessClassNames.classesByName { registry.setClass(type, forClassName: name) }
     }
 
     // MARK: Classes
 
-    /// Decodes objects archived under `name` as `type` (and allows `type`).
-    /// Corresponds to `NSKeyedUnarchiver.setClass(_:forClassName:)`.
+    /// Decodes objects archived under `name` as `type` (and allows `type`), in this
+    /// decoder only; ``KeyedUnarchiver/setClass(_:forClassName:)`` sets it for every one.
+    /// Corresponds to `NSKeyedUnarchiver`'s instance method `setClass(_:forClassName:)`.
     public func setClass(_ type: any KeyedCoding.Type, forClassName name: String) {
         registry.setClass(type, forClassName: name)
         registryGeneration += 1

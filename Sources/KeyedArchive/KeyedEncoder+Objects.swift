@@ -92,10 +92,17 @@ extension KeyedEncoder {
         return classUID(chain: chain, versions: versions.allSatisfy { $0 == 0 } ? [] : versions)
     }
 
+    /// The name `type` is written under: this encoder's mapping, else the process's
+    /// (``KeyedArchiver/setClassName(_:for:)-(String?,_)``), else its own
+    /// ``KeyedCoding/archiveClassName``. The process remembers the last two, so that its
+    /// own archives can be read back by name; a mapping of this encoder alone stays its
+    /// own, as Apple's instance mappings do.
     private func archivedName(of type: Any.Type) -> String {
+        guard let coding = type as? any KeyedCoding.Type else { return String(reflecting: type) }
         if let name = classNameOverrides[ObjectIdentifier(type)] { return name }
-        if let coding = type as? any KeyedCoding.Type { return coding.archiveClassName }
-        return String(reflecting: type)
+        let name = ProcessClassNames.className(for: coding) ?? coding.archiveClassName
+        ProcessClassNames.noteArchived(coding, as: name)
+        return name
     }
 
     /// The UID of the class entry named `chain[0]`, added on first use; one entry per

@@ -11,6 +11,24 @@ public import Foundation
 /// let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, from: data) ?? []
 /// ```
 public enum KeyedUnarchiver {
+    /// Decodes objects archived under `name` as `type` in every unarchiver of the process,
+    /// the one-liners included; `nil` removes the mapping. An app that reads archives
+    /// written by its iOS version maps the iOS module's names to its own classes:
+    ///
+    /// ```swift
+    /// KeyedUnarchiver.setClass(Item.self, forClassName: "Homepwner.Item")
+    /// ```
+    /// Corresponds to the class method `NSKeyedUnarchiver.setClass(_:forClassName:)`.
+    public static func setClass(_ type: (any KeyedCoding.Type)?, forClassName name: String) {
+        ProcessClassNames.setClass(type, forClassName: name)
+    }
+
+    /// The type set for `name` with ``setClass(_:forClassName:)``.
+    /// Corresponds to the class method `NSKeyedUnarchiver.class(forClassName:)`.
+    public static func `class`(forClassName name: String) -> (any KeyedCoding.Type)? {
+        ProcessClassNames.class(forClassName: name)
+    }
+
     /// Corresponds to `unarchivedObject(ofClass:from:)`.
     /// - Throws: ``KeyedArchiveError``, e.g. `.typeMismatch` when the root is not a `Root`.
     public static func unarchivedObject<Root: KeyedArchivable>(

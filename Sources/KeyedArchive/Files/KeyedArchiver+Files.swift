@@ -23,12 +23,25 @@ extension KeyedArchiver {
     /// Returns whether the save succeeded, as Foundation's does; the write is durable and
     /// atomic like ``archive(_:to:format:fileSystem:)``, which says *why* a save failed
     /// and is the better call for new code.
+    ///
+    /// A file that ``KeyedUnarchiver/unarchiveObject(withFile:)`` could not read in this
+    /// process is not replaced (the save returns `false` and says why on standard error):
+    /// the books' app, having started empty, would otherwise overwrite the user's
+    /// archive on exit.
     @discardableResult
     public static func archiveRootObject<Root: KeyedArchivable>(_ root: Root, toFile path: String) -> Bool {
+        let url = URL(fileURLWithPath: path)
+        guard !UnreadableArchives.contains(url.path) else {
+            StandardStream.error.report(
+                "keepsake: archiveRootObject(_:toFile:) does not replace \(url.path): it could not be read in this "
+                    + "process, and replacing it would lose what it holds.")
+            return false
+        }
         do {
-            try archive(root, to: URL(fileURLWithPath: path))
+            try archive(root, to: url)
             return true
         } catch {
+            StandardStream.error.report("keepsake: archiveRootObject(_:toFile:) could not save \(url.path): \(error)")
             return false
         }
     }

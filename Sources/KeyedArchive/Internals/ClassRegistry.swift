@@ -53,10 +53,10 @@ struct ClassRegistry {
         return String(name[name.index(after: dot)...])
     }
 
-    /// A class of this process named `name` (Swift classes only, by their
-    /// module-qualified name), for insecure decoding and for telling a disallowed class
-    /// from an unknown one.
+    /// A type of this process known by `name`: the Swift class whose module-qualified
+    /// name it is, else the first type the process archived under that name. For
+    /// insecure decoding and for telling a disallowed class from an unknown one.
     static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
-        _typeByName(name) as? any KeyedCoding.Type
+        (_typeByName(name) as? any KeyedCoding.Type) ?? ProcessClassNames.archivedType(named: name)
     }
 }
