@@ -192,7 +192,10 @@ extension Defaults {
     func store(_ value: PropertyListValue?, forKey key: String) {
         let (old, new) = state.withLock { state in
             let old = state.lookup(key)
-            state.domains[domainName]?.change(key, to: value)
+            // Through the index, the domain is changed in place, not moved out and back.
+            if let index = state.domains.index(forKey: domainName) {
+                state.domains.values[index].change(key, to: value)
+            }
             let new = state.argumentValues[key] ?? value ?? state.lookup(key)
             scheduleSave(in: &state)
             return (old, new)

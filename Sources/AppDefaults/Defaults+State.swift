@@ -34,7 +34,10 @@ extension Defaults {
         func lookup(_ key: String) -> PropertyListValue? {
             if let value = argumentValues[key] { return value }
             for name in searchList {
-                if let value = domains[name]?.values[key] { return value }
+                // Through the index, the domain is borrowed, not copied with all its parts.
+                if let index = domains.index(forKey: name), let value = domains.values[index].values[key] {
+                    return value
+                }
             }
             return registrationValues[key]
         }
