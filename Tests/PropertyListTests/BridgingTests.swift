@@ -72,3 +72,51 @@ struct BridgingTests {
         #expect(error?.message.contains("nil") == true)
     }
 }
+
+/// Plain Swift values written as property lists and read back as `Any`, as
+/// `PropertyListSerialization` does, checked against Foundation's own.
+struct SerializationTests {
+    @Test(arguments: [PropertyListFormat.binary, .xml, .json])
+    func plainSwiftValuesRoundTrip(_ format: PropertyListFormat) throws {
+        let date = Date(timeIntervalSinceReferenceDate: 700_000_000)
+        let object: [String: Any] = [
+            "names": ["Manny", "Moe", "Jack"], "count": 3, "ratio": 0.5, "flag": true,
+            "nested": ["inner": [1, 2, 3]],
+        ]
+        var writer = PropertyListWriter(format: format)
+        writer.jsonOptions = JSONWritingOptions(data: .base64, date: .iso8601)
+        let data = try writer.data(fromPropertyList: object)
+        let (value, readFormat) = try PropertyListReader().propertyList(from: data)
+        #expect(readFormat == format)
+        let dictionary = try #require(value as? [String: Any])
+        #expect(dictionary["names"] as? [String] == ["Manny", "Moe", "Jack"])
+        #expect(dictionary["count"] as? Int == 3)
+        #expect(dictionary["ratio"] as? Double == 0.5)
+        #expect(dictionary["flag"] as? Bool == true)
+        #expect((dictionary["nested"] as? [String: Any])?["inner"] as? [Int] == [1, 2, 3])
+        if format != .json {
+            let withDate = try writer.data(fromPropertyList: ["when": date, "bytes": Data([1, 2])])
+            let back = try #require(try PropertyListReader().propertyList(from: withDate).value as? [String: Any])
+            #expect(back["when"] as? Date == date)
+            #expect(back["bytes"] as? Data == Data([1, 2]))
+        }
+    }
+
+    @Test func foundationReadsWhatWeWriteFromPlainValues() throws {
+        let data = try PropertyListWriter.binary.data(fromPropertyList: ["Manny", "Moe", "Jack"])
+        let theirs = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        #expect(theirs as? [String] == ["Manny", "Moe", "Jack"])
+        let xml = try PropertyListSerialization.data(
+            fromPropertyList: ["a": 1, "b": ["c"]] as [String: Any], format: .xml, options: 0)
+        let ours = try #require(try PropertyListReader().propertyList(from: xml).value as? [String: Any])
+        #expect(ours["a"] as? Int == 1)
+        #expect(ours["b"] as? [String] == ["c"])
+    }
+
+    @Test func aValueThatIsNotAPropertyListIsRefusedWithItsPath() {
+        let error = #expect(throws: PropertyListError.self) {
+            try PropertyListWriter.xml.data(fromPropertyList: ["items": [NSObject()]])
+        }
+        #expect(error?.keyPath == "items[0]")
+    }
+}
