@@ -235,10 +235,16 @@ extension KeyedDecoder {
             if case .uid = value {
                 throw KeyedArchiveError(.invalidObject, "an $objects entry is itself a UID", uid: uid)
             }
-            // Memoised like every object built from others, so a plain array that
-            // refers to itself is a cycle and shared ones are decoded once.
-            return try memoized(uid, as: PropertyListValue.self, entry: entry) { _ throws(KeyedArchiveError) in
-                try PropertyListValue._decodeField(value, from: self)
+            switch value {
+            case .array, .dictionary:
+                // Memoised like every object built from others, so a plain array that
+                // refers to itself is a cycle and shared ones are decoded once.
+                return try memoized(uid, as: PropertyListValue.self, entry: entry) { _ throws(KeyedArchiveError) in
+                    try PropertyListValue._decodeField(value, from: self)
+                }
+            default:
+                // A leaf: no level of nesting, as the archiver does not count one.
+                return value
             }
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)

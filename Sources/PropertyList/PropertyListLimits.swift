@@ -5,7 +5,12 @@
 /// references in a binary plist are counted every time they are reached, so a small
 /// file whose references fan out exponentially fails fast instead of expanding.
 public struct PropertyListLimits: Sendable, Hashable {
-    /// How deeply containers may nest.
+    /// How deeply containers may nest: a container inside `maxDepth` others is refused,
+    /// by the readers and by ``PropertyListWriter`` alike.
+    ///
+    /// Readers keep open containers on the heap, so any value works; writers recurse
+    /// once per level, as do `PropertyListValue`'s `==`, hashing and destruction, so a
+    /// limit in the tens of thousands gives up the protection against stack overflow.
     public var maxDepth: Int
     /// How many values the whole tree may hold, counting each reference.
     public var maxObjectCount: Int

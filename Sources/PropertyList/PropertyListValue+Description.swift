@@ -7,12 +7,17 @@ import Foundation
 extension PropertyListValue: CustomStringConvertible {
     /// A readable, indented rendering in the style of `plutil -p`:
     /// `"name" => "Spork"`, arrays numbered, data as length and bytes, dates in UTC.
+    ///
+    /// Rendering recurses once per level of nesting, so a container inside as many
+    /// others as the default ``PropertyListLimits/maxDepth`` (256) is shown as `…`
+    /// rather than exhausting the stack.
     public var description: String {
         var output = ""
         render(into: &output, indent: 0)
         return output
     }
 
+    /// Renders `self`, which sits inside `indent` containers.
     private func render(into output: inout String, indent: Int) {
         let padding = String(repeating: "  ", count: indent + 1)
         switch self {
@@ -38,6 +43,10 @@ extension PropertyListValue: CustomStringConvertible {
         case .uid(let uid):
             output += "<UID \(uid.value)>"
         case .array(let elements):
+            guard indent < PropertyListLimits.default.maxDepth else {
+                output += "…"
+                return
+            }
             guard !elements.isEmpty else {
                 output += "[\n\(padding.dropLast(2))]"
                 return
@@ -50,6 +59,10 @@ extension PropertyListValue: CustomStringConvertible {
             }
             output += padding.dropLast(2) + "]"
         case .dictionary(let dictionary):
+            guard indent < PropertyListLimits.default.maxDepth else {
+                output += "…"
+                return
+            }
             guard !dictionary.isEmpty else {
                 output += "{\n\(padding.dropLast(2))}"
                 return

@@ -6,6 +6,8 @@ import Foundation
 
 extension PropertyListValue: Hashable {
     /// Numeric, order-insensitive equality; see ``PropertyListValue`` for the rules.
+    /// Recurses once per level of nesting, without a bound (see ``PropertyListValue``
+    /// on depth): the readers' limits are what keep values shallow.
     public static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
         case (.string(let a), .string(let b)): return a == b

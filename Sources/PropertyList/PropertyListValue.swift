@@ -18,6 +18,15 @@ public import Foundation
 /// round trips compare equal. Dictionaries keep their keys in order (for deterministic
 /// output) but compare without regard to order, as every plist reader does.
 ///
+/// Nesting depth: the writers and ``description`` stop at ``PropertyListLimits/maxDepth``
+/// levels, but `==`, `hash(into:)` and Swift's own destruction of the value recurse once
+/// per level with no bound. That is safe for every value the readers produce under the
+/// default limits (256 levels). A value built in code, or read with `maxDepth` raised
+/// into the thousands, can exhaust the stack: in a debug build on an 8 MB stack,
+/// comparing or hashing two 10,000-deep values overflows, and merely dropping a
+/// 50,000-deep one does, in the runtime's recursive release, which this package cannot
+/// change. Keep such values shallow, or raise the limits no further than you need.
+///
 /// ```swift
 /// let item: PropertyListValue = ["name": "Rusty Spork", "valueInDollars": 42]
 /// let bytes = try PropertyListWriter.binary.write(item)

@@ -4,6 +4,12 @@
 /// Binary output deduplicates equal strings and scalars and picks minimal widths; XML
 /// output follows Apple's layout (standard header, tab indentation, dates in `Z` form).
 ///
+/// Writing recurses once per level of nesting, so ``limits``' `maxDepth` bounds it: a
+/// value whose containers nest deeper is refused with `.limitExceeded` rather than
+/// exhausting the stack. Every container counts as a level, empty ones and (in XML and
+/// JSON, which spell it as a dictionary) a UID included, as the readers count them, so
+/// whatever a writer writes reads back with the same limits.
+///
 /// ```swift
 /// let bytes = try PropertyListWriter(format: .xml).write(["name": "Spork"])
 /// ```
@@ -11,24 +17,33 @@ public struct PropertyListWriter: Sendable {
     public var format: PropertyListFormat
     /// How JSON output renders the types JSON lacks; ignored by the other formats.
     public var jsonOptions: JSONWritingOptions
+    /// How deeply the value's containers may nest (`maxDepth`); the other bounds are for
+    /// reading and are ignored here. Raising `maxDepth` far above the default lets the
+    /// writer recurse that deep.
+    public var limits: PropertyListLimits
 
-    public init(format: PropertyListFormat, jsonOptions: JSONWritingOptions = .init()) {
+    public init(
+        format: PropertyListFormat, jsonOptions: JSONWritingOptions = .init(), limits: PropertyListLimits = .default
+    ) {
         self.format = format
         self.jsonOptions = jsonOptions
+        self.limits = limits
     }
 
     public static let binary = PropertyListWriter(format: .binary)
     public static let xml = PropertyListWriter(format: .xml)
 
     /// - Throws: ``PropertyListError`` with `.unsupportedValue` when the format cannot
-    ///   represent a value (a UID in XML is fine, a date in JSON is not by default),
-    ///   naming its key path.
+    ///   represent a value (a UID in XML is fine, a date in JSON is not by default), or
+    ///   `.limitExceeded` for a container nested deeper than `limits.maxDepth`; either
+    ///   names the value's key path.
     public func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
-        switch format {
-        case .binary: try BinaryPropertyListWriter.write(value)
-        case .xml: try XMLPropertyListWriter.write(value)
-        case .openStep: try OpenStepPropertyListWriter.write(value)
-        case .json: try JSONPropertyListWriter(options: jsonOptions).write(value)
+        let maxDepth = limits.maxDepth
+        return switch format {
+        case .binary: try BinaryPropertyListWriter.write(value, maxDepth: maxDepth)
+        case .xml: try XMLPropertyListWriter.write(value, maxDepth: maxDepth)
+        case .openStep: try OpenStepPropertyListWriter.write(value, maxDepth: maxDepth)
+        case .json: try JSONPropertyListWriter(options: jsonOptions, maxDepth: maxDepth).write(value)
         }
     }
 }

@@ -106,6 +106,28 @@ struct ArchiveWriterTests {
         #expect(error?.code == .limitExceeded)
     }
 
+    /// A property-list value nests `NSArray`s and `NSDictionary`s, each an object that
+    /// counts against the same depth as instances: past it the archiver records
+    /// `.limitExceeded` instead of recursing on, and at it the archive reads back.
+    @Test(arguments: [PropertyListFormat.binary, .xml])
+    func propertyListValuesDeeperThanTheLimitAreRefused(format: PropertyListFormat) throws {
+        func nested(_ depth: Int) -> PropertyListValue {
+            var value: PropertyListValue = "leaf"
+            for level in 0..<depth { value = level.isMultiple(of: 2) ? [value] : ["k": value] }
+            return value
+        }
+        let maxDepth = PropertyListLimits.default.maxDepth
+        for depth in [maxDepth + 1, 10_000] {
+            let error = #expect(throws: KeyedArchiveError.self) {
+                try KeyedArchiver.archivedData(withRootObject: nested(depth), format: format)
+            }
+            #expect(error?.code == .limitExceeded)
+        }
+        let archive = try KeyedArchiver.archivedData(withRootObject: nested(maxDepth), format: format)
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClass: PropertyListValue.self, from: archive) == nested(maxDepth))
+    }
+
     @Test func onlyBinaryAndXMLAreArchiveFormats() {
         let error = #expect(throws: KeyedArchiveError.self) {
             try KeyedArchiver.archivedData(withRootObject: "x", format: .json)

@@ -9,11 +9,13 @@ import PropertyList
 // instruction counts stay put when the machine's speed does not. The fixture is built
 // whatever the count, so the work of one operation is the count at 1 minus the count
 // at 0 (scripts/instruction-counts.sh does both and prints the difference).
-// Usage: InstructionCounts read-binary|decode-archive|encode-archive|defaults-get|defaults-set ITEMS REPEATS
+// Usage: InstructionCounts OPERATION ITEMS REPEATS, where OPERATION is one of
+//   read-binary, write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set
 
+let operations = "read-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set"
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let repeats = Int(arguments[3]) else {
-    print("usage: InstructionCounts read-binary|decode-archive|encode-archive|defaults-get|defaults-set ITEMS REPEATS")
+    print("usage: InstructionCounts \(operations) ITEMS REPEATS")
     exit(2)
 }
 
@@ -26,6 +28,12 @@ switch arguments[1] {
 case "read-binary":
     let bytes = try PropertyListWriter.binary.write(HomepwnerRecords.value(count: items))
     for _ in 0..<repeats { keep(try PropertyListReader().read(bytes)) }
+case "write-binary":
+    let value = HomepwnerRecords.value(count: items)
+    for _ in 0..<repeats { keep(try PropertyListWriter.binary.write(value)) }
+case "write-xml":
+    let value = HomepwnerRecords.value(count: items)
+    for _ in 0..<repeats { keep(try PropertyListWriter.xml.write(value)) }
 case "decode-archive":
     let archive = try KeyedArchiver.archivedData(
         withRootObject: HomepwnerModels.records(count: items).map(KeepsakeItem.init))

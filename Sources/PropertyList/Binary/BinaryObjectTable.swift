@@ -16,6 +16,8 @@ struct BinaryObjectTable {
 
     private(set) var objects: [Object] = []
     private(set) var references: [Int] = []
+    /// How many containers a container may sit inside.
+    let maxDepth: Int
 
     // One table per scalar kind, so kinds that compare equal as numbers (1 and 1.0, a
     // float and a double) stay distinct objects.
@@ -30,29 +32,46 @@ struct BinaryObjectTable {
     private var booleans: [Bool: Int] = [:]
     private var payloadBytes = 0
 
-    /// Adds `value` and everything below it; returns its object number.
+    init(maxDepth: Int) {
+        self.maxDepth = maxDepth
+    }
+
+    /// Adds `value`, which sits inside `depth` containers, and everything below it;
+    /// returns its object number.
+    /// - Throws: ``PropertyListError`` `.limitExceeded`, with the key path, for a
+    ///   container inside `maxDepth` others; the table is then unusable.
     @discardableResult
-    mutating func add(_ value: PropertyListValue) -> Int {
+    mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
         case .array(let elements):
+            guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             let index = append(.array(start: references.count, count: elements.count))
             let start = reserveReferences(elements.count)
             for (position, element) in elements.enumerated() {
-                references[start + position] = add(element)
+                do {
+                    references[start + position] = try add(element, depth: depth + 1)
+                } catch {
+                    throw error.inside(index: position)
+                }
             }
             return index
         case .dictionary(let dictionary):
+            guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             let index = append(.dictionary(start: references.count, count: dictionary.count))
             let start = reserveReferences(dictionary.count * 2)
             for (position, entry) in dictionary.enumerated() {
-                references[start + position] = add(.string(entry.key))
+                references[start + position] = addString(entry.key)
             }
             for (position, entry) in dictionary.enumerated() {
-                references[start + dictionary.count + position] = add(entry.value)
+                do {
+                    references[start + dictionary.count + position] = try add(entry.value, depth: depth + 1)
+                } catch {
+                    throw error.inside(key: entry.key)
+                }
             }
             return index
         case .string(let string):
-            return unique(strings.claim(string, next: objects.count), value)
+            return addString(string)
         case .integer(let integer):
             return unique(integers.claim(UInt64(bitPattern: integer), next: objects.count), value)
         case .unsignedInteger(let integer):
@@ -70,6 +89,10 @@ struct BinaryObjectTable {
         case .bool(let bool):
             return unique(Self.claim(bool, in: &booleans, next: objects.count), value)
         }
+    }
+
+    private mutating func addString(_ string: String) -> Int {
+        unique(strings.claim(string, next: objects.count), .string(string))
     }
 
     /// A generous upper bound of the output size, to allocate once.

@@ -5,9 +5,13 @@
 /// objects, the offset table and the trailer are written with the narrowest widths that
 /// fit. Containers are never merged, so shared structure is not invented.
 enum BinaryPropertyListWriter {
-    static func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
-        var table = BinaryObjectTable()
-        table.add(value)
+    /// - Throws: ``PropertyListError`` `.limitExceeded`, naming the key path, for a
+    ///   container inside `maxDepth` others.
+    static func write(_ value: PropertyListValue, maxDepth: Int = PropertyListLimits.default.maxDepth)
+        throws(PropertyListError) -> [UInt8]
+    {
+        var table = BinaryObjectTable(maxDepth: maxDepth)
+        try table.add(value, depth: 0)
         let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(table.objects.count - 1))
 
         var output: [UInt8] = []

@@ -22,3 +22,11 @@ extension PropertyListError {
         return rest.hasPrefix("[") ? rest : "." + rest
     }
 }
+
+extension PropertyListError {
+    /// What a writer throws for a container that would sit deeper than `maxDepth`
+    /// containers; the levels above add its key path as the error unwinds.
+    static func nestedTooDeeply(maxDepth: Int) -> PropertyListError {
+        PropertyListError(.limitExceeded, "containers nested deeper than \(maxDepth)")
+    }
+}

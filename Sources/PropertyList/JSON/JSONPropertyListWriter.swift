@@ -21,9 +21,13 @@ import Foundation
 /// ```
 struct JSONPropertyListWriter {
     var options: JSONWritingOptions
+    /// How many containers a container may sit inside; a UID written as `{"CF$UID": n}`
+    /// counts as one.
+    var maxDepth = PropertyListLimits.default.maxDepth
 
-    /// - Throws: ``PropertyListError`` with `.unsupportedValue` and the value's key path
-    ///   for a non-finite real, or data, a date or a UID that `options` rejects.
+    /// - Throws: ``PropertyListError`` with the value's key path: `.unsupportedValue`
+    ///   for a non-finite real, or data, a date or a UID that `options` rejects;
+    ///   `.limitExceeded` for a container nested deeper than `maxDepth`.
     func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(256)
@@ -32,6 +36,7 @@ struct JSONPropertyListWriter {
         return output
     }
 
+    /// Writes `value`, which sits inside `indent` containers.
     private func write(_ value: PropertyListValue, indent: Int, into output: inout [UInt8]) throws(PropertyListError) {
         switch value {
         case .string(let string):
@@ -68,8 +73,10 @@ struct JSONPropertyListWriter {
             let dictionary: PropertyListValue = [PropertyListUID.dictionaryKey: .unsignedInteger(uid.value)]
             try write(dictionary, indent: indent, into: &output)
         case .array(let array):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             try writeArray(array, indent: indent, into: &output)
         case .dictionary(let dictionary):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             try writeDictionary(dictionary, indent: indent, into: &output)
         }
     }

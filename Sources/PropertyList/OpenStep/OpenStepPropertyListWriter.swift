@@ -27,18 +27,22 @@ import Foundation
 /// writing `\n`, `\r`, `\t`, other control characters as `\U00XX`, and everything
 /// else as UTF-8. Data is lowercase hex in groups of four bytes.
 enum OpenStepPropertyListWriter {
-    /// - Throws: ``PropertyListError`` with `.unsupportedValue` and the key path
-    ///   (`items[3].count`) of the first integer, real, boolean, date or UID: the
-    ///   format has only strings, data, arrays and dictionaries.
-    static func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
+    /// - Throws: ``PropertyListError`` with the key path (`items[3].count`) of the first
+    ///   integer, real, boolean, date or UID, `.unsupportedValue` (the format has only
+    ///   strings, data, arrays and dictionaries), or of a container inside `maxDepth`
+    ///   others, `.limitExceeded`.
+    static func write(_ value: PropertyListValue, maxDepth: Int = PropertyListLimits.default.maxDepth)
+        throws(PropertyListError) -> [UInt8]
+    {
         var output: [UInt8] = []
         output.reserveCapacity(256)
-        try write(value, indent: 0, into: &output)
+        try write(value, indent: 0, maxDepth: maxDepth, into: &output)
         output.append(0x0A)
         return output
     }
 
-    private static func write(_ value: PropertyListValue, indent: Int, into output: inout [UInt8])
+    /// Writes `value`, which sits inside `indent` containers.
+    private static func write(_ value: PropertyListValue, indent: Int, maxDepth: Int, into output: inout [UInt8])
         throws(PropertyListError)
     {
         switch value {
@@ -47,6 +51,7 @@ enum OpenStepPropertyListWriter {
         case .data(let data):
             appendData(data, into: &output)
         case .array(let array):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             output.append(UInt8(ascii: "("))
             guard !array.isEmpty else {
                 output.append(UInt8(ascii: ")"))
@@ -55,7 +60,7 @@ enum OpenStepPropertyListWriter {
             for (index, element) in array.enumerated() {
                 newline(indent: indent + 1, into: &output)
                 do {
-                    try write(element, indent: indent + 1, into: &output)
+                    try write(element, indent: indent + 1, maxDepth: maxDepth, into: &output)
                 } catch {
                     throw error.inside(index: index)
                 }
@@ -64,6 +69,7 @@ enum OpenStepPropertyListWriter {
             newline(indent: indent, into: &output)
             output.append(UInt8(ascii: ")"))
         case .dictionary(let dictionary):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             output.append(UInt8(ascii: "{"))
             guard !dictionary.isEmpty else {
                 output.append(UInt8(ascii: "}"))
@@ -74,7 +80,7 @@ enum OpenStepPropertyListWriter {
                 appendString(key, into: &output)
                 output.append(contentsOf: [UInt8(ascii: " "), UInt8(ascii: "="), UInt8(ascii: " ")])
                 do {
-                    try write(element, indent: indent + 1, into: &output)
+                    try write(element, indent: indent + 1, maxDepth: maxDepth, into: &output)
                 } catch {
                     throw error.inside(key: key)
                 }

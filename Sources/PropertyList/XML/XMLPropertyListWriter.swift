@@ -42,18 +42,22 @@ enum XMLPropertyListWriter {
     private static let maximumLineLength = 76
     private static let maximumDataIndent = 8
 
-    /// - Throws: ``PropertyListError`` `.unsupportedValue`, naming the key path, for a
-    ///   date that is not finite.
-    static func write(_ value: PropertyListValue) throws(PropertyListError) -> [UInt8] {
+    /// - Throws: ``PropertyListError``, naming the key path: `.unsupportedValue` for a
+    ///   date that is not finite, `.limitExceeded` for a container (a UID's
+    ///   `{CF$UID}` dictionary included) inside `maxDepth` others.
+    static func write(_ value: PropertyListValue, maxDepth: Int = PropertyListLimits.default.maxDepth)
+        throws(PropertyListError) -> [UInt8]
+    {
         var output: [UInt8] = []
         output.reserveCapacity(4096)
         output.append(contentsOf: header)
-        try append(value, indent: 0, to: &output)
+        try append(value, indent: 0, maxDepth: maxDepth, to: &output)
         output.append(contentsOf: footer)
         return output
     }
 
-    private static func append(_ value: PropertyListValue, indent: Int, to output: inout [UInt8])
+    /// Appends `value`, which sits inside `indent` containers.
+    private static func append(_ value: PropertyListValue, indent: Int, maxDepth: Int, to output: inout [UInt8])
         throws(PropertyListError)
     {
         appendTabs(indent, to: &output)
@@ -80,11 +84,12 @@ enum XMLPropertyListWriter {
             appendTabs(indent, to: &output)
             append("</data>\n", to: &output)
         case .array(let array):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             guard !array.isEmpty else { return append("<array/>\n", to: &output) }
             append("<array>\n", to: &output)
             for (index, element) in array.enumerated() {
                 do {
-                    try append(element, indent: indent + 1, to: &output)
+                    try append(element, indent: indent + 1, maxDepth: maxDepth, to: &output)
                 } catch {
                     throw error.inside("[\(index)]")
                 }
@@ -92,13 +97,14 @@ enum XMLPropertyListWriter {
             appendTabs(indent, to: &output)
             append("</array>\n", to: &output)
         case .dictionary(let dictionary):
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             guard !dictionary.isEmpty else { return append("<dict/>\n", to: &output) }
             append("<dict>\n", to: &output)
             for (key, element) in dictionary {
                 do {
                     appendTabs(indent + 1, to: &output)
                     appendElement("key", escaping: key, to: &output)
-                    try append(element, indent: indent + 1, to: &output)
+                    try append(element, indent: indent + 1, maxDepth: maxDepth, to: &output)
                 } catch {
                     throw error.inside(key)
                 }
@@ -106,6 +112,8 @@ enum XMLPropertyListWriter {
             appendTabs(indent, to: &output)
             append("</dict>\n", to: &output)
         case .uid(let uid):
+            // Read back, the `{CF$UID}` dictionary is a level of nesting.
+            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             append("<dict>\n", to: &output)
             appendTabs(indent + 1, to: &output)
             appendElement("key", text: PropertyListUID.dictionaryKey, to: &output)
