@@ -36,8 +36,19 @@ extension PropertyListValue {
     /// makes before writing.
     /// - Parameter keyPath: where `value` sits, for the error (`items[2].name`).
     /// - Throws: ``PropertyListError`` `.unsupportedValue` naming the key path of the first
-    ///   value that is not a property-list value (a `nil` inside a container included).
+    ///   value that is not a property-list value (a `nil` inside a container included);
+    ///   `.limitExceeded` for containers nested deeper than `PropertyListLimits.default.maxDepth`,
+    ///   which no reader or writer accepts.
     public init(bridging value: Any, keyPath: String = "") throws(PropertyListError) {
+        try self.init(bridging: value, keyPath: keyPath, depth: 0)
+    }
+
+    private init(bridging value: Any, keyPath: String, depth: Int) throws(PropertyListError) {
+        if depth > PropertyListLimits.default.maxDepth, value is [Any] || value is [String: Any] {
+            throw PropertyListError(
+                .limitExceeded, "containers nested deeper than \(PropertyListLimits.default.maxDepth)",
+                keyPath: keyPath.isEmpty ? nil : keyPath)
+        }
         switch value {
         case let value as PropertyListValue: self = value
         case let value as PropertyListDictionary: self = .dictionary(value)
@@ -63,14 +74,15 @@ extension PropertyListValue {
             var dictionary = PropertyListDictionary(minimumCapacity: value.count)
             for (key, element) in value.sorted(by: { $0.key < $1.key }) {
                 dictionary[key] = try PropertyListValue(
-                    bridging: element, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)")
+                    bridging: element, keyPath: keyPath.isEmpty ? key : "\(keyPath).\(key)", depth: depth + 1)
             }
             self = .dictionary(dictionary)
         case let value as [Any]:
             var array: [PropertyListValue] = []
             array.reserveCapacity(value.count)
             for (index, element) in value.enumerated() {
-                array.append(try PropertyListValue(bridging: element, keyPath: "\(keyPath)[\(index)]"))
+                array.append(
+                    try PropertyListValue(bridging: element, keyPath: "\(keyPath)[\(index)]", depth: depth + 1))
             }
             self = .array(array)
         default:

@@ -120,3 +120,18 @@ struct SerializationTests {
         #expect(error?.keyPath == "items[0]")
     }
 }
+
+extension BridgingTests {
+    @Test func nestingPastTheDepthLimitIsRefusedNotOverflowed() {
+        var deep: Any = "leaf"
+        for _ in 0..<5_000 { deep = ["next": deep] as [String: Any] }
+        var deepArray: Any = "leaf"
+        for _ in 0..<5_000 { deepArray = [deepArray] }
+        #expect(throws: PropertyListError.self) { try PropertyListValue(bridging: deepArray) }
+        let error = #expect(throws: PropertyListError.self) { try PropertyListValue(bridging: deep) }
+        #expect(error?.code == .limitExceeded)
+        var shallow: Any = "leaf"
+        for _ in 0..<PropertyListLimits.default.maxDepth { shallow = [shallow] }
+        #expect(throws: Never.self) { try PropertyListValue(bridging: shallow) }
+    }
+}
