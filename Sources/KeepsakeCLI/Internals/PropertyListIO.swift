@@ -25,7 +25,8 @@ enum PropertyListInput {
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
         if path == "-" {
-            FileHandle.standardOutput.write(Data(bytes))
+            // Written from the array itself: a large rendering is not copied first.
+            try FileHandle.standardOutput.write(contentsOf: bytes)
         } else {
             try FileSystem.default.write(Data(bytes), to: URL(fileURLWithPath: path))
         }
