@@ -96,7 +96,7 @@ enum HostileArchives {
 
     /// `levels` collections, each holding the next twice: 2^levels paths to the leaf.
     static func fanOut(levels: Int, kind: FanOut) -> [UInt8] {
-        let leaf = levels + 1
+        // UID levels + 1 is the leaf string.
         let classUID = levels + 2
         let keyA = levels + 3
         let keyB = levels + 4
