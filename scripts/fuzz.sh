@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per property-list reader, and one for the keyed
-# unarchiver (-sanitize=fuzzer,address), and runs each for RUNS executions (default
-# 1,000,000), seeded with the corpus files.
-# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json|archive ...]
+# Builds one libFuzzer target per property-list reader, one for the keyed unarchiver
+# and one for `keepsake unarchive`'s renderer (-sanitize=fuzzer,address), and runs each
+# for RUNS executions (default 1,000,000), seeded with the corpus files.
+# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json|archive|unarchive ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -19,7 +19,7 @@ sources=$(find Sources/PropertyList -name '*.swift')
 for target in $targets; do
     binary="$out/fuzz-$target"
     extra=""
-    if [ "$target" = archive ]; then extra=$(find Sources/KeyedArchive -path Sources/KeyedArchive/Files -prune -o -name '*.swift' -print); fi
+    if [ "$target" = archive ] || [ "$target" = unarchive ]; then extra=$(find Sources/KeyedArchive -path Sources/KeyedArchive/Files -prune -o -name '*.swift' -print); fi
     swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz -package-name keepsake \
         $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
         | { grep -v "Cannot export local symbol" || true; }

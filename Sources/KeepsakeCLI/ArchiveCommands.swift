@@ -3,22 +3,74 @@ import Foundation
 import KeyedArchive
 import PropertyList
 
-/// `keepsake unarchive FILE`: the object graph of a keyed archive, objects of classes
-/// this tool does not know shown with their class and fields (a nib, an `xcuserstate`
-/// file, a model archive from an app).
+/// `keepsake unarchive FILE [--format text|json|xml1|binary1] [-o OUT]`: the object
+/// graph of a keyed archive, objects of classes this tool does not know shown with
+/// their class and fields (a nib, an `xcuserstate` file, a model archive from an app).
 struct UnarchiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unarchive",
         abstract: "Print the objects of a keyed archive (NSKeyedArchiver format).",
-        discussion: "Each key of $top is printed with its object graph; an object met again is shown as a reference."
+        discussion: """
+            Each key of $top is printed with its object graph. Every object, and every array, \
+            set or dictionary reached more than once, is written once; where it is met again \
+            (shared, or a back reference in a cycle) a reference to it is written instead.
+
+            text: <Class #n> { field => value } for an object, numbered in order of appearance, \
+            and <Class #n> (see above) when met again; a shared collection is written #n [, \
+            #n set [ or #n { and met again as #n (see above). Past 32 levels, lines are indented \
+            as at level 32 and begin with their depth in parentheses.
+
+            json: $top as one object. An object is {"$id": UID, "$class": name, "$classes": \
+            [class chain], field: value...}; a value met again is {"$ref": UID}. Arrays are \
+            JSON arrays and dictionaries with string keys JSON objects; when shared they carry \
+            an identity: {"$id": UID, "$array": [...]}, {"$id": UID, key: value...}. Other \
+            dictionaries are {"$entries": [[key, value]...]}, sets {"$set": [...]}. A key that \
+            begins with $ gets another $ in front. Data is {"$data": base64}, a date {"$date": \
+            ISO 8601} (seconds since 2001 outside the years 0-9999), a UUID {"$uuid": text}, \
+            a URL {"$url": text}, a real that is not finite {"$real": "nan"|"inf"|"-inf"}, \
+            $null null.
+
+            xml1, binary1: the JSON shape as a property list, with native data, dates and \
+            reals, and $null as {"$null": true}. A graph nested deeper than property-list \
+            readers accept (256 levels) is refused; write it as text or JSON.
+
+            Every value reached, references included, counts towards the reader's limits, and \
+            so does the size of the output: an archive that would pass them fails with \
+            limitExceeded (exit status 1) instead of being written.
+            """
     )
+
+    enum Format: String, ExpressibleByArgument, CaseIterable {
+        case text, json, xml1, binary1
+
+        var rendering: ArchiveRenderer.Format {
+            switch self {
+            case .text: .text
+            case .json: .json
+            case .xml1: .propertyList(.xml)
+            case .binary1: .propertyList(.binary)
+            }
+        }
+    }
 
     @Argument(help: "The archive to print, or - for standard input.")
     var file: String
 
+    @Option(help: "The output format.")
+    var format: Format = .text
+
+    @Option(name: [.short, .customLong("output")], help: "Where to write; - for standard output.")
+    var output = "-"
+
     func run() throws {
-        let data = Data(try PropertyListInput.bytes(file))
-        print(ArchiveTreePrinter.render(try KeyedUnarchiver.unarchivedTopLevelObjects(from: data)), terminator: "")
+        let archive = try PropertyListInput.bytes(file)
+        guard output != "-" else {
+            // Standard output is written as the rendering proceeds, so a large one is
+            // never held whole.
+            try ArchiveRenderer.render(archive, as: format.rendering) { try PropertyListOutput.write($0, to: "-") }
+            return
+        }
+        try PropertyListOutput.write(try ArchiveRenderer.render(archive, as: format.rendering), to: output)
     }
 }
 
