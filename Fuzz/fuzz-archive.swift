@@ -5,6 +5,8 @@
 // as generic objects, the root as a property-list tree, and the root as typed model
 // objects. Whatever decodes generically is archived again and must decode again.
 
+import Foundation
+
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
     ArchiveFuzzCheck.check(Array(UnsafeRawBufferPointer(start: start, count: count)))
