@@ -2,7 +2,8 @@
 # Checks what a user of the library gets: a new package that depends on this
 # repository by path and uses only the `Keepsake` product must resolve no networking
 # package (SwiftNIO, Hummingbird, AsyncHTTPClient, swift-crypto families) and its
-# `swift build` must compile no web server. Prints one line per check; exits 1 on a failure.
+# `swift build` must compile no web server. Its program is the README's first example,
+# which must build and run. Prints one line per check; exits 1 on a failure.
 # Usage: scripts/check-library-dependencies.sh [SCRATCH-DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -22,13 +23,9 @@ let package = Package(
     ]
 )
 SWIFT
-cat > "$work/Sources/Consumer/main.swift" <<'SWIFT'
-import Keepsake
-
-let value: PropertyListValue = ["name": "Rusty Spork", "valueInDollars": 42]
-let bytes = try PropertyListWriter.binary.write(value)
-print(try PropertyListReader().read(bytes) == value ? "round trip" : "mismatch")
-SWIFT
+# The consumer's program is the README's first example, as a newcomer would paste it.
+awk '/^```swift$/ { inside = 1; next } inside && /^```$/ { exit } inside' "$root/README.md" \
+    >"$work/Sources/Consumer/main.swift"
 
 failed=0
 forbidden='swift-nio|hummingbird|async-http-client|swift-crypto|swift-nio-ssl|swift-nio-http2|swift-nio-extras|swift-certificates|swift-asn1|postgres-nio'
@@ -52,10 +49,10 @@ if printf '%s\n' "$built" | grep -E -i -q 'hummingbird|^NIO|homepwner|foodtracke
 else
     echo "ok: swift build compiles no web server and no app"
 fi
-if [ "$("$work/.build/debug/Consumer")" != "round trip" ]; then
-    echo "FAIL: the consumer's round trip"
+if [ "$("$work/.build/debug/Consumer")" != "Rusty Spork" ]; then
+    echo "FAIL: the README's first example does not print Rusty Spork"
     failed=1
 else
-    echo "ok: the consumer runs"
+    echo "ok: the README's first example builds against the Keepsake product and runs"
 fi
 exit $failed

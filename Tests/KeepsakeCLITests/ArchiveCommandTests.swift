@@ -36,7 +36,7 @@ final class ArchiveCommandTests {
         #expect(try KeyedUnarchiver.unarchivedObject(ofClass: PropertyListValue.self, from: data) == value)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    @Test(.requiresCorpus)
     func unarchivePrintsANibsObjectsAndSharedObjectsOnce() throws {
         let nib = try #require(
             Corpus.url("archives/apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib"), "no corpus")
@@ -55,7 +55,7 @@ final class ArchiveCommandTests {
         #expect(result.stdout == "\"root\" => {\n  \"a\" => [\n    0 => 1\n    1 => 2\n  ]\n}\n")
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    @Test(.requiresCorpus)
     func hostileArchivesFailWithAMessage() throws {
         let files = Corpus.files(under: "archives/malformed/bpylist2")
         try #require(!files.isEmpty, "no malformed archives in the corpus")

@@ -1,6 +1,7 @@
 import Foundation
 import PropertyList
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -72,6 +73,43 @@ final class DefaultsAttackCommandTests {
         #expect(read.status != 0)
         #expect(read.stderr.contains("notRegularFile"), "\(read.stderr)")
         #expect(started.duration(to: clock.now) < .seconds(10))
+    }
+
+    @Test(
+        "defaults write while another process holds the domain's lock fails in bounded time, then succeeds once it is free",
+        .enabled(if: BuiltProducts.executable(named: "DefaultsTestHelper") != nil, "DefaultsTestHelper is not built"))
+    func heldLockTimesOut() throws {
+        let holder = Process()
+        holder.executableURL = BuiltProducts.executable(named: "DefaultsTestHelper")
+        holder.arguments = ["hold-lock", containers.path, app]
+        let output = Pipe()
+        holder.standardOutput = output
+        try holder.run()
+        defer {
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        var said = Data()
+        while !said.contains(0x0A) {
+            let more = output.fileHandleForReading.availableData
+            if more.isEmpty { break }
+            said += more
+        }
+        try #require(String(decoding: said, as: UTF8.self) == "locked\n", "the helper did not take the lock")
+
+        let clock = ContinuousClock()
+        let started = clock.now
+        let blocked = try run(["write", app, "k", "v"])
+        let waited = started.duration(to: clock.now)
+        #expect(blocked.status == 1)
+        #expect(blocked.stderr.contains("timedOut"), "\(blocked.stderr)")
+        #expect(waited < .seconds(20), "waited \(waited) for a held lock")
+        #expect(!FileManager.default.fileExists(atPath: preferences.appendingPathComponent("\(app).plist").path))
+
+        kill(holder.processIdentifier, SIGKILL)
+        holder.waitUntilExit()
+        #expect(try run(["write", app, "k", "v"]).status == 0)
+        #expect(try run(["read", app, "k"]).stdout == "v\n")
     }
 
     @Test func concurrentArrayAddsKeepEveryElement() throws {

@@ -94,24 +94,84 @@ final class PropertyListCommandTests {
 /// an error, not a crash.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 struct OutputDestinationTests {
-    @Test func convertRefusesToReplaceAFIFO() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-fifo-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("in.plist")
-        try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: source)
-        let fifo = directory.appendingPathComponent("pipe").path
+    /// A folder with a plist and an archive of it, for the commands that write with `-o`.
+    struct Inputs {
+        let directory: URL
+        let plist: URL
+        let archive: URL
+
+        init() throws {
+            directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-output-\(UUID())")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            plist = directory.appendingPathComponent("in.plist")
+            try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: plist)
+            archive = directory.appendingPathComponent("in.archive")
+            let archived = try CLIRunner.run(["archive", plist.path, "-o", archive.path])
+            #expect(archived.status == 0, "\(archived.stderr)")
+        }
+
+        /// The arguments that make `command` write to `destination`.
+        func arguments(_ command: String, to destination: String) -> [String] {
+            switch command {
+            case "convert": ["convert", plist.path, "--format", "binary1", "-o", destination]
+            case "archive": ["archive", plist.path, "-o", destination]
+            default: ["unarchive", archive.path, "--format", "json", "-o", destination]
+            }
+        }
+
+        func remove() { try? FileManager.default.removeItem(at: directory) }
+    }
+
+    /// The file type bits of `path` itself (`S_IFIFO`, `S_IFCHR`, `S_IFREG`…).
+    static func fileType(_ path: String) -> mode_t {
+        var info = stat()
+        return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
+    }
+
+    @Test(
+        "-o onto a FIFO is refused and the FIFO stays; - is standard output",
+        arguments: ["convert", "archive", "unarchive"])
+    func outputRefusesAFIFO(command: String) throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let fifo = inputs.directory.appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
 
-        let result = try CLIRunner.run(["convert", source.path, "--format", "binary1", "-o", fifo])
-        #expect(result.status != 0)
+        let result = try CLIRunner.run(inputs.arguments(command, to: fifo))
+        #expect(result.status == 64, "a destination that is not a regular file is a usage error")
         #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
-        let type = try FileManager.default.attributesOfItem(atPath: fifo)[.type] as? FileAttributeType
-        #expect(type != .typeRegular, "the FIFO was replaced by a file")
-        // Standard output is `-`, not a device path.
-        let piped = try CLIRunner.run(["convert", source.path, "--format", "xml1", "-o", "-"])
-        #expect(piped.status == 0)
-        #expect(piped.stdout.contains("<integer>1</integer>"))
+        #expect(Self.fileType(fifo) == S_IFIFO, "the FIFO was replaced")
+        let piped = try CLIRunner.run(inputs.arguments(command, to: "-"))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(!piped.stdout.isEmpty)
+    }
+
+    /// The device number of `/dev/null`, for a copy of it in a scratch folder.
+    static let nullDevice: dev_t = {
+        var info = stat()
+        return stat("/dev/null", &info) == 0 ? info.st_rdev : 0
+    }()
+
+    static let canMakeDeviceNodes: Bool = {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-mknod-\(UUID())").path
+        defer { unlink(path) }
+        return mknod(path, S_IFCHR | 0o600, Self.nullDevice) == 0
+    }()
+
+    @Test(
+        "-o onto a device node (a copy of /dev/null) is refused and the node stays",
+        .enabled(if: canMakeDeviceNodes, "making a device node needs CAP_MKNOD"),
+        arguments: ["convert", "archive", "unarchive"])
+    func outputRefusesADevice(command: String) throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let device = inputs.directory.appendingPathComponent("null").path
+        #expect(mknod(device, S_IFCHR | 0o600, Self.nullDevice) == 0)
+
+        let result = try CLIRunner.run(inputs.arguments(command, to: device))
+        #expect(result.status == 64, "a destination that is not a regular file is a usage error")
+        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+        #expect(Self.fileType(device) == S_IFCHR, "the device node was replaced")
     }
 
     @Test func closedStandardOutputIsAnErrorNotACrash() throws {

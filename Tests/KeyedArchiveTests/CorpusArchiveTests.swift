@@ -78,12 +78,12 @@ struct CorpusArchiveTests {
         ("no_top_archive.plist", .missingTop),
     ]
 
-    @Test func everyMalformedFileHasAnExpectation() {
+    @Test(.requiresCorpus) func everyMalformedFileHasAnExpectation() {
         let files = Corpus.files(under: "archives/malformed").map { ($0 as NSString).lastPathComponent }
         #expect(Set(files) == Set(Self.malformed.map(\.file)))
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"), arguments: malformed)
+    @Test(.requiresCorpus, arguments: malformed)
     func malformedArchiveFailsWithItsCode(_ file: String, _ code: KeyedArchiveError.Code) throws {
         let data = try Corpus.data("archives/malformed/bpylist2/" + file)
         let error = #expect(throws: KeyedArchiveError.self) {

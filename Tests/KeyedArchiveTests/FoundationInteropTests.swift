@@ -118,7 +118,7 @@ struct FoundationInteropTests {
         "Fixtures_macOS-10.14_NSSet-Empty.archive",
     ]
 
-    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"), arguments: fixtures)
+    @Test(.requiresCorpus, arguments: fixtures)
     func appleFixturesDecodeLikeFoundation(_ name: String) throws {
         let data = try Corpus.data("archives/apple/swift-corelibs-foundation/Tests_Foundation_Resources_" + name)
         let theirs = try FoundationPeer.unarchive(data)

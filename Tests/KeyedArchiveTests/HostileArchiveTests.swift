@@ -40,7 +40,7 @@ struct HostileArchiveTests {
         #expect(loop["me"] as? ArchivedObject === loop)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout"))
+    @Test(.requiresCorpus)
     func cyclicGenericGraphsAreFreedWithTheirTopLevelValues() throws {
         weak var window: ArchivedObject?
         weak var loop: ArchivedObject?

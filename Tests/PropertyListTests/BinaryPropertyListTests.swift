@@ -14,8 +14,7 @@ struct BinaryPropertyListTests {
         (try? Corpus.bytes($0).starts(with: Array("bplist".utf8))) == true
     }
 
-    @Test func corpusHasBinaryFiles() {
-        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
+    @Test(.requiresCorpus) func corpusHasBinaryFiles() {
         #expect(Self.validFiles.count > 50)
         #expect(Self.invalidFiles.count > 20)
     }

@@ -9,16 +9,14 @@ import Testing
 struct JSONPropertyListTests {
     // MARK: Reference files
 
-    @Test func int64ExtremesReadExactlyAndWriteBackByteForByte() throws {
-        try #require(Corpus.isAvailable, "corpus not found beside the checkout")
+    @Test(.requiresCorpus) func int64ExtremesReadExactlyAndWriteBackByteForByte() throws {
         let bytes = try Corpus.bytes("plist/reference/libplist/int64_min_max.json")
         let value = try read(bytes)
         #expect(value == ["INT64_MIN": .integer(.min), "INT64_MAX": .integer(.max)])
         #expect(try write(value) == bytes)
     }
 
-    @Test func nestedReferenceReadsAsWrittenAndWritesBackByteForByte() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func nestedReferenceReadsAsWrittenAndWritesBackByteForByte() throws {
         let bytes = try Corpus.bytes("plist/reference/libplist/j1.json")
         // j1.json read by eye.
         let leaf: PropertyListValue = ["a": "yo", "b": [["c": -0.25]]]
@@ -34,8 +32,7 @@ struct JSONPropertyListTests {
         #expect(try write(value) + [0x0A] == bytes)
     }
 
-    @Test func unicodeReferenceReads() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func unicodeReferenceReads() throws {
         let value = try read(try Corpus.bytes("plist/reference/libplist/j2.json"))
         #expect(value["Some Int"] == .integer(32_434_543_632))
         #expect(value["Boolean"] == false)
@@ -57,8 +54,7 @@ struct JSONPropertyListTests {
         #expect(throws: PropertyListError.self) { try PropertyListReader().read(bytes) }
     }
 
-    @Test func fuzzerEdgeInputsHaveTheirDocumentedOutcome() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func fuzzerEdgeInputsHaveTheirDocumentedOutcome() throws {
         let folder = "plist/edge/libplist-fuzz-crashes/jplist-crashes__clusterfuzz-testcase-minimized-jplist_fuzzer-"
         // "3": a top-level scalar is valid JSON.
         #expect(try read(try Corpus.bytes(folder + "5486807695884288")) == 3)

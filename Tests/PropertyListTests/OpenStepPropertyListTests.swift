@@ -20,8 +20,7 @@ struct OpenStepPropertyListTests {
         }
     }()
 
-    @Test func manifestListsTheOpenStepFiles() throws {
-        try #require(Corpus.isAvailable, "corpus not found beside the checkout")
+    @Test(.requiresCorpus) func manifestListsTheOpenStepFiles() throws {
         // The brief's seven: three libplist .ostep, test.strings, two rust-plist ascii, one pbxproj.
         #expect(Self.corpusFiles.count == 7)
         #expect(Self.corpusFiles.contains("plist/valid/rust-plist/netnewswire.pbxproj"))
@@ -43,8 +42,7 @@ struct OpenStepPropertyListTests {
         #expect(foundationRead(written) == value, "Foundation reads our rewrite of \(path) differently")
     }
 
-    @Test func animalsMatchTheirHandReadContent() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func animalsMatchTheirHandReadContent() throws {
         // ascii-animals.plist read by eye; the corpus's xml-animals.plist holds the same.
         let expected: PropertyListValue = [
             "AnimalColors": ["lamb": "black", "pig": "pink", "worm": "pink"],
@@ -56,8 +54,7 @@ struct OpenStepPropertyListTests {
         #expect(try read(try Corpus.bytes("plist/valid/rust-plist/ascii-animals.plist")) == expected)
     }
 
-    @Test func commentsAreSkippedWhereverTheyAppear() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func commentsAreSkippedWhereverTheyAppear() throws {
         // o3.ostep read by eye: the commented-out dictionary and values must not appear.
         let expected: PropertyListValue = [
             ["AFirstKey": "A First Value", "ASecondKey": "A Second Value"],
@@ -66,8 +63,7 @@ struct OpenStepPropertyListTests {
         #expect(try read(try Corpus.bytes("plist/valid/libplist/o3.ostep")) == expected)
     }
 
-    @Test func stringsFileReadsAsADictionary() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func stringsFileReadsAsADictionary() throws {
         let value = try read(try Corpus.bytes("plist/valid/libplist/test.strings"))
         let dictionary = try #require(value.dictionaryValue)
         #expect(dictionary.count == 12)
@@ -77,8 +73,7 @@ struct OpenStepPropertyListTests {
         #expect(dictionary["ENTRY8"] == "हिन्दी")
     }
 
-    @Test func utf8StringsMatchTheJSONRenderingOfTheSameTest() throws {
-        try #require(Corpus.isAvailable)
+    @Test(.requiresCorpus) func utf8StringsMatchTheJSONRenderingOfTheSameTest() throws {
         // libplist's o2.ostep and j2.json hold the same list of UTF-8 strings.
         let openStep = try read(try Corpus.bytes("plist/valid/libplist/o2.ostep"))
         let json = try PropertyListReader().read(try Corpus.bytes("plist/reference/libplist/j2.json"), as: .json)

@@ -8,9 +8,8 @@ import Testing
 struct PlistlibConformanceTests {
     static let folders = ["plist/valid", "plist/invalid", "plist/edge", "archives"]
 
-    @Test func everyCorpusFileReadsAsPlistlibReadsIt() throws {
-        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
-        guard PythonPeer.python != nil else { return print(PythonPeer.skipMessage) }
+    @Test(.requiresCorpus, .enabled(if: PythonPeer.python != nil, Comment(rawValue: PythonPeer.skipMessage)))
+    func everyCorpusFileReadsAsPlistlibReadsIt() throws {
         let root = Corpus.root!
         let paths = Self.folders.flatMap(Corpus.files(under:))
         let peer = try PythonPeer.read(paths.map { root.appendingPathComponent($0).path })
@@ -41,9 +40,8 @@ struct PlistlibConformanceTests {
         #expect(compared > 150, "too few files compared: \(compared)")
     }
 
-    @Test func plistlibReadsOurBinaryOutputOfEveryCorpusFile() throws {
-        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
-        guard PythonPeer.python != nil else { return print(PythonPeer.skipMessage) }
+    @Test(.requiresCorpus, .enabled(if: PythonPeer.python != nil, Comment(rawValue: PythonPeer.skipMessage)))
+    func plistlibReadsOurBinaryOutputOfEveryCorpusFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistlib-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

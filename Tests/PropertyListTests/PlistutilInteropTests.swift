@@ -11,8 +11,7 @@ struct PlistutilInteropTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    @Test func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
-        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
+    @Test(.requiresCorpus) func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
         guard let plistutil = Self.plistutil else {
             return print("skipped: plistutil is not installed (apt-get install libplist-utils)")
         }

@@ -11,8 +11,7 @@ struct RoundTripTests {
         Corpus.files(under: "plist/valid") + Corpus.files(under: "archives/apple")
         + Corpus.files(under: "archives/other")
 
-    @Test func corpusIsPresent() {
-        guard Corpus.isAvailable else { return print("skipped: ../shared/corpus is absent") }
+    @Test(.requiresCorpus) func corpusIsPresent() {
         #expect(Self.validFiles.count > 150)
     }
 

@@ -37,25 +37,25 @@ struct XMLCorpusTests {
         try XMLFixture.read(try Corpus.bytes(path))
     }
 
-    @Test(.enabled(if: Corpus.isAvailable))
+    @Test(.requiresCorpus)
     func manifestListsTheXMLFiles() {
         #expect(Self.validFiles.count >= 30)
         #expect(Self.invalidFiles.count >= 30)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable), arguments: validFiles)
+    @Test(.requiresCorpus, arguments: validFiles)
     func validFileParses(_ path: String) throws {
         #expect(throws: Never.self) { _ = try Self.read(path) }
     }
 
-    @Test(.enabled(if: Corpus.isAvailable), arguments: validFiles)
+    @Test(.requiresCorpus, arguments: validFiles)
     func validFileRoundTrips(_ path: String) throws {
         let value = try Self.read(path)
         let written = try XMLPropertyListWriter.write(value)
         #expect(try XMLFixture.read(written) == value)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable), arguments: invalidFiles)
+    @Test(.requiresCorpus, arguments: invalidFiles)
     func invalidFileIsRejected(_ path: String) throws {
         #expect(throws: PropertyListError.self) { try Self.read(path) }
     }
@@ -98,7 +98,7 @@ struct XMLCorpusTests {
         ("plist/edge/rust-plist/xml_entity_error.plist", .error(.syntaxError)),
     ]
 
-    @Test(.enabled(if: Corpus.isAvailable), arguments: edgeOutcomes)
+    @Test(.requiresCorpus, arguments: edgeOutcomes)
     func edgeFileHasItsDocumentedOutcome(_ path: String, _ outcome: Outcome) throws {
         switch outcome {
         case .value(let expected):
@@ -109,7 +109,7 @@ struct XMLCorpusTests {
         }
     }
 
-    @Test(.enabled(if: Corpus.isAvailable))
+    @Test(.requiresCorpus)
     func everyXMLEdgeFileHasADocumentedOutcome() {
         let documented = Set(Self.edgeOutcomes.map(\.0))
         #expect(Set(Self.manifestFiles(status: "edge")).subtracting(documented).isEmpty)
@@ -121,7 +121,7 @@ struct XMLCorpusTests {
     /// shortest (`3.0`); those lines must still hold the same number.
     static let appleWrittenFiles = validFiles.filter { $0.hasPrefix("archives/apple/") }
 
-    @Test(.enabled(if: Corpus.isAvailable), arguments: appleWrittenFiles)
+    @Test(.requiresCorpus, arguments: appleWrittenFiles)
     func appleWrittenFileComesBackByteForByte(_ path: String) throws {
         let original = String(decoding: try Corpus.bytes(path), as: UTF8.self)
             .replacingOccurrences(of: "-//Apple Computer//DTD PLIST 1.0//EN", with: "-//Apple//DTD PLIST 1.0//EN")
@@ -143,7 +143,7 @@ struct XMLCorpusTests {
         return Double(trimmed.dropFirst(6).dropLast(7))
     }
 
-    @Test(.enabled(if: Corpus.isAvailable))
+    @Test(.requiresCorpus)
     func readsTheValuesWrittenInRustPlistsSample() throws {
         let value = try Self.read("plist/valid/rust-plist/xml.plist")
         #expect(value["Author"] == "William Shakespeare")
@@ -163,7 +163,7 @@ struct XMLCorpusTests {
         #expect(value.dictionaryValue?.count == 13)
     }
 
-    @Test(.enabled(if: Corpus.isAvailable))
+    @Test(.requiresCorpus)
     func readsKeyedArchiveReferencesAsUIDs() throws {
         let archive = try Self.read(
             "archives/apple/swift-corelibs-foundation/Tests_Foundation_Resources_NSKeyedUnarchiver-ArrayTest.plist")

@@ -1,4 +1,5 @@
 public import Foundation
+public import Testing
 
 /// The shared conformance corpus, read in place from `../shared/corpus` beside the
 /// checkout. Tests that need it skip cleanly when it is absent.
@@ -38,5 +39,13 @@ public enum Corpus {
 
     public static func bytes(_ relativePath: String) throws -> [UInt8] {
         [UInt8](try data(relativePath))
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// Runs a test only when `../shared/corpus` is beside the checkout, and says why it
+    /// skipped when it is not.
+    public static var requiresCorpus: Self {
+        .enabled(if: Corpus.isAvailable, "../shared/corpus is not beside the checkout")
     }
 }

@@ -149,7 +149,7 @@ struct LockFile {
 
 /// A flag an async caller's cancellation handler sets and a blocked wait polls.
 final class CancellationFlag: Sendable {
-    private let flag = Atomic<Bool>(false)
-    func cancel() { flag.store(true, ordering: .relaxed) }
-    var isCancelled: Bool { flag.load(ordering: .relaxed) }
+    private let flag = Mutex(false)
+    func cancel() { flag.withLock { $0 = true } }
+    var isCancelled: Bool { flag.withLock { $0 } }
 }
