@@ -22,14 +22,20 @@ import Synchronization
 /// Thread-safe: every operation takes the store's lock, so concurrent request handlers
 /// may share one store. The closures given to ``update(at:_:)``,
 /// ``removeAll(where:)`` and the like run under that lock: they must not call back
-/// into the store. Changes made to class instances outside ``update(at:_:)`` do not
-/// mark the store dirty.
+/// into the store.
+///
+/// Models may be classes, as the books write them: an item changed in place through a
+/// reference a controller holds (`itemStore.allItems[0].name = "…"`) is found by
+/// ``isDirty`` and saved on the next automatic save, like every other change.
 public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     private struct State {
         var items: [Model]
         /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
         var version = 0
         var savedVersion = 0
+        /// For class models, ``ItemStore/fingerprint(of:)`` of the items as last saved
+        /// or loaded: the store cannot see an edit made in place through a reference.
+        var savedFingerprint: Int?
         var autosaveTokens: [ObservationToken] = []
         var lastAutosaveError: StoreError?
     }
@@ -44,7 +50,8 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     ///   it is), `.readFailed`.
     public init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
         self.backend = backend
-        state = Mutex(State(items: try backend.loadItems()))
+        let items = try backend.loadItems()
+        state = Mutex(State(items: items, savedFingerprint: Self.fingerprint(of: items)))
     }
 
     /// Loads the items from `fileName` (default `items.archive`) in the container's
@@ -72,8 +79,29 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
         state.withLock { $0.items.first(where: predicate) }
     }
 
-    /// Whether there are changes not yet saved.
-    public var isDirty: Bool { state.withLock { $0.version != $0.savedVersion } }
+    /// Whether there are changes not yet saved. For class models this includes items
+    /// changed in place, found by archiving the items and comparing the archive's
+    /// fingerprint with the one taken at the last save or load.
+    public var isDirty: Bool {
+        let (items, changed, savedFingerprint) = state.withLock {
+            ($0.items, $0.version != $0.savedVersion, $0.savedFingerprint)
+        }
+        return changed || Self.fingerprint(of: items) != savedFingerprint
+    }
+
+    /// A hash of the archive of `items` when `Model` is a class (whose instances can
+    /// change without the store knowing); `nil` for value types, whose every change
+    /// goes through the store, and when the items cannot be archived (a save will then
+    /// report why).
+    private static func fingerprint(of items: [Model]) -> Int? {
+        guard Model.self is AnyObject.Type,
+            let archive = try? KeyedArchiver.archivedData(withRootObject: items)
+        else { return nil }
+        var hasher = Hasher()
+        // Data's own hash reads only its first bytes.
+        archive.withUnsafeBytes { hasher.combine(bytes: $0) }
+        return hasher.finalize()
+    }
 
     // MARK: Changing
 
@@ -166,7 +194,8 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     // MARK: Saving
 
     /// Saves every item through the backend, whether or not anything changed.
-    /// Changes made while the save runs stay unsaved (the store stays dirty).
+    /// Changes made while the save runs stay unsaved (the store stays dirty), edits
+    /// made in place to class items included.
     ///
     /// Corresponds to `NSKeyedArchiver.archiveRootObject(allItems, toFile:)` in the
     /// seeds' `saveChanges()`.
@@ -176,9 +205,13 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     public func save() throws(StoreError) {
         try saving.withLock { _ throws(StoreError) in
             let (items, version) = state.withLock { ($0.items, $0.version) }
+            // Taken before the backend archives the items: an in-place edit made while
+            // it does leaves the store dirty, never marked saved.
+            let fingerprint = Self.fingerprint(of: items)
             try backend.saveItems(items)
             state.withLock { state in
                 state.savedVersion = max(state.savedVersion, version)
+                state.savedFingerprint = fingerprint
             }
         }
     }

@@ -30,6 +30,23 @@ import Glibc
                 atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
     }
 
+    @Test("A class item changed in place, not through the store, makes it dirty and is saved")
+    func inPlaceEditOfAClassItemIsSaved() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let store = try ItemStore<BookItem>(container: container)
+        store.add(BookItem(name: "Bike"))
+        try store.save()
+        #expect(!store.isDirty)
+        store.allItems[0].name = "Red bike"
+        #expect(store.isDirty, "an in-place edit of a class item went unnoticed")
+        try store.saveIfDirty()
+        #expect(!store.isDirty)
+        let reopened = try ItemStore<BookItem>(container: container)
+        #expect(reopened.allItems.map(\.name) == ["Red bike"])
+        #expect(!reopened.isDirty, "a store just loaded has nothing to save")
+    }
+
     @Test func archiveIsWhatTheUnarchiverReads() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }

@@ -56,6 +56,26 @@ struct LifecycleSignalTests {
         #expect(try helper.waitForExit() == .exited(0))
     }
 
+    @Test("A class item changed in place is saved on entering the background, and another process reads the edit")
+    func inPlaceEditOfAClassItemIsSavedInTheBackground() throws {
+        let helper = try LifecycleHelper()
+        defer { helper.cleanUp() }
+        try helper.waitFor("didBecomeActive")
+        helper.send("add one")
+        helper.send("save")
+        try helper.waitFor("saved")
+        helper.send("rename one edited")
+        try helper.waitFor("renamed edited dirty=true")
+        kill(helper.pid, SIGTSTP)
+        try helper.waitFor("didSuspend")
+        try helper.waitUntilStopped()
+        #expect(helper.lines.contains("store count=1 dirty=false"))
+        #expect(try helper.savedNames() == ["edited"], "the in-place edit was not saved")
+        kill(helper.pid, SIGCONT)
+        kill(helper.pid, SIGTERM)
+        #expect(try helper.waitForExit() == .exited(0))
+    }
+
     @Test func killLosesWhatWasNotSavedAndGivesNoCallback() throws {
         let helper = try LifecycleHelper()
         defer { helper.cleanUp() }

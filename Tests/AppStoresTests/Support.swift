@@ -36,6 +36,15 @@ struct Item: KeyedCoding, Sendable, Equatable {
     }
 }
 
+/// The seeds' `Item` as the books write it: a class whose properties controllers
+/// change in place. Unchecked: each test uses its items on one thread only.
+final class BookItem: KeyedCoding, @unchecked Sendable {
+    var name: String
+    init(name: String) { self.name = name }
+    func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
+    required init(coder: KeyedDecoder) throws { name = try coder.decode(String.self, forKey: "name") }
+}
+
 /// A temporary container whose `write` system call can be made to fail with a chosen
 /// `errno`, to reproduce a full disk. Removed by `destroy()`.
 final class FaultyContainer: Sendable {

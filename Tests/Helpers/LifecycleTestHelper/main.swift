@@ -6,7 +6,9 @@
 // Prints one line per event (`didFinishLaunching`, `willResignActive`, …,
 // `didSuspend`), `store count=N dirty=BOOL` after each automatic save point, and
 // `expired` when a background task's time runs out. Reads commands on standard input:
-// `add NAME` (adds an item without saving), `save`. Exits 0 after `willTerminate`.
+// `add NAME` (adds an item without saving), `rename OLD NEW` (changes an item in place,
+// through its reference, as the books' controllers do), `save`. Exits 0 after
+// `willTerminate`.
 
 import AppLifecycle
 import AppSandbox
@@ -18,7 +20,10 @@ import KeyedArchive
 import Glibc
 #endif
 
-struct Note: KeyedCoding, Sendable {
+/// A class with a `var`, as the books write their models. Unchecked: the helper changes
+/// a note only from its command thread, and the tests wait for each command's reply
+/// before they send the signal that makes the store save on another thread.
+final class Note: KeyedCoding, @unchecked Sendable {
     var name: String
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
@@ -93,6 +98,9 @@ let commands = Thread {
         if line.hasPrefix("add ") {
             store.add(Note(name: String(line.dropFirst(4))))
             say("added \(line.dropFirst(4))")
+        } else if line.hasPrefix("rename "), case let names = line.split(separator: " "), names.count == 3 {
+            for note in store.allItems where note.name == names[1] { note.name = String(names[2]) }
+            say("renamed \(names[2]) dirty=\(store.isDirty)")
         } else if line == "save" {
             do {
                 try store.save()
