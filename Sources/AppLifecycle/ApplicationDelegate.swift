@@ -18,7 +18,22 @@
 /// }
 /// ```
 public protocol ApplicationDelegate: AnyObject, Sendable {
-    /// Corresponds to `application(_:didFinishLaunchingWithOptions:)`.
+    /// Corresponds to `application(_:willFinishLaunchingWithOptions:)`: called first at
+    /// launch. `launchOptions` is `nil`, as for an app the user started. The result
+    /// is ignored.
+    func application(
+        _ application: Application, willFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?
+    ) -> Bool
+    /// Corresponds to `application(_:didFinishLaunchingWithOptions:)`, with the
+    /// books' spelling: called at launch after the will-finish callback; the default
+    /// calls ``applicationDidFinishLaunching(_:)``. `launchOptions` is `nil`; the
+    /// result is ignored.
+    func application(
+        _ application: Application, didFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?
+    ) -> Bool
+    /// Corresponds to `applicationDidFinishLaunching(_:)`, which Apple calls only when
+    /// the delegate has no `application(_:didFinishLaunchingWithOptions:)`: likewise
+    /// here, through that method's default.
     func applicationDidFinishLaunching(_ application: Application)
     /// Corresponds to `applicationWillResignActive(_:)`.
     func applicationWillResignActive(_ application: Application)
@@ -36,6 +51,15 @@ public protocol ApplicationDelegate: AnyObject, Sendable {
 }
 
 extension ApplicationDelegate {
+    public func application(
+        _ application: Application, willFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?
+    ) -> Bool { true }
+    public func application(
+        _ application: Application, didFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?
+    ) -> Bool {
+        applicationDidFinishLaunching(application)
+        return true
+    }
     public func applicationDidFinishLaunching(_ application: Application) {}
     public func applicationWillResignActive(_ application: Application) {}
     public func applicationDidBecomeActive(_ application: Application) {}
@@ -49,7 +73,9 @@ extension ApplicationDelegate {
     /// Calls the method for `event`.
     func deliver(_ event: LifecycleEvent, from application: Application) {
         switch event {
-        case .didFinishLaunching: applicationDidFinishLaunching(application)
+        case .didFinishLaunching:
+            _ = self.application(application, willFinishLaunchingWithOptions: nil)
+            _ = self.application(application, didFinishLaunchingWithOptions: nil)
         case .willResignActive: applicationWillResignActive(application)
         case .didBecomeActive: applicationDidBecomeActive(application)
         case .didEnterBackground: applicationDidEnterBackground(application)
@@ -60,3 +86,17 @@ extension ApplicationDelegate {
         }
     }
 }
+
+extension Application {
+    /// A key of the launch options dictionary. Corresponds to
+    /// `UIApplication.LaunchOptionsKey`; a process started on Linux has no launch
+    /// options, so the dictionary the delegate receives is `nil`.
+    public struct LaunchOptionsKey: RawRepresentable, Hashable, Sendable {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+    }
+}
+
+/// The older spelling of ``Application/LaunchOptionsKey``, as in the books'
+/// `[UIApplicationLaunchOptionsKey: Any]?`.
+public typealias ApplicationLaunchOptionsKey = Application.LaunchOptionsKey

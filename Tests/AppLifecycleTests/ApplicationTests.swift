@@ -16,6 +16,41 @@ import Testing
         #expect(harness.delegate.calls.count == 2, "a second launch must do nothing")
     }
 
+    @Test(
+        "The books' application(_:didFinishLaunchingWithOptions:) is called at launch, after will-finish, with no options"
+    )
+    func applesLaunchSpellingsAreCalled() {
+        let seen = Recorder<String>()
+        final class BooksDelegate: ApplicationDelegate {
+            let seen: Recorder<String>
+            init(_ seen: Recorder<String>) { self.seen = seen }
+            func application(
+                _ application: Application,
+                willFinishLaunchingWithOptions launchOptions: [ApplicationLaunchOptionsKey: Any]?
+            ) -> Bool {
+                seen.append("willFinishLaunching:\(launchOptions == nil)")
+                return true
+            }
+            func application(
+                _ application: Application,
+                didFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?
+            ) -> Bool {
+                seen.append("didFinishLaunchingWithOptions:\(application.state)")
+                return true
+            }
+            // Apple calls this one only for a delegate without the method above.
+            func applicationDidFinishLaunching(_ application: Application) { seen.append("didFinishLaunching") }
+            func applicationDidBecomeActive(_ application: Application) { seen.append("didBecomeActive") }
+        }
+        let app = Application(
+            delegate: BooksDelegate(seen), scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
+        app.launch()
+        #expect(
+            seen.all == [
+                "willFinishLaunching:true", "didFinishLaunchingWithOptions:inactive", "didBecomeActive",
+            ])
+    }
+
     @Test func triggersBeforeLaunchRunRightAfterIt() {
         let harness = Harness()
         harness.app.send(.hidden)
