@@ -42,12 +42,12 @@ let package = Package(
             swiftSettings: [.define("KEEPSAKE_EXCLUSIVITY_CHECKS", .when(configuration: .debug))]
         ),
 
-        // Layer 0: the app container, durable files, backup rules, coordination, resources,
-        // and what every layer above shares: the one scheduler, observation token and name
-        // validator. Independent of the property-list layer.
+        // Layer 1: the app container, durable files, backup rules, coordination, resources
+        // (whose Info.plist it reads through the property-list layer), and what every layer
+        // above shares: the one scheduler, observation token and name validator.
         .target(
             name: "AppSandbox",
-            dependencies: [.product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: ["PropertyList", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
         ),
 
         // Layer 2: user defaults: search list, registration, suites, persistence, notifications,

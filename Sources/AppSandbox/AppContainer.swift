@@ -16,7 +16,7 @@ public import Foundation
 /// let url = container.urls(for: .documentDirectory, in: .userDomainMask).first
 /// ```
 public struct AppContainer: Sendable {
-    /// The reverse-DNS app identifier, e.g. `com.example.Homepwner`.
+    /// The app identifier, reverse-DNS by convention, e.g. `com.example.Homepwner`.
     public let identifier: String
     /// The container's root folder.
     public let url: URL
@@ -27,7 +27,8 @@ public struct AppContainer: Sendable {
     ///
     /// - Parameter environment: where `KEEPSAKE_CONTAINERS`, `XDG_DATA_HOME` and
     ///   `HOME` are read; tests pass their own so they never touch the home directory.
-    /// - Throws: ``SandboxError`` `.invalidName` when `identifier` is not reverse-DNS.
+    /// - Throws: ``SandboxError`` `.invalidName` when `identifier` is not a bundle
+    ///   identifier (see ``validate(identifier:)``).
     public init(
         identifier: String, containersDirectory: URL? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -107,27 +108,6 @@ public struct AppContainer: Sendable {
         directory.pathComponents.reduce(url) { $0.appendingPathComponent($1, isDirectory: true) }
     }
 
-    /// The container's directory for an Apple search-path directory, shaped like
-    /// `FileManager.urls(for:in:)` so code from the books ports by replacing
-    /// `FileManager.default` with a container. Supports `.documentDirectory`,
-    /// `.libraryDirectory`, `.cachesDirectory` and `.applicationSupportDirectory`
-    /// (any domain); returns `[]` for others. The directory is created if missing,
-    /// because on Apple platforms it always exists.
-    public func urls(for directory: FileManager.SearchPathDirectory, in domain: FileManager.SearchPathDomainMask)
-        -> [URL]
-    {
-        let kind: Directory
-        switch directory {
-        case .documentDirectory: kind = .documents
-        case .libraryDirectory: kind = .library
-        case .cachesDirectory: kind = .caches
-        case .applicationSupportDirectory: kind = .applicationSupport
-        default: return []
-        }
-        try? self.directory(kind).create()
-        return [url(for: kind)]
-    }
-
     public var documentsDirectory: URL { url(for: .documents) }
     public var libraryDirectory: URL { url(for: .library) }
     public var cachesDirectory: URL { url(for: .caches) }
@@ -158,9 +138,10 @@ public struct AppContainer: Sendable {
 
     // MARK: Identifier
 
-    /// Accepts reverse-DNS identifiers as Apple's bundle identifiers allow them: a
-    /// folder name (``NameValidator``) made of two or more dot-separated labels of
-    /// ASCII letters, digits and hyphens.
+    /// Accepts identifiers as Apple's bundle identifiers allow them: a folder name
+    /// (``NameValidator``) made of dot-separated labels of ASCII letters, digits and
+    /// hyphens. Reverse-DNS (`com.example.App`) is the convention; a single label
+    /// (an executable's name, for ``main``) is allowed.
     static func validate(identifier: String) throws(SandboxError) {
         if let problem = NameValidator.problem(in: identifier) {
             throw SandboxError(.invalidName, "app identifier: \(problem)", path: identifier)
@@ -170,11 +151,11 @@ public struct AppContainer: Sendable {
             (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
                 || byte == 0x2D
         }
-        guard labels.count >= 2,
-            labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) })
-        else {
+        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) }) else {
             throw SandboxError(
-                .invalidName, "app identifier must be reverse-DNS, like com.example.App", path: identifier)
+                .invalidName,
+                "app identifier must be labels of letters, digits and hyphens between dots, like com.example.App",
+                path: identifier)
         }
     }
 }

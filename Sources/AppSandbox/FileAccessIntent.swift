@@ -9,12 +9,16 @@ public struct FileAccessIntent: Sendable, Hashable {
     public var kind: Kind
 
     /// Corresponds to `NSFileAccessIntent.readingIntent(with:options:)`.
-    public static func readingIntent(with url: URL) -> FileAccessIntent {
+    public static func readingIntent(
+        with url: URL, options: FileCoordinator.ReadingOptions = []
+    ) -> FileAccessIntent {
         FileAccessIntent(url: url, kind: .reading)
     }
 
     /// Corresponds to `NSFileAccessIntent.writingIntent(with:options:)`.
-    public static func writingIntent(with url: URL) -> FileAccessIntent {
+    public static func writingIntent(
+        with url: URL, options: FileCoordinator.WritingOptions = []
+    ) -> FileAccessIntent {
         FileAccessIntent(url: url, kind: .writing)
     }
 }

@@ -151,7 +151,7 @@ public struct FileCoordinator: Sendable {
         var key: String { folder + "/" + name }
     }
 
-    private func coordinate<T>(_ intents: [FileAccessIntent], wait: LockFile.Wait, _ body: () throws -> T) throws
+    func coordinate<T>(_ intents: [FileAccessIntent], wait: LockFile.Wait, _ body: () throws -> T) throws
         -> T
     {
         var wanted: [String: (Target, FileAccessIntent.Kind)] = [:]

@@ -5,7 +5,7 @@
 /// everywhere: not empty, not `.` or `..` (nor a look-alike made only of dots and
 /// dot-like characters), no `/`, no NUL or other control character, no character that
 /// renders like `/` or `\`, and at most 255 UTF-8 bytes (`NAME_MAX`). Callers add
-/// their own rules (several components in a path, reverse-DNS labels in an app
+/// their own rules (several components in a path, dot-separated labels in an app
 /// identifier) and turn a ``Problem`` into their own typed error.
 ///
 /// ```swift

@@ -49,7 +49,7 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         /// the directory asked for (`..`, absolute path, symbolic link pointing out).
         public static let outsideContainer = Code("outsideContainer")
         /// A name is empty, too long, contains NUL or a look-alike of `/`, or an app
-        /// identifier is not reverse-DNS.
+        /// identifier is not a bundle identifier.
         public static let invalidName = Code("invalidName")
         /// Symbolic links nest too deeply (`ELOOP`).
         public static let tooManySymbolicLinks = Code("tooManySymbolicLinks")
@@ -71,6 +71,9 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let cancelled = Code("cancelled")
         /// Any other system error; ``SandboxError/errno`` tells which.
         public static let systemError = Code("systemError")
+        /// The container has nothing that answers the request (a search-path directory
+        /// iOS gives apps no counterpart of).
+        public static let unsupported = Code("unsupported")
 
         /// Lets `catch .noSpace` match a thrown ``SandboxError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {

@@ -30,6 +30,30 @@ struct CrossProcessTests {
         #expect(read.output == "hello\n")
     }
 
+    @Test("Defaults.standard lives in the app's own container: KEEPSAKE_APP_ID, else the executable's name")
+    func standardDefaultsUseTheMainContainer() throws {
+        let fixture = try TestContainers()
+        defer { fixture.remove() }
+        let containers = fixture.url.standardizedFileURL.path
+        let named = ["KEEPSAKE_CONTAINERS": containers, "KEEPSAKE_APP_ID": "com.example.Standard"]
+        // The helper exits right after setting: only the exit-time save can keep it.
+        let set = try Helper.run(["standard-set", "greeting", "hello"], environment: named)
+        #expect(set.status == 0, "\(set.errors)")
+        #expect(set.output == "com.example.Standard \(containers)/com.example.Standard\n")
+        #expect(try Helper.run(["standard-read", "greeting"], environment: named).output == "hello\n")
+        #expect(
+            FileManager.default.fileExists(
+                atPath: "\(containers)/com.example.Standard/Library/Preferences/com.example.Standard.plist"))
+
+        let unnamed = ["KEEPSAKE_CONTAINERS": containers, "KEEPSAKE_APP_ID": ""]
+        let byName = try Helper.run(["standard-set", "greeting", "bonjour"], environment: unnamed)
+        #expect(byName.output == "DefaultsTestHelper \(containers)/DefaultsTestHelper\n", "\(byName.errors)")
+        #expect(try Helper.run(["standard-read", "greeting"], environment: unnamed).output == "bonjour\n")
+        #expect(
+            try Helper.run(["standard-read", "greeting"], environment: named).output == "hello\n",
+            "two identities, two containers")
+    }
+
     @Test("kill -9 after the write delay loses nothing")
     func killAfterDelayLosesNothing() throws {
         let fixture = try TestContainers()

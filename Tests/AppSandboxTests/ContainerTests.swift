@@ -56,6 +56,41 @@ struct ContainerTests {
         #expect(container.urls(for: .desktopDirectory, in: .userDomainMask).isEmpty)
     }
 
+    @Test(
+        "url(for:in:appropriateFor:create:) answers like FileManager: creates on request, refuses what a container lacks"
+    )
+    func searchPathURL() throws {
+        let container = try AppContainer.temporary()
+        defer { try? container.destroy() }
+        try FileManager.default.removeItem(at: container.applicationSupportDirectory)
+        let lazy = try container.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
+        #expect(lazy == container.applicationSupportDirectory)
+        #expect(!FileManager.default.fileExists(atPath: lazy.path), "create: false must not create")
+        let made = try container.url(
+            for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        #expect(made == lazy && FileManager.default.fileExists(atPath: made.path))
+        #expect(
+            try container.url(for: .documentDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+                == container.documentsDirectory)
+
+        let error = #expect(throws: SandboxError.self) {
+            try container.url(for: .desktopDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+        }
+        #expect(error?.code == .unsupported)
+
+        let target = container.documentsDirectory.appendingPathComponent("items.archive")
+        let first = try container.url(
+            for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: target, create: true)
+        let second = try container.url(
+            for: .itemReplacementDirectory, in: .userDomainMask, appropriateFor: target, create: true)
+        #expect(first != second, "each replacement folder is new")
+        for folder in [first, second] {
+            #expect(folder.deletingLastPathComponent().standardizedFileURL.path == container.temporaryDirectory.path)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).isEmpty)
+        }
+    }
+
     @Test("A temporary container is private, complete and removable")
     func temporaryContainer() throws {
         let first = try AppContainer.temporary()
@@ -85,9 +120,9 @@ struct ContainerTests {
     }
 
     @Test(
-        "Identifiers must be reverse-DNS",
+        "Identifiers are labels of letters, digits and hyphens between dots",
         arguments: [
-            "", "app", "com..example", ".com.example", "com.example.", "com/example.app", "../x.y", "com.ex ample",
+            "", "com..example", ".com.example", "com.example.", "com/example.app", "../x.y", "com.ex ample",
             "com.exämple.app", "com.example.app\u{0}", String(repeating: "a.", count: 130) + "b",
         ])
     func invalidIdentifiers(identifier: String) {
@@ -99,7 +134,9 @@ struct ContainerTests {
 
     @Test(
         "Valid identifiers",
-        arguments: ["com.example.Homepwner", "org.keepsake.food-tracker", "io.a.b.c.d", "com.example2.App3"])
+        arguments: [
+            "com.example.Homepwner", "org.keepsake.food-tracker", "io.a.b.c.d", "com.example2.App3", "homepwner",
+        ])
     func validIdentifiers(identifier: String) throws {
         #expect(
             try AppContainer(identifier: identifier, environment: ["KEEPSAKE_CONTAINERS": "/c"]).identifier

@@ -120,4 +120,61 @@ struct CoordinationTests {
         #expect(
             coordinator.lockName(for: folder.file("real/item")) != coordinator.lockName(for: folder.file("real/other")))
     }
+
+    @Test("Apple's error-pointer shapes: the accessor runs when the lock is free, the error is set when it is not")
+    func errorPointerShapes() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let item = folder.file("person.txt")
+        var error: NSError?
+        var wrote = false
+        FileCoordinator().coordinate(writingItemAt: item, options: [.forReplacing], error: &error) { url in
+            wrote = (try? FileSystem.default.write("Matt", to: url)) != nil
+        }
+        #expect(wrote && error == nil)
+        var read: String?
+        FileCoordinator().coordinate(readingItemAt: item, options: [], error: &error) { url in
+            read = try? FileSystem.default.string(contentsOf: url)
+        }
+        #expect(read == "Matt" && error == nil)
+
+        // A writer holds the item: a coordinator that gives up quickly reports why.
+        try FileCoordinator().coordinate(writingItemAt: item) { _ in
+            try DispatchQueue.global().sync {
+                var called = false
+                FileCoordinator(timeout: .milliseconds(50)).coordinate(
+                    readingItemAt: item, options: [], writingItemAt: folder.file("copy.txt"), options: [],
+                    error: &error
+                ) { _, _ in called = true }
+                #expect(!called, "the accessor ran without the lock")
+                let underlying = try #require(error?.userInfo[NSUnderlyingErrorKey] as? SandboxError)
+                #expect(underlying.code == .timedOut)
+                #expect(error?.localizedDescription.contains("timedOut") == true, "\(String(describing: error))")
+            }
+        }
+    }
+
+    @Test(
+        "coordinate(with:queue:byAccessor:) runs the accessor on the queue holding the locks", .timeLimit(.minutes(1)))
+    func queueShape() async throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let intent = FileAccessIntent.writingIntent(with: folder.file("moi.txt"), options: [])
+        let queue = OperationQueue()
+        let outcome: String = await withCheckedContinuation { continuation in
+            FileCoordinator().coordinate(with: [intent], queue: queue) { error in
+                // Held here: another coordinator that waits briefly must give up.
+                let blocked =
+                    (try? FileCoordinator(timeout: .milliseconds(50)).coordinate(writingItemAt: intent.url) {
+                        _ in
+                    }) == nil
+                continuation.resume(
+                    returning: "error=\(error == nil ? "nil" : "set") queue=\(OperationQueue.current === queue) "
+                        + "blocked=\(blocked)")
+            }
+        }
+        #expect(outcome == "error=nil queue=true blocked=true")
+        // Released once the accessor returned.
+        try FileCoordinator(timeout: .seconds(5)).coordinate(writingItemAt: intent.url) { _ in }
+    }
 }

@@ -11,6 +11,60 @@ struct ResourceBundleTests {
         return ResourceBundle(url: base.url.appendingPathComponent("Fixtures/Resources"))
     }
 
+    @Test("The main bundle is <executable>.resources, with its Info.plist's identifier and Bundle's path calls")
+    func mainBundleLayout() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-main-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let resources = folder.appendingPathComponent("tool.resources")
+        try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
+        let executable = folder.appendingPathComponent("tool")
+        try Data("#!/bin/sh\n".utf8).write(to: executable)
+        #expect(ResourceBundle.resourceFolder(forExecutable: executable).path == resources.path)
+        #expect(
+            ResourceBundle.resourceFolder(forExecutable: folder.appendingPathComponent("other")).path == folder.path,
+            "without a resources folder, the executable's own folder")
+
+        let bundle = ResourceBundle(url: resources)
+        #expect(bundle.infoDictionary == nil && bundle.bundleIdentifier == nil, "no Info.plist")
+        try Data(
+            """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <plist version="1.0"><dict>
+            <key>CFBundleIdentifier</key><string>com.example.Tool</string>
+            <key>CFBundleVersion</key><string>7</string>
+            </dict></plist>
+            """.utf8
+        ).write(to: resources.appendingPathComponent("Info.plist"))
+        try Data("a,b\n".utf8).write(to: resources.appendingPathComponent("items.csv"))
+        #expect(bundle.bundleIdentifier == "com.example.Tool")
+        #expect(bundle.infoDictionary?["CFBundleVersion"] as? String == "7")
+        #expect(bundle.bundlePath == resources.path)
+        #expect(bundle.path(forResource: "items", ofType: "csv") == resources.appendingPathComponent("items.csv").path)
+        #expect(bundle.path(forResource: "items", ofType: "json") == nil)
+    }
+
+    @Test("The main container's identifier: KEEPSAKE_APP_ID, then CFBundleIdentifier, then the executable's name")
+    func mainIdentity() {
+        let both = AppContainer.mainIdentity(
+            environment: ["KEEPSAKE_APP_ID": "com.example.FromEnvironment"], bundleIdentifier: "com.example.Tool",
+            executableName: "tool")
+        #expect(both.identifier == "com.example.FromEnvironment")
+        let bundled = AppContainer.mainIdentity(
+            environment: ["KEEPSAKE_APP_ID": ""], bundleIdentifier: "com.example.Tool", executableName: "tool")
+        #expect(bundled.identifier == "com.example.Tool")
+        #expect(
+            AppContainer.mainIdentity(environment: [:], bundleIdentifier: nil, executableName: "tool").identifier
+                == "tool")
+        #expect(AppContainer.identifier(fromExecutableName: "port_home pwner") == "port-home-pwner")
+        #expect(AppContainer.identifier(fromExecutableName: "..x..y.") == "x.y")
+        #expect(AppContainer.identifier(fromExecutableName: "..") == "app")
+        for name in ["port_home pwner", "..x..y.", "..", "héllo", "a/b"] {
+            #expect(throws: Never.self, "\(name)") {
+                try AppContainer(identifier: AppContainer.identifier(fromExecutableName: name), environment: [:])
+            }
+        }
+    }
+
     @Test("Look up by name and extension, nil when missing")
     func lookup() throws {
         let resources = try Self.bundled()

@@ -17,6 +17,12 @@
 //   DefaultsTestHelper hold-lock CONTAINERS APP
 //       takes the app domain's cross-process lock through FileCoordinator, prints
 //       "locked", then waits to be killed
+//   DefaultsTestHelper standard-set KEY VALUE
+//       sets KEY in Defaults.standard (the app's own container, from KEEPSAKE_APP_ID
+//       or the executable's name), prints AppContainer.main's identifier and folder,
+//       and exits normally without flush
+//   DefaultsTestHelper standard-read KEY
+//       prints KEY's string value in Defaults.standard, or "(absent)"
 //   DefaultsTestHelper watches CONTAINERS APP
 //       prints the inotify descriptors open before, while 10 watching Defaults live,
 //       and after they are released (waiting up to 5 s for their threads to end)
@@ -40,8 +46,8 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count >= 4 else {
-    fail("usage: DefaultsTestHelper set|set-and-hang|read|crash-writer|hammer CONTAINERS APP …")
+guard arguments.count >= 3 else {
+    fail("usage: DefaultsTestHelper COMMAND ARGUMENTS… (see the list at the top of main.swift)")
 }
 let containers = URL(fileURLWithPath: arguments[2])
 
@@ -153,6 +159,14 @@ case "hold-lock" where arguments.count == 4:
     } catch {
         fail("lock: \(error)")
     }
+
+case "standard-set" where arguments.count == 4:
+    Defaults.standard.set(arguments[3], forKey: arguments[2])
+    say("\(AppContainer.main.identifier) \(AppContainer.main.url.path)")
+    exit(0)
+
+case "standard-read" where arguments.count == 3:
+    say(Defaults.standard.string(forKey: arguments[2]) ?? "(absent)")
 
 case "watches" where arguments.count == 4:
     func inotifyDescriptors() -> Int {

@@ -1,0 +1,56 @@
+import Foundation
+
+extension AppContainer {
+    /// The running app's own container, so that code ported from the books needs no
+    /// made-up identifier. Corresponds to the container iOS gives the app, which
+    /// `FileManager.default.urls(for:in:)` reaches there.
+    ///
+    /// The identifier comes from, in order: `KEEPSAKE_APP_ID`; `CFBundleIdentifier`
+    /// in the `Info.plist` shipped with the executable (``ResourceBundle/main``); the
+    /// executable's name, with characters an identifier cannot hold replaced by `-`.
+    /// The container lives where ``init(identifier:containersDirectory:environment:)``
+    /// puts it.
+    ///
+    /// An identifier given by `KEEPSAKE_APP_ID` or the `Info.plist` that is not a valid
+    /// identifier stops the program with a message naming it, at first use: running
+    /// on with another app's container would hide the user's data.
+    ///
+    /// ```swift
+    /// let itemArchiveURL = AppContainer.main.documentsDirectory.appendingPathComponent("items.archive")
+    /// ```
+    public static let main: AppContainer = {
+        let environment = ProcessInfo.processInfo.environment
+        let identity = mainIdentity(
+            environment: environment, bundleIdentifier: ResourceBundle.main.bundleIdentifier,
+            executableName: ResourceBundle.runningExecutable.lastPathComponent)
+        do {
+            return try AppContainer(identifier: identity.identifier, environment: environment)
+        } catch {
+            fatalError("AppContainer.main: \(identity.source) gives \"\(identity.identifier)\": \(error)")
+        }
+    }()
+
+    /// The running app's identifier and where it came from, by the rules of ``main``.
+    static func mainIdentity(environment: [String: String], bundleIdentifier: String?, executableName: String) -> (
+        identifier: String, source: String
+    ) {
+        if let identifier = environment["KEEPSAKE_APP_ID"], !identifier.isEmpty {
+            return (identifier, "KEEPSAKE_APP_ID")
+        }
+        if let bundleIdentifier, !bundleIdentifier.isEmpty {
+            return (bundleIdentifier, "CFBundleIdentifier in \(ResourceBundle.main.bundlePath)/Info.plist")
+        }
+        return (identifier(fromExecutableName: executableName), "the executable's name")
+    }
+
+    /// `name` as an identifier: characters other than ASCII letters, digits, `-` and
+    /// `.` become `-`, and empty labels go; `app` if nothing is left.
+    static func identifier(fromExecutableName name: String) -> String {
+        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
+        let labels = name.split(separator: ".").map { label in
+            String(label.map { allowed.contains($0) ? $0 : "-" })
+        }
+        let identifier = labels.joined(separator: ".")
+        return identifier.isEmpty ? "app" : String(identifier.prefix(200))
+    }
+}
