@@ -58,10 +58,24 @@ public protocol KeyedCoding: KeyedArchivable {
     /// data, as the books do, or throw to give the reason; the unarchiver reports either
     /// as `.decodingFailed` with the class name and key path, never a trap.
     init?(coder: KeyedDecoder) throws
+
+    /// Makes an instance with ``init(coder:)``; `nil` from it is thrown as
+    /// `.decodingFailed`. The unarchiver's plumbing: the default, inlined into each
+    /// conforming type's witness, spares the unarchiver a run-time look-up of
+    /// `Optional<Self>`'s metadata for every object it makes.
+    static func _instantiate(coder: KeyedDecoder) throws -> any KeyedCoding
 }
 
 extension KeyedCoding {
     public static var archiveClassName: String { String(reflecting: self) }
+
+    @inlinable
+    public static func _instantiate(coder: KeyedDecoder) throws -> any KeyedCoding {
+        guard let object = try Self(coder: coder) else {
+            throw KeyedArchiveError(.decodingFailed, "\(Self.self).init(coder:) returned nil")
+        }
+        return object
+    }
 
     public static var archiveClassVersion: Int { 0 }
 

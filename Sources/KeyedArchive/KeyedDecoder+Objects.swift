@@ -194,7 +194,7 @@ extension KeyedDecoder {
         let hadError = error != nil
         let object: any KeyedCoding
         do {
-            object = try Self.instantiate(type, coder: self)
+            object = try type._instantiate(coder: self)
         } catch {
             frame = savedFrames.removeLast()
             depth -= 1
@@ -216,15 +216,6 @@ extension KeyedDecoder {
         }
         slots[uid] = .value(object)
         resolveBackReferences(to: uid, with: object)
-        return object
-    }
-
-    private static func instantiate<Coded: KeyedCoding>(_ type: Coded.Type, coder: KeyedDecoder) throws
-        -> any KeyedCoding
-    {
-        guard let object = try Coded(coder: coder) else {
-            throw KeyedArchiveError(.decodingFailed, "\(Coded.self).init(coder:) returned nil")
-        }
         return object
     }
 
