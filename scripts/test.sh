@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The test command: every test of every package in the repository. First checks that a
-# user of the library resolves no networking package, then builds each package (the CLI
-# and app tests run the built binaries) and runs every suite. Tests that need a peer
+# The test command: every test of every package in the repository (the library, Apps/,
+# Tools/). First checks that a user of the library resolves no networking package, then
+# builds each package (the CLI and app tests run the built binaries) and runs every suite. Tests that need a peer
 # (python3, plistutil, chromium) skip with a message when it is missing.
 # Arguments go to each `swift test`, e.g. --filter (which skips the dependency check).
 set -euo pipefail
@@ -13,3 +13,5 @@ swift build --build-tests
 swift test --skip-build "$@"
 swift build --package-path Apps --build-tests
 swift test --package-path Apps --skip-build "$@"
+swift build --package-path Tools --build-tests
+swift test --package-path Tools --skip-build "$@"

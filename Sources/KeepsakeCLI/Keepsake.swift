@@ -10,7 +10,7 @@ struct Keepsake: ParsableCommand {
             "Read, check and convert property lists and keyed archives; manage user defaults; inspect and back up app containers.",
         subcommands: [
             PrintCommand.self, LintCommand.self, ConvertCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
-            DefaultsCommand.self, SandboxCommand.self,
+            DefaultsCommand.self, SandboxCommand.self, PortCheckCommand.self,
         ]
     )
 }

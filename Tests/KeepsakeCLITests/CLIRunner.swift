@@ -13,11 +13,15 @@ struct CLIRunner {
     /// The products folder holds the test bundle and the `keepsake` executable side by side.
     static let executable: URL? = BuiltProducts.executable(named: "keepsake")
 
-    static func run(_ arguments: [String], stdin: Data? = nil) throws -> Result {
+    /// Runs `keepsake` with `arguments`; `environment` entries replace the inherited ones.
+    static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
         let out = Pipe()
         let err = Pipe()
         let input = Pipe()

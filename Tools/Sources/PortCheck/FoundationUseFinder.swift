@@ -1,0 +1,133 @@
+import SwiftSyntax
+
+/// Walks one file's syntax tree for the Foundation APIs of ``PortChecker``. Only code
+/// is visited: comments are trivia and string literals are segments, so the same names
+/// there are never reported.
+final class FoundationUseFinder: SyntaxVisitor {
+    private let file: String
+    private let converter: SourceLocationConverter
+    /// Names bound to `FileManager.default` or `FileManager()` in this file
+    /// (`let fm = FileManager.default`), whose `urls(for:in:)` is FileManager's too.
+    private let fileManagerNames: Set<String>
+    private(set) var findings: [PortFinding] = []
+
+    init(file: String, tree: SourceFileSyntax) {
+        self.file = file
+        converter = SourceLocationConverter(fileName: file, tree: tree)
+        let bindings = FileManagerBindings(viewMode: .sourceAccurate)
+        bindings.walk(tree)
+        fileManagerNames = bindings.names
+        super.init(viewMode: .sourceAccurate)
+    }
+
+    /// Foundation types whose every use bypasses Keepsake, and what replaces them.
+    static let replacedTypes: [String: String] = [
+        "NSKeyedArchiver":
+            "is Foundation's archiver, which cannot archive KeyedCoding types and writes without syncing; use KeyedArchiver",
+        "NSKeyedUnarchiver": "is Foundation's unarchiver, which cannot decode KeyedCoding types; use KeyedUnarchiver",
+        "NSUserDefaults": "is Foundation's, which does not save on Linux; use Defaults",
+        "NSFileCoordinator": "coordinates nothing on Linux; use FileCoordinator",
+        "NSFileAccessIntent": "belongs to NSFileCoordinator; use FileAccessIntent with FileCoordinator",
+    ]
+
+    override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
+        reportReplacedType(node.baseName.text, at: node)
+        return .visitChildren
+    }
+
+    override func visit(_ node: IdentifierTypeSyntax) -> SyntaxVisitorContinueKind {
+        reportReplacedType(node.name.text, at: node)
+        return .visitChildren
+    }
+
+    override func visit(_ node: MemberAccessExprSyntax) -> SyntaxVisitorContinueKind {
+        let member = node.declName.baseName.text
+        let base = node.base?.trimmedDescription
+        switch (base, member) {
+        case ("UserDefaults", "standard"):
+            report(
+                node, "UserDefaults.standard", "is Foundation's, which does not save on Linux; use Defaults.standard")
+        case ("Bundle", "main"):
+            report(
+                node, "Bundle.main",
+                "is the executable's folder, not the app's resources; use ResourceBundle.main")
+        case (_, "isExcludedFromBackup"):
+            report(
+                node, "isExcludedFromBackup",
+                "is not kept on Linux; use setExcludedFromBackup(_:for:) on the container's SandboxDirectory")
+        default:
+            break
+        }
+        return .visitChildren
+    }
+
+    override func visit(_ node: FunctionCallExprSyntax) -> SyntaxVisitorContinueKind {
+        let labels = node.arguments.map { $0.label?.text ?? "_" }
+        if let callee = node.calledExpression.as(DeclReferenceExprSyntax.self), callee.baseName.text == "UserDefaults",
+            labels == ["suiteName"]
+        {
+            report(
+                node, "UserDefaults(suiteName:)",
+                "is Foundation's, which does not save on Linux; use Defaults(suiteName:container:)")
+        }
+        guard let callee = node.calledExpression.as(MemberAccessExprSyntax.self) else { return .visitChildren }
+        let method = callee.declName.baseName.text
+        switch (method, labels) {
+        case ("urls", ["for", "in"]) where isFileManager(callee.base):
+            report(
+                node, "FileManager.urls(for:in:)",
+                "answers the home folder's directories, outside any container; use AppContainer.main.urls(for:in:)")
+        case ("url", ["for", "in", "appropriateFor", "create"]) where isFileManager(callee.base):
+            report(
+                node, "FileManager.url(for:in:appropriateFor:create:)",
+                "answers the home folder's directories, outside any container; "
+                    + "use AppContainer.main.url(for:in:appropriateFor:create:)")
+        case ("write", ["to"]), ("write", ["to", "options"]):
+            report(
+                node, "Data.write(to:options:)",
+                "neither syncs the file nor checks that it stays in the container; "
+                    + "use FileSystem.default.write(_:to:) or a container directory's write(_:to:)")
+        case ("write", ["to", "atomically", "encoding"]):
+            report(
+                node, "String.write(to:atomically:encoding:)",
+                "neither syncs the file nor checks that it stays in the container; "
+                    + "use FileSystem.default.write(_:to:) or a container directory's write(_:to:)")
+        default:
+            break
+        }
+        return .visitChildren
+    }
+
+    private func isFileManager(_ expression: ExprSyntax?) -> Bool {
+        guard let expression else { return false }
+        let text = expression.trimmedDescription
+        return FileManagerBindings.isFileManager(text) || fileManagerNames.contains(text)
+    }
+
+    private func reportReplacedType(_ name: String, at node: some SyntaxProtocol) {
+        if let advice = Self.replacedTypes[name] { report(node, name, advice) }
+    }
+
+    private func report(_ node: some SyntaxProtocol, _ api: String, _ advice: String) {
+        let location = node.startLocation(converter: converter)
+        findings.append(PortFinding(file: file, line: location.line, column: location.column, api: api, advice: advice))
+    }
+}
+
+/// The names a file binds to a `FileManager` (`let fm = FileManager.default`).
+private final class FileManagerBindings: SyntaxVisitor {
+    private(set) var names: Set<String> = []
+
+    static func isFileManager(_ text: String) -> Bool {
+        text == "FileManager.default" || text == "FileManager()" || text == "FileManager.defaultManager()"
+    }
+
+    override func visit(_ node: PatternBindingSyntax) -> SyntaxVisitorContinueKind {
+        if let name = node.pattern.as(IdentifierPatternSyntax.self)?.identifier.text,
+            let value = node.initializer?.value, Self.isFileManager(value.trimmedDescription)
+        {
+            names.insert(name)
+        }
+        return .visitChildren
+    }
+}

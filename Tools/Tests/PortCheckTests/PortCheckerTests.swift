@@ -1,0 +1,116 @@
+import Foundation
+import PortCheck
+import Testing
+
+@Suite struct PortCheckerTests {
+    static func fixture(_ name: String) throws -> (path: String, source: String) {
+        let url = try #require(
+            Bundle.module.url(forResource: name, withExtension: "swift.txt", subdirectory: "Fixtures/Unported"))
+        return (url.path, try String(contentsOf: url, encoding: .utf8))
+    }
+
+    /// Every Foundation call of the issue, in the books' unported code, with its line.
+    static let expected: [(file: String, findings: [(line: Int, api: String)])] = [
+        (
+            "Homepwner",
+            [
+                (7, "FileManager.urls(for:in:)"), (13, "NSKeyedUnarchiver"), (20, "NSKeyedArchiver"),
+                (31, "Data.write(to:options:)"), (36, "FileManager.urls(for:in:)"),
+            ]
+        ),
+        (
+            "FoodTracker",
+            [(6, "FileManager.urls(for:in:)"), (14, "NSKeyedArchiver"), (21, "NSKeyedUnarchiver")]
+        ),
+        (
+            "Neuburg",
+            [
+                (6, "FileManager.url(for:in:appropriateFor:create:)"), (8, "isExcludedFromBackup"),
+                (11, "String.write(to:atomically:encoding:)"), (15, "NSFileCoordinator"), (16, "NSFileAccessIntent"),
+                (18, "NSKeyedArchiver"), (19, "Data.write(to:options:)"), (24, "UserDefaults.standard"),
+                (25, "UserDefaults(suiteName:)"), (26, "Bundle.main"),
+            ]
+        ),
+    ]
+
+    @Test("The books' unported code: every Foundation call that bypasses Keepsake, with its line", arguments: expected)
+    func unportedSeedCode(file: String, findings expected: [(line: Int, api: String)]) throws {
+        let (path, source) = try Self.fixture(file)
+        let findings = PortChecker.check(source: source, file: path)
+        #expect(findings.map(\.line) == expected.map(\.line))
+        #expect(findings.map(\.api) == expected.map(\.api))
+        for finding in findings {
+            #expect(finding.advice.contains("use "), "\(finding) does not say what to use")
+            #expect(finding.description.hasPrefix("\(path):\(finding.line):\(finding.column): warning: "))
+        }
+    }
+
+    @Test("Columns point at the call")
+    func columns() {
+        let findings = PortChecker.check(
+            source: "let ok = 1\n    let d = UserDefaults.standard\n", file: "f.swift")
+        #expect(
+            findings.map(\.description) == [
+                "f.swift:2:13: warning: UserDefaults.standard is Foundation's, which does not save on Linux; use Defaults.standard"
+            ])
+    }
+
+    @Test("The same names in comments, doc comments and string literals are not code")
+    func commentsAndStringsAreIgnored() {
+        let source = #"""
+            // NSKeyedArchiver.archiveRootObject(items, toFile: path)
+            /* UserDefaults.standard, FileManager.default.urls(for: .documentDirectory, in: .userDomainMask) */
+            /// Replaces `NSFileCoordinator` and `Bundle.main`.
+            let help = "NSKeyedUnarchiver.unarchiveObject(withFile:) and data.write(to: url, options: [.atomic])"
+            let multi = """
+                UserDefaults(suiteName: "group") and values.isExcludedFromBackup
+                """
+            let raw = #"NSFileAccessIntent"#
+            """#
+        #expect(PortChecker.check(source: source, file: "f.swift") == [])
+    }
+
+    @Test("Keepsake's own calls of the same names are not reported")
+    func keepsakeCallsAreNotReported() {
+        let source = """
+            let container = AppContainer.main
+            let docs = container.urls(for: .documentDirectory, in: .userDomainMask).first!
+            let support = try container.url(for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
+            try FileSystem.default.write(data, to: docs.appendingPathComponent("x"))
+            try container.directory(.documents).write(data, to: "x")
+            try KeyedArchiver.archive(items, to: url)
+            let items = KeyedUnarchiver.unarchiveObject(withFile: path) as? [Item]
+            Defaults.standard.set(5, forKey: "rows")
+            let resources = ResourceBundle.main.bundlePath
+            FileCoordinator().coordinate(writingItemAt: url, options: [], error: &error) { _ in }
+            try directory.setExcludedFromBackup(true, for: "cache")
+            """
+        #expect(PortChecker.check(source: source, file: "f.swift") == [])
+    }
+
+    @Test("A FileManager held in a variable is still FileManager")
+    func fileManagerVariables() {
+        let source = """
+            let fm = FileManager()
+            let docs = fm.urls(for: .documentDirectory, in: .userDomainMask)
+            let other = container.urls(for: .documentDirectory, in: .userDomainMask)
+            """
+        #expect(PortChecker.check(source: source, file: "f.swift").map(\.line) == [2])
+    }
+
+    @Test("Folders are searched for .swift files, in name order; a missing path is an error")
+    func paths() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("port-check-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("Sub"), withIntermediateDirectories: true)
+        try "let a = NSKeyedArchiver()\n".write(
+            to: folder.appendingPathComponent("Sub/B.swift"), atomically: true, encoding: .utf8)
+        try "let d = UserDefaults.standard\n".write(
+            to: folder.appendingPathComponent("A.swift"), atomically: true, encoding: .utf8)
+        try "NSKeyedArchiver\n".write(to: folder.appendingPathComponent("notes.md"), atomically: true, encoding: .utf8)
+        let findings = try PortChecker.check(paths: [folder.path])
+        #expect(findings.map(\.api) == ["UserDefaults.standard", "NSKeyedArchiver"])
+        #expect(throws: (any Error).self) { try PortChecker.check(paths: [folder.appendingPathComponent("none").path]) }
+    }
+}
