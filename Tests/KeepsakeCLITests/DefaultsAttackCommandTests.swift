@@ -112,6 +112,43 @@ final class DefaultsAttackCommandTests {
         #expect(try run(["read", app, "k"]).stdout == "v\n")
     }
 
+    @Test("Two writers with different TMPDIRs, 200 keepsake defaults write each: all 400 keys are saved")
+    func writersWithDifferentTemporaryDirectoriesLoseNothing() throws {
+        let perWriter = 200
+        let failures = Mutex<[String]>([])
+        let done = DispatchGroup()
+        let (app, containers, folder) = (app, containers.path, folder)
+        for writer in 0..<2 {
+            // Each writer sees its own TMPDIR, as under systemd's PrivateTmp or in two
+            // containers sharing a volume: the lock must not live there.
+            let temporary = folder.appendingPathComponent("tmp-\(writer)")
+            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+            done.enter()
+            Thread.detachNewThread {
+                defer { done.leave() }
+                for index in 0..<perWriter {
+                    do {
+                        let result = try CLIRunner.run(
+                            [
+                                "defaults", "write", app, "w\(writer)-\(index)", "-int", String(index), "--containers",
+                                containers,
+                            ],
+                            environment: ["TMPDIR": temporary.path])
+                        if result.status != 0 { failures.withLock { $0.append(result.stderr) } }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        done.wait()
+        #expect(failures.withLock { $0 } == [])
+        let file = try PropertyListReader().read(
+            try Data(contentsOf: preferences.appendingPathComponent("\(app).plist")))
+        let keys = Set(file.dictionaryValue?.keys ?? [])
+        #expect(keys.count == 2 * perWriter, "lost \(2 * perWriter - keys.count) of \(2 * perWriter) keys")
+    }
+
     @Test func concurrentArrayAddsKeepEveryElement() throws {
         let total = 100
         let failures = Mutex<[String]>([])
