@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Formats every Swift file of the repository's packages to .swift-format, or with
-# --check only reports what differs and exits 1 (what CI runs).
+# --check only reports what differs and exits 1 (what CI runs). Apps/Ports is left out:
+# the seeds' ports keep the books' own formatting, since their edits are counted.
 # Usage: scripts/format.sh [--check]
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -1,0 +1,97 @@
+import Foundation
+import KeyedArchive
+import TestSupport
+import Testing
+
+/// The FoodTracker lesson's code, ported with the porting table only (Ports/FoodTracker),
+/// run as a user would run it: its meals survive the process, and an archive it cannot
+/// read is neither lost nor overwritten.
+@Suite(.enabled(if: FoodTrackerPort.executable != nil, "FoodTrackerPort is not built"))
+final class FoodTrackerPortTests {
+    let containers: URL
+    var archive: URL { containers.appendingPathComponent("FoodTrackerPort/Documents/meals") }
+
+    init() throws {
+        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-port-\(UUID())")
+        try FileManager.default.createDirectory(at: containers, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: containers)
+    }
+
+    func run(_ arguments: String...) throws -> FoodTrackerPort.Result {
+        try FoodTrackerPort.run(arguments, containers: containers)
+    }
+
+    @Test("First launch shows the sample meals; an added meal is saved and read by the next process")
+    func mealsPersistAcrossLaunches() throws {
+        let first = try run()
+        #expect(first.output == "Caprese Salad: 4\nChicken and Potatoes: 5\nPasta with Meatballs: 3\n")
+        #expect(!FileManager.default.fileExists(atPath: archive.path), "the lesson saves only after a change")
+
+        let adding = try run("Ramen", "5")
+        #expect(adding.status == 0, "\(adding.errors)")
+        #expect(adding.output.hasPrefix("Meals successfully saved.\n"))
+        let again = try run()
+        #expect(
+            again.output == "Caprese Salad: 4\nChicken and Potatoes: 5\nPasta with Meatballs: 3\nRamen: 5\n")
+    }
+
+    /// What the lesson's archive would hold if a meal had been saved with a rating the
+    /// initializer refuses.
+    struct RatedNine: KeyedCoding {
+        static var archiveClassName: String { "FoodTrackerPort.Meal" }
+        func encode(with coder: KeyedEncoder) {
+            coder.encode("Soup", forKey: "name")
+            coder.encode(9, forKey: "rating")
+        }
+        init() {}
+        init(coder: KeyedDecoder) throws {}
+    }
+
+    @Test("A meal init?(coder:) refuses (a rating of 9) is reported, and the user's archive is not overwritten")
+    func unreadableArchiveIsKept() throws {
+        try FileManager.default.createDirectory(
+            at: archive.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let saved = try KeyedArchiver.archivedData(withRootObject: [RatedNine()])
+        try saved.write(to: archive)
+
+        let result = try run("Ramen", "5")
+        #expect(result.status == 0)
+        #expect(result.output.hasPrefix("Failed to save meals...\n"), "\(result.output)")
+        #expect(result.errors.contains("FoodTrackerPort.Meal"), "\(result.errors)")
+        #expect(try Data(contentsOf: archive) == saved, "the unreadable archive was replaced")
+    }
+}
+
+/// The built `FoodTrackerPort` executable, run in a scratch folder of containers.
+enum FoodTrackerPort {
+    static let executable = BuiltProducts.executable(named: "FoodTrackerPort")
+
+    struct Result {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    static func run(_ arguments: [String], containers: URL) throws -> Result {
+        let process = Process()
+        process.executableURL = try #require(executable)
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging([
+            "KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": "",
+        ]) { $1 }
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
+        let outputData = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
+            errors: String(decoding: errorData, as: UTF8.self))
+    }
+}
