@@ -8,7 +8,7 @@
 import Foundation
 import Keepsake
 
-@MainActor class MealTableViewController {
+class MealTableViewController {
     
     //MARK: Properties
     

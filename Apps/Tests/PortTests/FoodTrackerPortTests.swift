@@ -6,7 +6,7 @@ import Testing
 /// The FoodTracker lesson's code, ported with the porting table only (Ports/FoodTracker),
 /// run as a user would run it: its meals survive the process, and an archive it cannot
 /// read is neither lost nor overwritten.
-@Suite(.enabled(if: FoodTrackerPort.executable != nil, "FoodTrackerPort is not built"))
+@Suite(.enabled(if: Port.executable(named: "FoodTrackerPort") != nil, "FoodTrackerPort is not built"))
 final class FoodTrackerPortTests {
     let containers: URL
     var archive: URL { containers.appendingPathComponent("FoodTrackerPort/Documents/meals") }
@@ -20,8 +20,8 @@ final class FoodTrackerPortTests {
         try? FileManager.default.removeItem(at: containers)
     }
 
-    func run(_ arguments: String...) throws -> FoodTrackerPort.Result {
-        try FoodTrackerPort.run(arguments, containers: containers)
+    func run(_ arguments: String...) throws -> Port.Result {
+        try Port.run("FoodTrackerPort", arguments, containers: containers)
     }
 
     @Test("First launch shows the sample meals; an added meal is saved and read by the next process")
@@ -62,36 +62,5 @@ final class FoodTrackerPortTests {
         #expect(result.output.hasPrefix("Failed to save meals...\n"), "\(result.output)")
         #expect(result.errors.contains("FoodTrackerPort.Meal"), "\(result.errors)")
         #expect(try Data(contentsOf: archive) == saved, "the unreadable archive was replaced")
-    }
-}
-
-/// The built `FoodTrackerPort` executable, run in a scratch folder of containers.
-enum FoodTrackerPort {
-    static let executable = BuiltProducts.executable(named: "FoodTrackerPort")
-
-    struct Result {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    static func run(_ arguments: [String], containers: URL) throws -> Result {
-        let process = Process()
-        process.executableURL = try #require(executable)
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": "",
-        ]) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
     }
 }

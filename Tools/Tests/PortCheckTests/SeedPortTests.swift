@@ -12,7 +12,8 @@ import Testing
 
     /// Each ported seed: its name in the README's table, its folder, its files.
     static let ports: [(seed: String, folder: String, files: [String])] = [
-        ("FoodTracker", "Apps/Ports/FoodTracker", ["Meal.swift", "MealTableViewController.swift"])
+        ("FoodTracker", "Apps/Ports/FoodTracker", ["Meal.swift", "MealTableViewController.swift"]),
+        ("Neuburg", "Apps/Ports/Neuburg", ["PersistentStorage.swift"]),
     ]
 
     @Test("port-check finds nothing in the ports, and finds the books' calls in the originals", arguments: ports)

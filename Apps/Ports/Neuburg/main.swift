@@ -1,0 +1,14 @@
+// Stands in for UIKit, which would call the view controller's methods on iOS: runs each
+// example once and prints what it prints. Not part of the book, so not counted.
+import Foundation
+
+let controller = ViewController()
+let docsurl = try controller.files()
+let moifile = try controller.archiving(docsurl: docsurl)
+let coordinated = DispatchSemaphore(value: 0)
+controller.coordinated(moifile: moifile, queue: OperationQueue()) { person in
+    print("coordinated \(person.map { "\($0)" } ?? "nil")")
+    coordinated.signal()
+}
+coordinated.wait()
+try controller.preferences()
