@@ -81,6 +81,7 @@ let package = Package(
         .testTarget(
             name: "PortTests",
             dependencies: [
+                .product(name: "Keepsake", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "KeepsakeTestSupport", package: keepsake),
             ]
