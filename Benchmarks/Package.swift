@@ -28,6 +28,12 @@ let package = Package(
             name: "PlainRatios",
             dependencies: ["BenchmarkData", .product(name: "PropertyList", package: keepsake)]
         ),
+        // libplist, for PeerRatios: Debian's libplist-dev.
+        .systemLibrary(name: "CLibPlist", pkgConfig: "libplist-2.0", providers: [.apt(["libplist-dev"])]),
+        .executableTarget(
+            name: "PeerRatios",
+            dependencies: ["BenchmarkData", "CLibPlist", .product(name: "PropertyList", package: keepsake)]
+        ),
         .executableTarget(
             name: "InstructionCounts",
             dependencies: [
