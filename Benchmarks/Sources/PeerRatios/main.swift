@@ -5,9 +5,11 @@ import PropertyList
 
 // The property-list cases against every reader and writer a user could pick instead, on
 // the same 100k-record data in one run: libplist in this process (Debian's
-// libplist-dev), Python's plistlib (a python3 child process timing itself) and
-// Foundation. Best of N runs each; the last column is the best peer's time over ours.
+// libplist-dev), the Rust plist crate and Python's plistlib (child processes timing
+// themselves on the same files) and Foundation. Best of N runs each; the last column is
+// the best peer's time over ours.
 // Usage: swift run -c release --package-path Benchmarks PeerRatios [runs]
+// (build Benchmarks/Peers/rust-plist first with `cargo build --release` there).
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 7 : 7
 
@@ -89,35 +91,21 @@ func libplist(_ which: Case) -> Double {
     }
 }
 
-/// plistlib's best times, in milliseconds, from a python3 child reading the same files;
-/// nil when python3 is missing.
-func plistlib() -> [Case: Double]? {
+/// The best times, in milliseconds, of a peer run as a child process on the same files:
+/// `command` gets the binary file, the XML file and the run count, and prints one time
+/// per case, in `Case` order. nil when it cannot run.
+func childPeer(_ command: [String]) -> [Case: Double]? {
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-peers-\(getpid())")
     defer { try? FileManager.default.removeItem(at: folder) }
-    let script = """
-        import plistlib, sys, time
-        binary = open(sys.argv[1], 'rb').read(); xml = open(sys.argv[2], 'rb').read(); runs = int(sys.argv[3])
-        value = plistlib.loads(binary)
-        def best(f):
-            times = []
-            for _ in range(runs):
-                start = time.perf_counter(); f(); times.append(time.perf_counter() - start)
-            return min(times) * 1000
-        print(best(lambda: plistlib.loads(binary)))
-        print(best(lambda: plistlib.dumps(value, fmt=plistlib.FMT_XML)))
-        print(best(lambda: plistlib.dumps(value, fmt=plistlib.FMT_BINARY)))
-        print(best(lambda: plistlib.loads(xml)))
-        """
+    let binaryFile = folder.appendingPathComponent("records.bplist")
+    let xmlFile = folder.appendingPathComponent("records.xml")
     do {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        try Data(binary).write(to: folder.appendingPathComponent("records.bplist"))
-        try Data(xml).write(to: folder.appendingPathComponent("records.xml"))
+        try Data(binary).write(to: binaryFile)
+        try Data(xml).write(to: xmlFile)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
-            "python3", "-c", script, folder.appendingPathComponent("records.bplist").path,
-            folder.appendingPathComponent("records.xml").path, String(runs),
-        ]
+        process.arguments = command + [binaryFile.path, xmlFile.path, String(runs)]
         let output = Pipe()
         process.standardOutput = output
         try process.run()
@@ -131,19 +119,39 @@ func plistlib() -> [Case: Double]? {
     }
 }
 
+let plistlibScript = """
+    import plistlib, sys, time
+    binary = open(sys.argv[1], 'rb').read(); xml = open(sys.argv[2], 'rb').read(); runs = int(sys.argv[3])
+    value = plistlib.loads(binary)
+    def best(f):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter(); f(); times.append(time.perf_counter() - start)
+        return min(times) * 1000
+    print(best(lambda: plistlib.loads(binary)))
+    print(best(lambda: plistlib.dumps(value, fmt=plistlib.FMT_XML)))
+    print(best(lambda: plistlib.dumps(value, fmt=plistlib.FMT_BINARY)))
+    print(best(lambda: plistlib.loads(xml)))
+    """
+let rustPeer = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+    .deletingLastPathComponent().appendingPathComponent("Peers/rust-plist/target/release/rust-plist-peer").path
+
 func format(_ milliseconds: Double?) -> String {
     milliseconds.map { String(format: "%.1f ms", $0) } ?? "—"
 }
 
-let python = plistlib()
-print("| case, 100k records (best of \(runs)) | keepsake | libplist | plistlib | Foundation | best peer / keepsake |")
-print("|:--|--:|--:|--:|--:|--:|")
+let python = childPeer(["python3", "-c", plistlibScript])
+let rust = FileManager.default.isExecutableFile(atPath: rustPeer) ? childPeer([rustPeer]) : nil
+print(
+    "| case, 100k records (best of \(runs)) | keepsake | libplist | Rust plist | plistlib | Foundation "
+        + "| best peer / keepsake |")
+print("|:--|--:|--:|--:|--:|--:|--:|")
 for which in Case.allCases {
     let ours = try keepsake(which)
-    let peers = [libplist(which), python?[which], try foundation(which)]
+    let peers = [libplist(which), rust?[which], python?[which], try foundation(which)]
     let bestPeer = peers.compactMap { $0 }.min()!
     print(
-        "| \(which.rawValue) | \(format(ours)) | \(format(peers[0])) | \(format(peers[1])) | \(format(peers[2])) | "
+        "| \(which.rawValue) | \(format(ours)) | " + peers.map(format).joined(separator: " | ") + " | "
             + String(format: "%.2f×", bestPeer / ours) + " |")
 }
 plist_free(libplistTree)
