@@ -175,6 +175,28 @@ struct XMLWriterTests {
         }
     }
 
+    @Test("&, < and > are escaped wherever they fall, in strings and keys of every length up to 40")
+    func escapesMarkupAtEveryPosition() throws {
+        for length in 0...40 {
+            for position in 0..<max(length, 1) {
+                for special in ["&", "<", ">"] {
+                    var characters = Array(repeating: "a", count: length)
+                    if length > 0 { characters[position] = special }
+                    // A second special byte eight places on, in the next word the writer loads.
+                    if position + 8 < length { characters[position + 8] = "<" }
+                    let text = characters.joined()
+                    let escaped = text.replacingOccurrences(of: "&", with: "&amp;")
+                        .replacingOccurrences(of: "<", with: "&lt;").replacingOccurrences(of: ">", with: "&gt;")
+                    let written = try Self.write(.dictionary([text: .string(text)]))
+                    #expect(
+                        written.contains("\t<key>\(escaped)</key>\n\t<string>\(escaped)</string>\n"),
+                        "length \(length), \(special) at \(position)")
+                    #expect(try PropertyListReader().read(Array(written.utf8)) == .dictionary([text: .string(text)]))
+                }
+            }
+        }
+    }
+
     @Test func keepsTheDictionarysKeyOrder() throws {
         var dictionary = PropertyListDictionary()
         for key in ["zeta", "alpha", "mu"] { dictionary[key] = .bool(true) }

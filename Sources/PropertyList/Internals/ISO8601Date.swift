@@ -18,18 +18,45 @@ enum ISO8601Date {
         let days = unix >= 0 ? unix / 86_400 : (unix - 86_399) / 86_400
         let secondOfDay = unix - days * 86_400
         let (year, month, day) = civilDate(daysSince1970: days)
-        appendPadded(year, width: 4, into: &output)
-        output.append(UInt8(ascii: "-"))
-        appendPadded(month, width: 2, into: &output)
-        output.append(UInt8(ascii: "-"))
-        appendPadded(day, width: 2, into: &output)
-        output.append(UInt8(ascii: "T"))
-        appendPadded(secondOfDay / 3600, width: 2, into: &output)
-        output.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay / 60 % 60, width: 2, into: &output)
-        output.append(UInt8(ascii: ":"))
-        appendPadded(secondOfDay % 60, width: 2, into: &output)
-        output.append(UInt8(ascii: "Z"))
+        // At most 30 bytes (a year of 11 digits with its sign): built on the stack and
+        // appended once.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 32) { buffer in
+            var position = 0
+            func put(_ byte: UInt8) {
+                buffer[position] = byte
+                position += 1
+            }
+            func put(_ value: Int64, width: Int) {
+                if value < 0 { put(UInt8(ascii: "-")) }
+                let magnitude = value.magnitude
+                var scale: UInt64 = 1
+                var digits = 1
+                while magnitude / scale >= 10 {
+                    scale *= 10
+                    digits += 1
+                }
+                for _ in digits..<max(width, digits) { put(UInt8(ascii: "0")) }
+                var remaining = magnitude
+                while scale > 0 {
+                    put(UInt8(truncatingIfNeeded: remaining / scale) &+ UInt8(ascii: "0"))
+                    remaining %= scale
+                    scale /= 10
+                }
+            }
+            put(year, width: 4)
+            put(UInt8(ascii: "-"))
+            put(month, width: 2)
+            put(UInt8(ascii: "-"))
+            put(day, width: 2)
+            put(UInt8(ascii: "T"))
+            put(secondOfDay / 3600, width: 2)
+            put(UInt8(ascii: ":"))
+            put(secondOfDay / 60 % 60, width: 2)
+            put(UInt8(ascii: ":"))
+            put(secondOfDay % 60, width: 2)
+            put(UInt8(ascii: "Z"))
+            output.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<position]))
+        }
     }
 
     /// Parses the text between `<date>` and `</date>`; `nil` when malformed or when a
@@ -126,14 +153,5 @@ enum ISO8601Date {
         let day = dayOfYear - (153 * shiftedMonth + 2) / 5 + 1
         let month = shiftedMonth < 10 ? shiftedMonth + 3 : shiftedMonth - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-
-    private static func appendPadded(_ value: Int64, width: Int, into output: inout [UInt8]) {
-        if value < 0 { output.append(UInt8(ascii: "-")) }
-        let digits = Array(String(value.magnitude).utf8)
-        if digits.count < width {
-            output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: width - digits.count))
-        }
-        output.append(contentsOf: digits)
     }
 }

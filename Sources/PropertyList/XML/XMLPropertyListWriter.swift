@@ -31,14 +31,13 @@ import Foundation
 /// let bytes = try XMLPropertyListWriter.write(["name": "Spork", "price": 3.5])
 /// ```
 enum XMLPropertyListWriter {
-    private static let header = Array(
-        """
+    private static let header: StaticString = """
         <?xml version="1.0" encoding="UTF-8"?>
         <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
         <plist version="1.0">
 
-        """.utf8)
-    private static let footer = Array("</plist>\n".utf8)
+        """
+    private static let footer: StaticString = "</plist>\n"
     private static let maximumLineLength = 76
     private static let maximumDataIndent = 8
 
@@ -48,147 +47,177 @@ enum XMLPropertyListWriter {
     static func write(_ value: PropertyListValue, maxDepth: Int = PropertyListLimits.default.maxDepth)
         throws(PropertyListError) -> [UInt8]
     {
-        var output: [UInt8] = []
-        output.reserveCapacity(4096)
-        output.append(contentsOf: header)
-        try append(value, indent: 0, maxDepth: maxDepth, to: &output)
-        output.append(contentsOf: footer)
-        return output
+        var writing = Writing(maxDepth: maxDepth)
+        writing.sink.append(header)
+        try writing.append(value, indent: 0)
+        writing.sink.append(footer)
+        return writing.sink.bytes()
     }
 
-    /// Appends `value`, which sits inside `indent` containers.
-    private static func append(_ value: PropertyListValue, indent: Int, maxDepth: Int, to output: inout [UInt8])
-        throws(PropertyListError)
-    {
-        appendTabs(indent, to: &output)
-        switch value {
-        case .string(let string):
-            appendElement("string", escaping: string, to: &output)
-        case .integer(let integer):
-            appendElement("integer", text: String(integer), to: &output)
-        case .unsignedInteger(let integer):
-            appendElement("integer", text: String(integer), to: &output)
-        case .real(let real):
-            appendElement("real", text: text(of: real), to: &output)
-        case .float(let float):
-            appendElement("real", text: text(of: Double(float)), to: &output)
-        case .bool(let bool):
-            append(bool ? "<true/>\n" : "<false/>\n", to: &output)
-        case .date(let date):
-            append("<date>", to: &output)
-            try ISO8601Date.format(date.timeIntervalSinceReferenceDate, into: &output)
-            append("</date>\n", to: &output)
-        case .data(let data):
-            append("<data>\n", to: &output)
-            appendBase64(data, indent: indent, to: &output)
-            appendTabs(indent, to: &output)
-            append("</data>\n", to: &output)
-        case .array(let array):
-            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            guard !array.isEmpty else { return append("<array/>\n", to: &output) }
-            append("<array>\n", to: &output)
-            for (index, element) in array.enumerated() {
-                do {
-                    try append(element, indent: indent + 1, maxDepth: maxDepth, to: &output)
-                } catch {
-                    throw error.inside("[\(index)]")
-                }
-            }
-            appendTabs(indent, to: &output)
-            append("</array>\n", to: &output)
-        case .dictionary(let dictionary):
-            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            guard !dictionary.isEmpty else { return append("<dict/>\n", to: &output) }
-            append("<dict>\n", to: &output)
-            for (key, element) in dictionary {
-                do {
-                    appendTabs(indent + 1, to: &output)
-                    appendElement("key", escaping: key, to: &output)
-                    try append(element, indent: indent + 1, maxDepth: maxDepth, to: &output)
-                } catch {
-                    throw error.inside(key)
-                }
-            }
-            appendTabs(indent, to: &output)
-            append("</dict>\n", to: &output)
-        case .uid(let uid):
-            // Read back, the `{CF$UID}` dictionary is a level of nesting.
-            guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            append("<dict>\n", to: &output)
-            appendTabs(indent + 1, to: &output)
-            appendElement("key", text: PropertyListUID.dictionaryKey, to: &output)
-            appendTabs(indent + 1, to: &output)
-            appendElement("integer", text: String(uid.value), to: &output)
-            appendTabs(indent, to: &output)
-            append("</dict>\n", to: &output)
+    /// One document being written: the bytes, and a scratch buffer for the dates and
+    /// data that other encoders render.
+    private struct Writing: ~Copyable {
+        var sink = ByteSink(capacity: 4096)
+        var scratch: [UInt8] = []
+        let maxDepth: Int
+
+        init(maxDepth: Int) {
+            self.maxDepth = maxDepth
         }
-    }
 
-    /// The shortest text that reads back to `real`, with Core Foundation's names for
-    /// the non-finite values.
-    private static func text(of real: Double) -> String {
-        if real.isNaN { return "nan" }
-        if real.isInfinite { return real < 0 ? "-infinity" : "+infinity" }
-        return real.description
-    }
-
-    /// `<name>text</name>` and a newline, for text that needs no escaping.
-    private static func appendElement(_ name: StaticString, text: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "<"))
-        append(name, to: &output)
-        output.append(UInt8(ascii: ">"))
-        output.append(contentsOf: text.utf8)
-        output.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
-        append(name, to: &output)
-        output.append(contentsOf: [UInt8(ascii: ">"), 0x0A])
-    }
-
-    private static func appendElement(_ name: StaticString, escaping string: String, to output: inout [UInt8]) {
-        output.append(UInt8(ascii: "<"))
-        append(name, to: &output)
-        output.append(UInt8(ascii: ">"))
-        var string = string
-        string.withUTF8 { appendEscaped($0, to: &output) }
-        output.append(contentsOf: [UInt8(ascii: "<"), UInt8(ascii: "/")])
-        append(name, to: &output)
-        output.append(contentsOf: [UInt8(ascii: ">"), 0x0A])
-    }
-
-    /// Appends `text` with `&`, `<` and `>` escaped, in runs between special bytes.
-    private static func appendEscaped(_ text: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
-        var runStart = 0
-        for (index, byte) in text.enumerated() where byte <= UInt8(ascii: ">") {
-            let replacement: StaticString
-            switch byte {
-            case UInt8(ascii: "&"): replacement = "&amp;"
-            case UInt8(ascii: "<"): replacement = "&lt;"
-            case UInt8(ascii: ">"): replacement = "&gt;"
-            default: continue
+        /// Appends `value`, which sits inside `indent` containers.
+        mutating func append(_ value: PropertyListValue, indent: Int) throws(PropertyListError) {
+            sink.append(0x09, count: indent)
+            switch value {
+            case .string(let string):
+                appendElement("<string>", "</string>\n", escaping: string)
+            case .integer(let integer):
+                sink.append("<integer>")
+                sink.appendDecimal(integer)
+                sink.append("</integer>\n")
+            case .unsignedInteger(let integer):
+                sink.append("<integer>")
+                sink.appendDecimal(integer)
+                sink.append("</integer>\n")
+            case .real(let real):
+                appendElement("<real>", "</real>\n", text: text(of: real))
+            case .float(let float):
+                appendElement("<real>", "</real>\n", text: text(of: Double(float)))
+            case .bool(let bool):
+                sink.append(bool ? "<true/>\n" : "<false/>\n")
+            case .date(let date):
+                sink.append("<date>")
+                scratch.removeAll(keepingCapacity: true)
+                try ISO8601Date.format(date.timeIntervalSinceReferenceDate, into: &scratch)
+                sink.append(scratch)
+                sink.append("</date>\n")
+            case .data(let data):
+                sink.append("<data>\n")
+                appendBase64(data, indent: indent)
+                sink.append(0x09, count: indent)
+                sink.append("</data>\n")
+            case .array(let array):
+                guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
+                guard !array.isEmpty else { return sink.append("<array/>\n") }
+                sink.append("<array>\n")
+                for (index, element) in array.enumerated() {
+                    do {
+                        try append(element, indent: indent + 1)
+                    } catch {
+                        throw error.inside("[\(index)]")
+                    }
+                }
+                sink.append(0x09, count: indent)
+                sink.append("</array>\n")
+            case .dictionary(let dictionary):
+                guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
+                guard !dictionary.isEmpty else { return sink.append("<dict/>\n") }
+                sink.append("<dict>\n")
+                for (key, element) in dictionary {
+                    do {
+                        sink.append(0x09, count: indent + 1)
+                        appendElement("<key>", "</key>\n", escaping: key)
+                        try append(element, indent: indent + 1)
+                    } catch {
+                        throw error.inside(key)
+                    }
+                }
+                sink.append(0x09, count: indent)
+                sink.append("</dict>\n")
+            case .uid(let uid):
+                // Read back, the `{CF$UID}` dictionary is a level of nesting.
+                guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
+                sink.append("<dict>\n")
+                sink.append(0x09, count: indent + 1)
+                appendElement("<key>", "</key>\n", text: PropertyListUID.dictionaryKey)
+                sink.append(0x09, count: indent + 1)
+                sink.append("<integer>")
+                sink.appendDecimal(uid.value)
+                sink.append("</integer>\n")
+                sink.append(0x09, count: indent)
+                sink.append("</dict>\n")
             }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart..<index]))
-            append(replacement, to: &output)
-            runStart = index + 1
         }
-        output.append(contentsOf: UnsafeBufferPointer(rebasing: text[runStart...]))
-    }
 
-    /// Base64 lines as Core Foundation lays them out: each indented like the `<data>`
-    /// tag (at most 8 tabs), `76 - 8 × tabs` characters long, the last one shorter.
-    private static func appendBase64(_ data: Data, indent: Int, to output: inout [UInt8]) {
-        guard !data.isEmpty else { return }
-        let tabs = min(indent, maximumDataIndent)
-        let lineLength = maximumLineLength - 8 * tabs
-        appendTabs(tabs, to: &output)
-        Base64.encode(data, lineLength: lineLength, lineBreak: [0x0A] + repeatElement(0x09, count: tabs), into: &output)
-        output.append(0x0A)
-    }
+        /// The shortest text that reads back to `real`, with Core Foundation's names for
+        /// the non-finite values.
+        private func text(of real: Double) -> String {
+            if real.isNaN { return "nan" }
+            if real.isInfinite { return real < 0 ? "-infinity" : "+infinity" }
+            return real.description
+        }
 
-    private static func appendTabs(_ count: Int, to output: inout [UInt8]) {
-        for _ in 0..<count { output.append(0x09) }
-    }
+        /// `opening`, `text`, then `closing` (the end tag and the newline), for text that
+        /// needs no escaping.
+        private mutating func appendElement(_ opening: StaticString, _ closing: StaticString, text: String) {
+            sink.append(opening)
+            var text = text
+            text.withUTF8 { sink.append($0) }
+            sink.append(closing)
+        }
 
-    private static func append(_ literal: StaticString, to output: inout [UInt8]) {
-        output.append(contentsOf: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+        private mutating func appendElement(_ opening: StaticString, _ closing: StaticString, escaping string: String) {
+            sink.append(opening)
+            var string = string
+            string.withUTF8 { appendEscaped($0) }
+            sink.append(closing)
+        }
+
+        /// Appends `text` with `&`, `<` and `>` escaped, in runs between special bytes,
+        /// looking at eight bytes at a time where none of them is special.
+        private mutating func appendEscaped(_ text: UnsafeBufferPointer<UInt8>) {
+            guard let start = text.baseAddress else { return }
+            let count = text.count
+            var runStart = 0
+            var index = 0
+            while index < count {
+                if count - index >= 8, !Self.holdsMarkup(UnsafeRawPointer(start + index).loadUnaligned(as: UInt64.self))
+                {
+                    index += 8
+                    continue
+                }
+                let replacement: StaticString
+                switch start[index] {
+                case UInt8(ascii: "&"): replacement = "&amp;"
+                case UInt8(ascii: "<"): replacement = "&lt;"
+                case UInt8(ascii: ">"): replacement = "&gt;"
+                default:
+                    index += 1
+                    continue
+                }
+                sink.append(UnsafeBufferPointer(start: start + runStart, count: index - runStart))
+                sink.append(replacement)
+                index += 1
+                runStart = index
+            }
+            sink.append(UnsafeBufferPointer(start: start + runStart, count: count - runStart))
+        }
+
+        /// Whether any of the eight bytes of `word` is `&`, `<` or `>`: a byte equal to one
+        /// of them is zero after XOR with it, and `(x - 0x01…01) & ~x & 0x80…80` is not
+        /// zero exactly when some byte of `x` is.
+        @inline(__always)
+        private static func holdsMarkup(_ word: UInt64) -> Bool {
+            func holdsZeroByte(_ x: UInt64) -> Bool {
+                (x &- 0x0101_0101_0101_0101) & ~x & 0x8080_8080_8080_8080 != 0
+            }
+            return holdsZeroByte(word ^ 0x2626_2626_2626_2626) || holdsZeroByte(word ^ 0x3C3C_3C3C_3C3C_3C3C)
+                || holdsZeroByte(word ^ 0x3E3E_3E3E_3E3E_3E3E)
+        }
+
+        /// Base64 lines as Core Foundation lays them out: each indented like the `<data>`
+        /// tag (at most 8 tabs), `76 - 8 × tabs` characters long, the last one shorter.
+        private mutating func appendBase64(_ data: Data, indent: Int) {
+            guard !data.isEmpty else { return }
+            let tabs = min(indent, maximumDataIndent)
+            let lineLength = maximumLineLength - 8 * tabs
+            sink.append(0x09, count: tabs)
+            scratch.removeAll(keepingCapacity: true)
+            Base64.encode(
+                data, lineLength: lineLength, lineBreak: [0x0A] + repeatElement(0x09, count: tabs), into: &scratch)
+            sink.append(scratch)
+            sink.append(0x0A)
+        }
     }
 }
 
