@@ -176,6 +176,8 @@ enum XMLPropertyListWriter {
                     index += 8
                     continue
                 }
+                // The last bytes, padded with zeros (never markup) to a word.
+                if count - index < 8, !Self.holdsMarkup(tail: start + index, count: count - index) { break }
                 let replacement: StaticString
                 switch start[index] {
                 case UInt8(ascii: "&"): replacement = "&amp;"
@@ -191,6 +193,14 @@ enum XMLPropertyListWriter {
                 runStart = index
             }
             sink.append(UnsafeBufferPointer(start: start + runStart, count: count - runStart))
+        }
+
+        /// Whether any of the `count` (fewer than 8) bytes at `start` is `&`, `<` or `>`.
+        @inline(__always)
+        private static func holdsMarkup(tail start: UnsafePointer<UInt8>, count: Int) -> Bool {
+            var word: UInt64 = 0
+            withUnsafeMutableBytes(of: &word) { $0.baseAddress!.copyMemory(from: start, byteCount: count) }
+            return holdsMarkup(word)
         }
 
         /// Whether any of the eight bytes of `word` is `&`, `<` or `>`: a byte equal to one
