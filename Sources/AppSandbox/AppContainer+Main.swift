@@ -43,14 +43,14 @@ extension AppContainer {
         return (identifier(fromExecutableName: executableName), "the executable's name")
     }
 
-    /// `name` as an identifier: characters other than ASCII letters, digits, `-` and
-    /// `.` become `-`, and empty labels go; `app` if nothing is left.
+    /// `name` as an identifier: bytes other than ASCII letters, digits, `-` and `.`
+    /// become `-`, and empty labels go; `app` if nothing is left.
     static func identifier(fromExecutableName name: String) -> String {
-        let allowed = Set("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
-        let labels = name.split(separator: ".").map { label in
-            String(label.map { allowed.contains($0) ? $0 : "-" })
+        let labels = name.utf8.split(separator: UInt8(ascii: ".")).map { label in
+            String(decoding: label.map { isLabelByte($0) ? $0 : UInt8(ascii: "-") }, as: UTF8.self)
         }
+        // A file name holds at most 255 bytes, as an identifier may.
         let identifier = labels.joined(separator: ".")
-        return identifier.isEmpty ? "app" : String(identifier.prefix(200))
+        return identifier.isEmpty ? "app" : identifier
     }
 }

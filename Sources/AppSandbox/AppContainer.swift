@@ -142,16 +142,18 @@ public struct AppContainer: Sendable {
     /// (``NameValidator``) made of dot-separated labels of ASCII letters, digits and
     /// hyphens. Reverse-DNS (`com.example.App`) is the convention; a single label
     /// (an executable's name, for ``main``) is allowed.
+    /// An ASCII letter, digit or hyphen: what a label of an identifier is made of.
+    static func isLabelByte(_ byte: UInt8) -> Bool {
+        (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
+            || byte == 0x2D
+    }
+
     static func validate(identifier: String) throws(SandboxError) {
         if let problem = NameValidator.problem(in: identifier) {
             throw SandboxError(.invalidName, "app identifier: \(problem)", path: identifier)
         }
         let labels = identifier.split(separator: ".", omittingEmptySubsequences: false)
-        let allowed = { (byte: UInt8) in
-            (byte >= 0x30 && byte <= 0x39) || (byte >= 0x41 && byte <= 0x5A) || (byte >= 0x61 && byte <= 0x7A)
-                || byte == 0x2D
-        }
-        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(allowed) }) else {
+        guard labels.allSatisfy({ !$0.isEmpty && $0.utf8.allSatisfy(isLabelByte) }) else {
             throw SandboxError(
                 .invalidName,
                 "app identifier must be labels of letters, digits and hyphens between dots, like com.example.App",

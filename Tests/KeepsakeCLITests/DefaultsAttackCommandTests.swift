@@ -112,28 +112,21 @@ final class DefaultsAttackCommandTests {
         #expect(try run(["read", app, "k"]).stdout == "v\n")
     }
 
-    @Test("Two writers with different TMPDIRs, 200 keepsake defaults write each: all 400 keys are saved")
-    func writersWithDifferentTemporaryDirectoriesLoseNothing() throws {
-        let perWriter = 200
+    /// Runs `threads` threads at once, thread `t` running `keepsake` with each argument
+    /// list `arguments(t)` gives, in order, and `environment(t)`; what failed.
+    static func runConcurrently(
+        threads: Int, environment: @escaping @Sendable (Int) -> [String: String] = { _ in [:] },
+        _ arguments: @escaping @Sendable (Int) -> [[String]]
+    ) -> [String] {
         let failures = Mutex<[String]>([])
         let done = DispatchGroup()
-        let (app, containers, folder) = (app, containers.path, folder)
-        for writer in 0..<2 {
-            // Each writer sees its own TMPDIR, as under systemd's PrivateTmp or in two
-            // containers sharing a volume: the lock must not live there.
-            let temporary = folder.appendingPathComponent("tmp-\(writer)")
-            try FileManager.default.createDirectory(at: temporary, withIntermediateDirectories: true)
+        for thread in 0..<threads {
             done.enter()
             Thread.detachNewThread {
                 defer { done.leave() }
-                for index in 0..<perWriter {
+                for command in arguments(thread) {
                     do {
-                        let result = try CLIRunner.run(
-                            [
-                                "defaults", "write", app, "w\(writer)-\(index)", "-int", String(index), "--containers",
-                                containers,
-                            ],
-                            environment: ["TMPDIR": temporary.path])
+                        let result = try CLIRunner.run(command, environment: environment(thread))
                         if result.status != 0 { failures.withLock { $0.append(result.stderr) } }
                     } catch {
                         failures.withLock { $0.append("\(error)") }
@@ -142,7 +135,27 @@ final class DefaultsAttackCommandTests {
             }
         }
         done.wait()
-        #expect(failures.withLock { $0 } == [])
+        return failures.withLock { $0 }
+    }
+
+    @Test("Two writers with different TMPDIRs, 200 keepsake defaults write each: all 400 keys are saved")
+    func writersWithDifferentTemporaryDirectoriesLoseNothing() throws {
+        let perWriter = 200
+        let (app, containers, folder) = (app, containers.path, folder)
+        // Each writer sees its own TMPDIR, as under systemd's PrivateTmp or in two
+        // containers sharing a volume: the lock must not live there.
+        for writer in 0..<2 {
+            try FileManager.default.createDirectory(
+                at: folder.appendingPathComponent("tmp-\(writer)"), withIntermediateDirectories: true)
+        }
+        let failures = Self.runConcurrently(
+            threads: 2, environment: { ["TMPDIR": folder.appendingPathComponent("tmp-\($0)").path] }
+        ) { writer in
+            (0..<perWriter).map { index in
+                ["defaults", "write", app, "w\(writer)-\(index)", "-int", String(index), "--containers", containers]
+            }
+        }
+        #expect(failures == [])
         let file = try PropertyListReader().read(
             try Data(contentsOf: preferences.appendingPathComponent("\(app).plist")))
         let keys = Set(file.dictionaryValue?.keys ?? [])
@@ -151,29 +164,14 @@ final class DefaultsAttackCommandTests {
 
     @Test func concurrentArrayAddsKeepEveryElement() throws {
         let total = 100
-        let failures = Mutex<[String]>([])
         let threads = 25
-        let done = DispatchGroup()
         let (app, containers) = (app, containers.path)
-        for thread in 0..<threads {
-            done.enter()
-            Thread.detachNewThread {
-                defer { done.leave() }
-                for index in stride(from: thread, to: total, by: threads) {
-                    do {
-                        let result = try CLIRunner.run([
-                            "defaults", "write", app, "list", "-array-add", "-int", String(index), "--containers",
-                            containers,
-                        ])
-                        if result.status != 0 { failures.withLock { $0.append(result.stderr) } }
-                    } catch {
-                        failures.withLock { $0.append("\(error)") }
-                    }
-                }
+        let failures = Self.runConcurrently(threads: threads) { thread in
+            stride(from: thread, to: total, by: threads).map { index in
+                ["defaults", "write", app, "list", "-array-add", "-int", String(index), "--containers", containers]
             }
         }
-        done.wait()
-        #expect(failures.withLock { $0 } == [])
+        #expect(failures == [])
         let file = try PropertyListReader().read(
             try Data(contentsOf: preferences.appendingPathComponent("\(app).plist")))
         let list = try #require(file["list"]?.arrayValue)

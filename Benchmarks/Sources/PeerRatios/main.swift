@@ -13,15 +13,7 @@ import PropertyList
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 7 : 7
 
-func best(_ body: () throws -> Void) rethrows -> Double {
-    var fastest = Duration.seconds(3600)
-    for _ in 0..<runs {
-        let start = ContinuousClock.now
-        try body()
-        fastest = min(fastest, ContinuousClock.now - start)
-    }
-    return Double(fastest.components.seconds) * 1000 + Double(fastest.components.attoseconds) / 1e15
-}
+func best(_ body: () throws -> Void) rethrows -> Double { try bestOf(runs, body) }
 
 let value = HomepwnerRecords.value(count: 100_000)
 let object = HomepwnerRecords.foundationObject(count: 100_000)

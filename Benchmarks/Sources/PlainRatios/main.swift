@@ -10,20 +10,6 @@ import PropertyList
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 10 : 10
 
-func best(_ body: () throws -> Void) rethrows -> Duration {
-    var fastest = Duration.seconds(3600)
-    for _ in 0..<runs {
-        let start = ContinuousClock.now
-        try body()
-        fastest = min(fastest, ContinuousClock.now - start)
-    }
-    return fastest
-}
-
-func milliseconds(_ duration: Duration) -> Double {
-    Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
-}
-
 let value = HomepwnerRecords.value(count: 100_000)
 let object = HomepwnerRecords.foundationObject(count: 100_000)
 let binary = try PropertyListWriter.binary.write(value)
@@ -51,8 +37,8 @@ let pairs: [(String, () throws -> Void, () throws -> Void)] = [
 print("| case (best of \(runs)) | keepsake | Foundation | keepsake is |")
 print("|:--|--:|--:|--:|")
 for (name, ours, theirs) in pairs {
-    let us = milliseconds(try best(ours))
-    let them = milliseconds(try best(theirs))
+    let us = try bestOf(runs, ours)
+    let them = try bestOf(runs, theirs)
     print(
         "| \(name) | \(String(format: "%.1f", us)) ms | \(String(format: "%.1f", them)) ms | \(String(format: "%.1f", them / us))× faster |"
     )

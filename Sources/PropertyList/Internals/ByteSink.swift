@@ -10,7 +10,7 @@
 /// ```
 struct ByteSink: ~Copyable {
     private var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
+    private var count = 0
     private var capacity: Int
 
     init(capacity: Int) {
