@@ -4,18 +4,27 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The first pass of the binary writer: numbers every object, merging equal scalars.
+/// Lays out a `bplist00` document: numbers every object (the root first, each container
+/// before its children), merging equal scalars, and writes each distinct scalar the
+/// moment it is first met. Containers get their numbers in that walk and their bytes
+/// after it, once the width of a reference is known.
 struct BinaryObjectTable {
-    enum Object {
-        case scalar(PropertyListValue)
-        /// The container's references sit in `references[start ..< start + count]`
-        /// (twice `count` for a dictionary: its keys, then its values).
-        case array(start: Int, count: Int)
-        case dictionary(start: Int, count: Int)
+    /// A container numbered in the walk; its references sit in
+    /// `references[start ..< start + count]` (twice `count` for a dictionary: its keys,
+    /// then its values).
+    private struct Container {
+        let number: Int
+        let marker: UInt8
+        let start: Int
+        let count: Int
     }
 
-    private(set) var objects: [Object] = []
-    private(set) var references: [Int] = []
+    /// The header, then every scalar in the order met.
+    private var output = Array("bplist00".utf8)
+    /// Where each object starts, by number; a container's is set when it is written.
+    private var offsets: [Int] = []
+    private var containers: [Container] = []
+    private var references: [Int] = []
     /// How many containers a container may sit inside.
     let maxDepth: Int
 
@@ -30,7 +39,6 @@ struct BinaryObjectTable {
     private var uids = BinaryInternTable<UInt64>()
     private var datas: [Data: Int] = [:]
     private var booleans: [Bool: Int] = [:]
-    private var payloadBytes = 0
 
     init(maxDepth: Int) {
         self.maxDepth = maxDepth
@@ -45,8 +53,8 @@ struct BinaryObjectTable {
         switch value {
         case .array(let elements):
             guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            let index = append(.array(start: references.count, count: elements.count))
             let start = reserveReferences(elements.count)
+            let index = number(Container(number: offsets.count, marker: 0xA, start: start, count: elements.count))
             for (position, element) in elements.enumerated() {
                 do {
                     references[start + position] = try add(element, depth: depth + 1)
@@ -57,8 +65,8 @@ struct BinaryObjectTable {
             return index
         case .dictionary(let dictionary):
             guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            let index = append(.dictionary(start: references.count, count: dictionary.count))
             let start = reserveReferences(dictionary.count * 2)
+            let index = number(Container(number: offsets.count, marker: 0xD, start: start, count: dictionary.count))
             for (position, entry) in dictionary.enumerated() {
                 references[start + position] = addString(entry.key)
             }
@@ -73,31 +81,49 @@ struct BinaryObjectTable {
         case .string(let string):
             return addString(string)
         case .integer(let integer):
-            return unique(integers.claim(UInt64(bitPattern: integer), next: objects.count), value)
+            return unique(integers.claim(UInt64(bitPattern: integer), next: offsets.count), value)
         case .unsignedInteger(let integer):
-            return unique(unsignedIntegers.claim(integer, next: objects.count), value)
+            return unique(unsignedIntegers.claim(integer, next: offsets.count), value)
         case .real(let real):
-            return unique(doubles.claim(real.bitPattern, next: objects.count), value)
+            return unique(doubles.claim(real.bitPattern, next: offsets.count), value)
         case .float(let float):
-            return unique(floats.claim(UInt64(float.bitPattern), next: objects.count), value)
+            return unique(floats.claim(UInt64(float.bitPattern), next: offsets.count), value)
         case .date(let date):
-            return unique(dates.claim(date.timeIntervalSinceReferenceDate.bitPattern, next: objects.count), value)
+            return unique(dates.claim(date.timeIntervalSinceReferenceDate.bitPattern, next: offsets.count), value)
         case .data(let data):
-            return unique(Self.claim(data, in: &datas, next: objects.count), value)
+            return unique(Self.claim(data, in: &datas, next: offsets.count), value)
         case .uid(let uid):
-            return unique(uids.claim(uid.value, next: objects.count), value)
+            return unique(uids.claim(uid.value, next: offsets.count), value)
         case .bool(let bool):
-            return unique(Self.claim(bool, in: &booleans, next: objects.count), value)
+            return unique(Self.claim(bool, in: &booleans, next: offsets.count), value)
         }
     }
 
-    private mutating func addString(_ string: String) -> Int {
-        unique(strings.claim(string, next: objects.count), .string(string))
+    /// The whole document: the scalars written in the walk, then the containers, the
+    /// offset table and the trailer. The table is spent.
+    mutating func finish() -> [UInt8] {
+        let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(offsets.count - 1))
+        var output = self.output
+        self.output = []
+        for container in containers {
+            offsets[container.number] = output.count
+            BinaryObjectEncoder.appendMarker(container.marker, count: container.count, to: &output)
+            let referenceCount = container.marker == 0xD ? container.count * 2 : container.count
+            references[container.start..<container.start + referenceCount].withUnsafeBufferPointer {
+                BinaryObjectEncoder.appendBigEndian($0, width: referenceSize, to: &output)
+            }
+        }
+        BinaryObjectEncoder.appendOffsetTableAndTrailer(
+            offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &output)
+        return output
     }
 
-    /// A generous upper bound of the output size, to allocate once.
-    func estimatedSize(referenceSize: Int) -> Int {
-        8 + objects.count * 18 + references.count * referenceSize + payloadBytes + 32
+    private mutating func addString(_ string: String) -> Int {
+        let claim = strings.claim(string, next: offsets.count)
+        guard claim.isNew else { return claim.index }
+        offsets.append(output.count)
+        BinaryObjectEncoder.appendString(string, to: &output)
+        return claim.index
     }
 
     /// The object number `key` already has, or `next`, which it is given.
@@ -109,19 +135,18 @@ struct BinaryObjectTable {
         return (next, true)
     }
 
+    /// The number `claim` found, writing `value` when it is the first of its kind.
     private mutating func unique(_ claim: (index: Int, isNew: Bool), _ value: PropertyListValue) -> Int {
         guard claim.isNew else { return claim.index }
-        switch value {
-        case .string(let string): payloadBytes += string.utf8.count * 2
-        case .data(let data): payloadBytes += data.count
-        default: break
-        }
-        return append(.scalar(value))
+        offsets.append(output.count)
+        BinaryObjectEncoder.appendScalar(value, to: &output)
+        return claim.index
     }
 
-    private mutating func append(_ object: Object) -> Int {
-        objects.append(object)
-        return objects.count - 1
+    private mutating func number(_ container: Container) -> Int {
+        offsets.append(0)
+        containers.append(container)
+        return container.number
     }
 
     private mutating func reserveReferences(_ count: Int) -> Int {
