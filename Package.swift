@@ -105,7 +105,8 @@ let package = Package(
         .testTarget(
             name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(
-            name: "AppSandboxTests", dependencies: ["AppSandbox", "TestSupport"], resources: [.copy("Fixtures")]),
+            name: "AppSandboxTests", dependencies: ["AppSandbox", "PropertyList", "TestSupport"],
+            resources: [.copy("Fixtures")]),
         .testTarget(
             name: "AppDefaultsTests",
             dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppSandbox", "TestSupport"]

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds one libFuzzer target per property-list reader, one for the keyed unarchiver
-# and one for `keepsake unarchive`'s renderer (-sanitize=fuzzer,address), and runs each
-# for RUNS executions (default 1,000,000), seeded with the corpus files.
-# Usage: scripts/fuzz.sh [RUNS] [binary|xml|openstep|json|archive|unarchive ...]
+# Builds one libFuzzer target per property-list reader, one for the lazy binary
+# document, one for the keyed unarchiver and one for `keepsake unarchive`'s renderer
+# (-sanitize=fuzzer,address), and runs each for RUNS executions (default 1,000,000),
+# seeded with the corpus files.
+# Usage: scripts/fuzz.sh [RUNS] [binary|lazy|xml|openstep|json|archive|unarchive ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-1000000}
@@ -15,6 +16,15 @@ rm -rf "$seeds" && mkdir -p "$seeds"
 if [ -d ../shared/corpus ]; then
     find ../shared/corpus -type f ! -name '*.md' ! -name '*.csv' -exec cp {} "$seeds/" \; 2>/dev/null || true
 fi
+# The lazy document's inputs start with a key path: its length in one byte, then its
+# bytes. Each binary seed goes in with no path and with the path "0".
+lazy_seeds="$out/seeds-lazy"
+rm -rf "$lazy_seeds" && mkdir -p "$lazy_seeds"
+for seed in "$seeds"/*; do
+    [ "$(head -c 6 "$seed")" = bplist ] || continue
+    { printf '\000'; cat "$seed"; } >"$lazy_seeds/$(basename "$seed").none"
+    { printf '\001'; printf '0'; cat "$seed"; } >"$lazy_seeds/$(basename "$seed").first"
+done
 sources=$(find Sources/PropertyList -name '*.swift')
 for target in $targets; do
     binary="$out/fuzz-$target"
@@ -26,7 +36,9 @@ for target in $targets; do
     work="$out/work-$target"
     mkdir -p "$work" Fuzz/artifacts
     echo "== $target: $runs runs"
-    "$binary" "$work" "$seeds" -runs="$runs" -max_len=8192 -timeout=5 -rss_limit_mb=2048 \
+    target_seeds=$seeds
+    if [ "$target" = lazy ]; then target_seeds=$lazy_seeds; fi
+    "$binary" "$work" "$target_seeds" -runs="$runs" -max_len=8192 -timeout=5 -rss_limit_mb=2048 \
         -artifact_prefix=Fuzz/artifacts/"$target"- -print_final_stats=1 2>&1 \
         | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' || true
 done

@@ -59,6 +59,15 @@ public struct FileSystem: Sendable {
         return try engine.read(location)
     }
 
+    /// The file at `url` mapped read-only, for reading a large file in place; see
+    /// ``MappedFile`` for the one rule a mapping needs.
+    /// - Throws: ``SandboxError``; `EISDIR` for a directory.
+    public func map(_ url: URL) throws(SandboxError) -> MappedFile {
+        let location = try locate(url, followFinalLink: true)
+        defer { location.release(system) }
+        return try engine.map(location)
+    }
+
     /// The file at `url` decoded as `encoding`. Corresponds to
     /// `String(contentsOf:encoding:)`.
     public func string(contentsOf url: URL, encoding: String.Encoding = .utf8) throws(SandboxError) -> String {

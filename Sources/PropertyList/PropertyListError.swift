@@ -42,6 +42,12 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let limitExceeded = Code("limitExceeded")
         /// A writer was given a value its format cannot represent.
         public static let unsupportedValue = Code("unsupportedValue")
+        /// A key path names no value: a missing key, an index past an array's end, or a
+        /// step into a value that is not a container.
+        public static let keyPathNotFound = Code("keyPathNotFound")
+        /// An edit at a key path cannot be made: the value exists already, or `append`
+        /// meets something other than an array.
+        public static let invalidEdit = Code("invalidEdit")
 
         /// Lets `catch .truncated` match a thrown ``PropertyListError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {

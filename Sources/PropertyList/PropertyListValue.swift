@@ -68,18 +68,27 @@ extension PropertyListValue {
         }
     }
 
-    /// The name of the kind of value, as plist formats spell it (`string`, `integer`…).
-    public var kindName: String {
+    /// The kinds of value, named as plist formats spell them (`string`, `integer`…).
+    public enum Kind: String, Sendable, Hashable, CaseIterable {
+        case string, integer, real, boolean, date, data, array, dictionary
+        case uid = "UID"
+    }
+
+    /// What kind of value this is; both integer cases are `.integer`, both real ones `.real`.
+    public var kind: Kind {
         switch self {
-        case .string: "string"
-        case .integer, .unsignedInteger: "integer"
-        case .real, .float: "real"
-        case .bool: "boolean"
-        case .date: "date"
-        case .data: "data"
-        case .array: "array"
-        case .dictionary: "dictionary"
-        case .uid: "UID"
+        case .string: .string
+        case .integer, .unsignedInteger: .integer
+        case .real, .float: .real
+        case .bool: .boolean
+        case .date: .date
+        case .data: .data
+        case .array: .array
+        case .dictionary: .dictionary
+        case .uid: .uid
         }
     }
+
+    /// The name of the kind of value, as plist formats spell it (`string`, `integer`…).
+    public var kindName: String { kind.rawValue }
 }

@@ -30,6 +30,25 @@ struct FileEngine {
         return try readAll(fd, sizeHint: Int(clamping: status.size), path: location.path)
     }
 
+    func map(_ location: Location) throws(SandboxError) -> MappedFile {
+        let fd = try system.open(
+            location.parent, location.name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, path: location.path)
+        defer { try? system.close(fd) }
+        let status = try system.checked("stat", location.path) { () throws(Errno) in try system.fstat(fd) }
+        guard status.kind == .regular else {
+            let code = status.kind == .directory ? EISDIR : EINVAL
+            throw SandboxError(errno: code, path: location.path, operation: "map")
+        }
+        // An empty file has nothing to map; mmap refuses a length of zero.
+        guard status.size > 0 else {
+            return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0), system: system)
+        }
+        let bytes = try system.checked("map", location.path) { () throws(Errno) in
+            try system.mapReadOnly(fd, Int(clamping: status.size))
+        }
+        return MappedFile(bytes: bytes, system: system)
+    }
+
     func readAll(_ fd: Int32, sizeHint: Int, path: String) throws(SandboxError) -> Data {
         // One byte more than the size, so a file that grew is noticed without a
         // second round trip for the common case.

@@ -10,7 +10,9 @@
 /// every field access.
 final class ArchiveObjects {
     /// A binary document, read in place through the property-list layer's one binary
-    /// reader, or `nil` for a text one read to `tree`.
+    /// reader, or `nil` for a text one read to `tree`. The per-field reads below reach
+    /// it by optional chaining or `!` after a check, which borrow it; `guard let` would
+    /// copy it on every field.
     private let plist: BinaryPropertyList?
     /// The object number of each `$objects` entry of a binary document.
     private let numbers: [Int]
@@ -137,16 +139,16 @@ final class ArchiveObjects {
     /// - Throws: ``KeyedArchiveError``.
     func entry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
         try account(values: 1, bytes: 0)
-        if let plist {
+        if plist != nil {
             let number = numbers[uid]
             let extent: (payload: Int, count: Int)?
             do {
-                extent = try plist.dictionaryExtent(ofObject: number)
+                extent = try plist!.dictionaryExtent(ofObject: number)
             } catch {
                 throw KeyedArchiveError.propertyList(error, uid: uid)
             }
             if let extent { return .instance(InstanceFields(payload: extent.payload, count: extent.count)) }
-            return .scalar(try materialize(number, plist: plist, depth: 0))
+            return .scalar(try materialize(number, plist: plist!, depth: 0))
         }
         switch tree[uid] {
         case .dictionary(let dictionary):
@@ -176,10 +178,10 @@ final class ArchiveObjects {
     }
 
     private func binaryKey(at position: Int, payload: Int, equals key: String) -> Bool {
-        guard let plist, let number = plist.reference(at: payload, position: position) else { return false }
+        guard let number = plist?.reference(at: payload, position: position) else { return false }
         let slot = number & (Self.keyCacheSize - 1)
         if keyNumbers[slot] == number { return keyStrings[slot] == key }
-        guard case .scalar(.string(let string))? = try? plist.object(at: number) else { return false }
+        guard case .scalar(.string(let string))? = try? plist?.object(at: number) else { return false }
         keyNumbers[slot] = number
         keyStrings[slot] = string
         return string == key
@@ -192,8 +194,8 @@ final class ArchiveObjects {
         case .tree(let keys, _):
             return keys[position]
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: position),
-                case .scalar(.string(let key))? = try? plist.object(at: number)
+            guard let number = plist?.reference(at: payload, position: position),
+                case .scalar(.string(let key))? = try? plist?.object(at: number)
             else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
             }
@@ -209,11 +211,10 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: fields.count + position)
-            else {
+            guard let number = plist?.reference(at: payload, position: fields.count + position) else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary value is missing")
             }
-            return try materialize(number, plist: plist, depth: 0)
+            return try materialize(number, plist: plist!, depth: 0)
         }
     }
 
@@ -225,10 +226,8 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else {
-                return nil
-            }
-            return plist.simpleScalar(ofObject: number)
+            guard let number = plist?.reference(at: payload, position: fields.count + position) else { return nil }
+            return plist?.simpleScalar(ofObject: number)
         }
     }
 
@@ -241,10 +240,8 @@ final class ArchiveObjects {
             if case .uid(let uid) = values[position] { return uid }
             return nil
         case .binary(let payload):
-            guard let plist, let number = plist.reference(at: payload, position: fields.count + position) else {
-                return nil
-            }
-            return plist.uid(ofObject: number).map(PropertyListUID.init)
+            guard let number = plist?.reference(at: payload, position: fields.count + position) else { return nil }
+            return plist?.uid(ofObject: number).map(PropertyListUID.init)
         }
     }
 

@@ -12,7 +12,7 @@ extension BinaryPropertyList {
     /// - Throws: ``PropertyListError`` when the dictionary's length is malformed or its
     ///   references run past the object area.
     package func dictionaryExtent(ofObject index: Int) throws(PropertyListError) -> (payload: Int, count: Int)? {
-        try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
             let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
             guard let offset = reader.checkedOffset(ofObject: index), raw[offset] >> 4 == 0xD else { return nil }
             let header = try reader.header(at: offset, objectIndex: index)

@@ -21,7 +21,7 @@ public struct BinaryPropertyList: Sendable {
         case dictionary(keys: [Int], values: [Int])
     }
 
-    let bytes: [UInt8]
+    let bytes: BinaryDocumentBytes
     let limits: PropertyListLimits
     let trailer: BinaryPropertyListTrailer
 
@@ -30,12 +30,24 @@ public struct BinaryPropertyList: Sendable {
     /// The number of the root object.
     public var topObjectIndex: Int { trailer.topObject }
 
-    /// Validates the document's layout; reads no object yet.
+    /// Validates the document's layout (header, trailer and offset table); reads no
+    /// object yet. The document shares `bytes`, copying nothing.
     /// - Throws: ``PropertyListError`` (`.invalidHeader`, `.invalidTrailer`, `.offsetOutOfRange`, `.truncated`).
     public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
+        try self.init(BinaryDocumentBytes(bytes), limits: limits)
+    }
+
+    /// Opens the document held in `storage` (a mapped file, say), reading it in place:
+    /// an open document costs its storage plus a constant.
+    /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``.
+    public init(storage: any ContiguousByteStorage, limits: PropertyListLimits = .default) throws(PropertyListError) {
+        try self.init(BinaryDocumentBytes(storage), limits: limits)
+    }
+
+    private init(_ bytes: BinaryDocumentBytes, limits: PropertyListLimits) throws(PropertyListError) {
         self.bytes = bytes
         self.limits = limits
-        self.trailer = try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+        self.trailer = try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
             try BinaryPropertyListTrailer(validating: raw)
         }
     }
@@ -43,7 +55,7 @@ public struct BinaryPropertyList: Sendable {
     /// Reads one object without following its references.
     /// - Throws: ``PropertyListError``; `.referenceOutOfRange` for a bad `index`.
     public func object(at index: Int) throws(PropertyListError) -> Object {
-        try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
             let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
             let offset = try reader.offset(ofObject: index)
             let header = try reader.header(at: offset, objectIndex: index)
@@ -69,7 +81,7 @@ public struct BinaryPropertyList: Sendable {
     public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
         let root = index ?? trailer.topObject
         if case .scalar(let scalar) = try object(at: root) { return scalar }
-        return try bytes.withTypedBytes { (raw) throws(PropertyListError) in
+        return try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
             var materializer = BinaryTreeMaterializer(
                 reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits)
             return try materializer.value(ofObject: root, depth: 0)

@@ -1,0 +1,66 @@
+// libFuzzer entry point for the lazy binary document; built by scripts/fuzz.sh together
+// with the PropertyList sources as one module.
+//
+// An input is a key path and a document: its first byte is the key path's length, the
+// key path follows, the document is the rest. The document is asked for that key path
+// and for paths down its first and last children. Asking never crashes, hangs or runs
+// away; when the full reader accepts the document, every answer must be the value the
+// full tree holds at that path.
+
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    LazyDocumentFuzzCheck.check(Array(UnsafeRawBufferPointer(start: start, count: count)))
+    return 0
+}
+
+enum LazyDocumentFuzzCheck {
+    static func check(_ input: [UInt8]) {
+        guard let length = input.first.map(Int.init), input.count > length else { return }
+        let asked = PropertyListKeyPath(String(decoding: input[1..<(1 + length)], as: UTF8.self))
+        let bytes = Array(input[(length + 1)...])
+        let tree = try? PropertyListReader(limits: FuzzCheck.limits).read(bytes, as: .binary)
+        guard let plist = try? BinaryPropertyList(bytes: bytes, limits: FuzzCheck.limits) else {
+            if tree != nil { fatalError("the full reader accepts a document the lazy one cannot open") }
+            return
+        }
+        for path in [asked] + descents(plist) {
+            let lazy = Result { try plist.value(at: path) }
+            if let index = try? plist.objectIndex(at: path) {
+                _ = try? plist.kind(ofObject: index)
+                _ = try? plist.elements(ofArray: index)
+                _ = try? plist.entries(ofDictionary: index)
+            }
+            guard let tree else { continue }
+            guard case .success(let value) = lazy else {
+                fatalError("lazy lookup of \(path) failed on a valid document")
+            }
+            if value != tree.value(at: path) { fatalError("lazy lookup of \(path) differs from the full tree") }
+        }
+    }
+
+    /// Paths that always take the first child, and always the last, as deep as they go
+    /// (at most 16 steps), found through the lazy calls alone.
+    static func descents(_ plist: BinaryPropertyList) -> [PropertyListKeyPath] {
+        var paths: [PropertyListKeyPath] = []
+        for takeLast in [false, true] {
+            var components: [String] = []
+            var current = plist.topObjectIndex
+            while components.count < 16 {
+                if let elements = try? plist.elements(ofArray: current), !elements.isEmpty {
+                    let position = takeLast ? elements.count - 1 : 0
+                    components.append(String(position))
+                    current = elements[position]
+                } else if let entries = try? plist.entries(ofDictionary: current), !entries.keys.isEmpty,
+                    case .string(let key)? = try? plist.value(at: entries.keys[takeLast ? entries.keys.count - 1 : 0])
+                {
+                    components.append(key)
+                    current = entries.values[takeLast ? entries.values.count - 1 : 0]
+                } else {
+                    break
+                }
+                paths.append(PropertyListKeyPath(components: components))
+            }
+        }
+        return paths
+    }
+}
