@@ -9,7 +9,9 @@ struct Keepsake: ParsableCommand {
         abstract:
             "Read, check and convert property lists and keyed archives; manage user defaults; inspect and back up app containers.",
         subcommands: [
-            PrintCommand.self, LintCommand.self, ConvertCommand.self, ArchiveCommand.self, UnarchiveCommand.self,
+            PrintCommand.self, LintCommand.self, ConvertCommand.self, ExtractCommand.self, TypeCommand.self,
+            InsertCommand.self, ReplaceCommand.self, RemoveCommand.self, CreateCommand.self,
+            ArchiveCommand.self, UnarchiveCommand.self,
             DefaultsCommand.self, SandboxCommand.self, PortCheckCommand.self,
         ]
     )

@@ -147,10 +147,12 @@ struct OutputDestinationTests {
     }
 
     /// The device number of `/dev/null`, for a copy of it in a scratch folder.
-    static let nullDevice: dev_t = {
+    static let nullDevice = deviceNumber(of: "/dev/null")
+
+    static func deviceNumber(of path: String) -> dev_t {
         var info = stat()
-        return stat("/dev/null", &info) == 0 ? info.st_rdev : 0
-    }()
+        return stat(path, &info) == 0 ? info.st_rdev : 0
+    }
 
     static let canMakeDeviceNodes: Bool = {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-mknod-\(UUID())").path
