@@ -10,6 +10,17 @@ import PropertyList
 // the best peer's time over ours.
 // Usage: swift run -c release --package-path Benchmarks PeerRatios [runs]
 // (build Benchmarks/Peers/rust-plist first with `cargo build --release` there).
+// `PeerRatios --write-data DIR` only writes the two files, records-100k.bplist and
+// records-100k.xml, for benchmarks of whole commands (scripts/extract-benchmark.sh).
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[1] == "--write-data" {
+    let folder = URL(fileURLWithPath: CommandLine.arguments[2])
+    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    let records = HomepwnerRecords.value(count: 100_000)
+    try Data(PropertyListWriter.binary.write(records)).write(to: folder.appendingPathComponent("records-100k.bplist"))
+    try Data(PropertyListWriter.xml.write(records)).write(to: folder.appendingPathComponent("records-100k.xml"))
+    exit(0)
+}
 
 let runs = CommandLine.arguments.count > 1 ? Int(CommandLine.arguments[1]) ?? 7 : 7
 
