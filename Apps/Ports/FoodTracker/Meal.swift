@@ -63,7 +63,7 @@ class Meal: KeyedCoding {
         
         // The name is required. If we cannot decode a name string, the initializer should fail.
         guard let name = aDecoder.decodeObject(forKey: PropertyKey.name) as? String else {
-            print("Unable to decode the name for a Meal object.")
+            os_log("Unable to decode the name for a Meal object.", log: OSLog.default, type: .debug)
             return nil
         }
         

@@ -61,9 +61,9 @@ class MealTableViewController {
     private func saveMeals() {
         let isSuccessfulSave = KeyedArchiver.archiveRootObject(meals, toFile: Meal.ArchiveURL.path)
         if isSuccessfulSave {
-            print("Meals successfully saved.")
+            os_log("Meals successfully saved.", log: OSLog.default, type: .debug)
         } else {
-            print("Failed to save meals...")
+            os_log("Failed to save meals...", log: OSLog.default, type: .error)
         }
     }
     

@@ -32,7 +32,7 @@ final class FoodTrackerPortTests {
 
         let adding = try run("Ramen", "5")
         #expect(adding.status == 0, "\(adding.errors)")
-        #expect(adding.output.hasPrefix("Meals successfully saved.\n"))
+        #expect(adding.errors.contains("[debug] Meals successfully saved.\n"), "\(adding.errors)")
         let again = try run()
         #expect(
             again.output == "Caprese Salad: 4\nChicken and Potatoes: 5\nPasta with Meatballs: 3\nRamen: 5\n")
@@ -59,7 +59,7 @@ final class FoodTrackerPortTests {
 
         let result = try run("Ramen", "5")
         #expect(result.status == 0)
-        #expect(result.output.hasPrefix("Failed to save meals...\n"), "\(result.output)")
+        #expect(result.errors.contains("[error] Failed to save meals...\n"), "\(result.errors)")
         #expect(result.errors.contains("FoodTrackerPort.Meal"), "\(result.errors)")
         #expect(try Data(contentsOf: archive) == saved, "the unreadable archive was replaced")
     }

@@ -136,6 +136,12 @@ func portingTable(items: [TableItem], url: URL, path: String, data: Data) throws
     _ = try Defaults(
         suiteName: "group.com.example.shared", container: AppContainer(identifier: "group.com.example.shared"))
 
+    // Row: `import os.log`; `os_log("Saved.", log: OSLog.default, type: .debug)`
+    os_log("Saved.", log: OSLog.default, type: .debug)
+    os_log(
+        "Saved %d items to %{public}@", log: OSLog(subsystem: "com.example", category: "store"), type: .error, 3,
+        "Items")
+
     // Row: `beginBackgroundTask(expirationHandler:)`
     let app = Application(delegate: TableDelegate())
     let task = app.beginBackgroundTask(expirationHandler: {})
