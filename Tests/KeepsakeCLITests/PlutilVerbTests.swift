@@ -114,6 +114,16 @@ final class PlutilVerbTests {
         #expect(result.stdout == "\"Joe\"")
     }
 
+    /// A path that is a pipe (`/dev/stdin`, `<(…)`) cannot be mapped; it is read as a
+    /// stream instead, as is `-`.
+    @Test(arguments: ["-", "/dev/stdin"])
+    func extractReadsPipes(path: String) throws {
+        let bytes = try PropertyListWriter.binary.write(Self.inventory)
+        let result = try CLIRunner.run(["extract", "items.1.name", "raw", path], stdin: Data(bytes))
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Shiny Bear\n")
+    }
+
     @Test func expectRefusesAnotherType() throws {
         let path = try file("inventory.plist", Self.inventory)
         #expect(try CLIRunner.run(["extract", "items", "raw", path, "-expect", "array"]).stdout == "2\n")

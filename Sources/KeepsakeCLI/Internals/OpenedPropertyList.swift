@@ -10,8 +10,11 @@ enum OpenedPropertyList {
     case tree(PropertyListValue)
 
     static func open(_ path: String) throws -> OpenedPropertyList {
-        if path == "-" { return try open(bytes: PropertyListInput.bytes(path)) }
-        let file = try FileSystem.default.map(URL(fileURLWithPath: path))
+        guard path != "-", let file = try? FileSystem.default.map(URL(fileURLWithPath: path)) else {
+            // Standard input, or no regular file (a pipe from `<(…)`, /dev/stdin, a FIFO):
+            // read as a stream, which also reports a missing file.
+            return try open(bytes: PropertyListInput.bytes(path))
+        }
         if file.bytes.starts(with: "bplist".utf8) { return .binary(try BinaryPropertyList(storage: file)) }
         return .tree(try PropertyListReader().read([UInt8](file.bytes)))
     }

@@ -3,13 +3,12 @@ import ArgumentParser
 import Foundation
 import PropertyList
 
-/// Reads a file argument, where `-` means standard input.
+/// Reads a file argument, where `-` means standard input. Read as a stream, so pipes
+/// (`<(…)`, `/dev/stdin`, a FIFO) work as files do; a read error is thrown.
 enum PropertyListInput {
     static func bytes(_ path: String) throws -> [UInt8] {
-        if path == "-" {
-            return [UInt8](FileHandle.standardInput.readDataToEndOfFile())
-        }
-        return [UInt8](try Data(contentsOf: URL(fileURLWithPath: path)))
+        let handle = path == "-" ? FileHandle.standardInput : try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        return [UInt8](try handle.readToEnd() ?? Data())
     }
 
     static func read(_ path: String) throws -> PropertyListValue {
