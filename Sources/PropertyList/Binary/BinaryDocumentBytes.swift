@@ -9,10 +9,11 @@ public protocol ContiguousByteStorage: AnyObject, Sendable {
 /// The bytes a ``BinaryPropertyList`` reads: an array it shares, or the memory of a
 /// storage object it keeps alive.
 ///
-/// The storage is held as a plain reference and its bytes as a pointer taken once, not
-/// as an existential, which made every copy of a document a call through the runtime.
-/// Inlinable: the keyed unarchiver reads a document on every field it decodes, from
-/// another module.
+/// One object, so that a document stays a single reference to copy, with the storage
+/// held as a plain reference and its bytes as a pointer taken once: a document holding
+/// an existential, or more than one reference, was copied through the runtime's value
+/// witnesses. Inlinable: the keyed unarchiver reads a document on every field it
+/// decodes, from another module.
 // @unchecked: every field is immutable; `owner` is a `ContiguousByteStorage`, which is
 // Sendable and promises that `sharedBytes` stays valid and unchanged while it lives.
 @usableFromInline
@@ -31,14 +32,6 @@ final class BinaryDocumentBytes: @unchecked Sendable {
         array = []
         owner = shared
         sharedBytes = shared.bytes
-    }
-
-    /// For the reads that cannot fail, the unarchiver's per-field ones among them: the
-    /// standard library's version inlines completely.
-    @inlinable @inline(__always)
-    func withUnsafeBytes<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        if let sharedBytes { return body(sharedBytes) }
-        return array.withUnsafeBytes(body)
     }
 
     /// The standard library's `withUnsafeBytes` rethrows as `any Error`; this keeps the
