@@ -123,7 +123,7 @@ extension BinaryPropertyList {
         return current
     }
 
-    /// The whole value `keyPath` leads to, built within ``limits``; `nil` when the path
+    /// The whole value `keyPath` leads to, built within the limits the document was opened with; `nil` when the path
     /// names no value.
     /// - Throws: ``PropertyListError`` for a malformed object on the way or inside.
     public func value(at keyPath: PropertyListKeyPath) throws(PropertyListError) -> PropertyListValue? {

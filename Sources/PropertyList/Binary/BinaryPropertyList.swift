@@ -71,7 +71,7 @@ public struct BinaryPropertyList: Sendable {
         }
     }
 
-    /// The whole tree below object `index` (the root when omitted), within ``limits``.
+    /// The whole tree below object `index` (the root when omitted), within the limits it was opened with.
     /// Shared objects are decoded once and shared; a container that contains itself
     /// throws `.cyclicReference`.
     ///
@@ -88,7 +88,7 @@ public struct BinaryPropertyList: Sendable {
         }
     }
 
-    /// The root object's whole tree; see ``value(at:)``.
+    /// The root object's whole tree; see ``value(at:)-(Int?)``.
     public func topValue() throws(PropertyListError) -> PropertyListValue {
         try value(at: nil)
     }
