@@ -17,6 +17,8 @@ public import PropertyList
 // @unchecked: the mapping is read-only, its address and length never change, and it
 // is released only in deinit, when no reader can hold it.
 public final class MappedFile: ContiguousByteStorage, @unchecked Sendable {
+    /// The file's bytes, valid while this object lives: keep it (or a document opened
+    /// on it) alive while reading them.
     public let bytes: UnsafeRawBufferPointer
     private let system: SystemCalls
 

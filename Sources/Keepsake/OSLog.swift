@@ -44,7 +44,11 @@ public func os_log(_ message: StaticString, log: OSLog = .default, type: OSLogTy
 {
     var format = message.description
     for modifier in ["{public}", "{private}"] { format = format.replacingOccurrences(of: "%" + modifier, with: "%") }
-    let text = arguments.isEmpty ? format : String(format: format, arguments: arguments)
+    // Without arguments the format is not handed to String(format:), whose
+    // conversions would read arguments that are not there; only `%%` means anything.
+    let text =
+        arguments.isEmpty
+        ? format.replacingOccurrences(of: "%%", with: "%") : String(format: format, arguments: arguments)
     let origin = log.subsystem.isEmpty && log.category.isEmpty ? "" : "\(log.subsystem)/\(log.category): "
     StandardStream.error.report("[\(type.name)] \(origin)\(text)")
 }

@@ -82,6 +82,9 @@ struct ConvertCommand: ParsableCommand {
             throw ValidationError("Reading standard input needs -o to say where the result goes.")
         }
         if header && format != .objc { throw ValidationError("--header goes with --format objc.") }
+        if header && output == "-" {
+            throw ValidationError("--header writes a file beside the output; name it with -o.")
+        }
     }
 
     func run() throws {
@@ -99,6 +102,9 @@ struct ConvertCommand: ParsableCommand {
         let language: LiteralSource.Language = format == .swift ? .swift : .objectiveC
         let source = LiteralSource(language: language, sourcePath: file)
         let destination = output ?? Self.replacingExtension(of: file, with: format == .swift ? "swift" : "m")
+        guard output != nil || destination != URL(fileURLWithPath: file).path else {
+            throw ValidationError("\(file) would be replaced by its own source code; name the output with -o.")
+        }
         let stem =
             destination == "-" ? nil : URL(fileURLWithPath: destination).deletingPathExtension().lastPathComponent
         try PropertyListOutput.write(

@@ -44,7 +44,9 @@ struct ExtractCommand: ParsableCommand {
             3339) or data (base 64) as text, an array as its count and a dictionary as \
             its keys. Unlike plutil, the result goes to standard output unless -o names \
             a file (the input is never replaced by a part of itself), and json writes a \
-            string, number or boolean as a JSON fragment where plutil refuses it.
+            string, number or boolean as a JSON fragment where plutil refuses it. A binary \
+            file is read only along the key path, so damage elsewhere in it goes unseen \
+            here; keepsake lint checks a whole file.
             """
     )
 

@@ -22,7 +22,8 @@ extension PropertyListValue {
 
     /// Puts `value` at `keyPath`. The last component names a new key of a dictionary or
     /// an index of an array, where `value` is inserted (the array's count appends).
-    /// With `appending`, an existing array at `keyPath` gets `value` at its end instead.
+    /// With `appending`, an existing array at `keyPath` gets `value` at its end instead
+    /// (where the key has no value yet, `value` is put there, as `plutil` does).
     /// - Throws: ``PropertyListError``: `.keyPathNotFound` when the path's parent does
     ///   not exist; `.invalidEdit` when the key exists already or `appending` meets
     ///   something other than an array. The value is unchanged when it throws.

@@ -52,6 +52,35 @@ final class MappedFileTests {
         #expect(missing?.errno == ENOENT)
     }
 
+    /// A FIFO is refused at once, without waiting for a writer to open it.
+    @Test func aFIFOIsRefusedWithoutWaiting() throws {
+        let fifo = directory.appendingPathComponent("pipe")
+        #expect(mkfifo(fifo.path, 0o600) == 0)
+        let error = #expect(throws: SandboxError.self) { try FileSystem.default.map(fifo) }
+        #expect(error?.errno == EINVAL)
+    }
+
+    /// A mapped file rewritten in place under an open document: reads stay inside the
+    /// mapping and fail with a typed error, as for any bad offset.
+    @Test func aFileRewrittenUnderItsDocumentGivesErrorsNotStrayReads() throws {
+        let url = directory.appendingPathComponent("Items.plist")
+        let bytes = try PropertyListWriter.binary.write(["items": ["a", "b", "c"]])
+        try Data(bytes).write(to: url)
+        let plist = try BinaryPropertyList(storage: FileSystem.default.map(url))
+        // Every offset-table entry now points far past the end of the file.
+        let trailer = bytes.count - 32
+        let offsetSize = Int(bytes[trailer + 6])
+        let objectCount = Int(bytes[trailer + 15])
+        let tableOffset = Int(bytes[trailer + 31])
+        let handle = try FileHandle(forWritingTo: url)
+        try handle.seek(toOffset: UInt64(tableOffset))
+        try handle.write(contentsOf: Data(repeating: 0xFF, count: offsetSize * objectCount))
+        try handle.close()
+        let error = #expect(throws: PropertyListError.self) { try plist.topValue() }
+        #expect(error?.code == .referenceOutOfRange)
+        #expect(throws: PropertyListError.self) { try plist.value(at: "items.1") }
+    }
+
     /// A failed mmap is a typed error naming the file, and nothing stays open or mapped.
     @Test func aFailedMapIsATypedError() throws {
         let url = directory.appendingPathComponent("Items.plist")

@@ -258,6 +258,16 @@ final class PlutilVerbTests {
         #expect(implementation.contains("@\"name\" : @\"x\","))
     }
 
+    @Test func sourceCodeNeverReplacesItsInput() throws {
+        let path = try file("Settings.swift", ["name": "x"])
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let result = try CLIRunner.run(["convert", path, "--format", "swift"])
+        #expect(result.status == 64, "\(result.stderr)")
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+        let plain = try file("plain.plist", ["name": "x"])
+        #expect(try CLIRunner.run(["convert", plain, "--format", "objc", "--header", "-o", "-"]).status == 64)
+    }
+
     @Test(arguments: ["xml1", "binary1", "json", "swift", "objc"])
     func createWritesAnEmptyDictionary(format: String) throws {
         let path = directory.appendingPathComponent("new-\(format)").path

@@ -81,6 +81,47 @@ struct BinaryPropertyListNavigationTests {
         #expect(try PropertyListReader().read(PropertyListWriter.binary.write(["\u{212A}": 1]))["K"] == 1)
     }
 
+    /// A Kelvin sign and `K` are one key to the full reader's dictionary, whatever
+    /// their lengths, and to lookup: the later value counts.
+    @Test func canonicallyEqualKeysOfDifferentLengthsAreOneKey() throws {
+        let bytes = BinaryPlistBytes.build(objects: [
+            [0xD2, 1, 2, 3, 4],  // { Kelvin sign: 1, "K": 2 }
+            [0x61, 0x21, 0x2A],  // UTF-16 "\u{212A}"
+            [0x51, UInt8(ascii: "K")],
+            [0x10, 1],
+            [0x10, 2],
+        ])
+        let tree = try PropertyListReader().read(bytes)
+        #expect(tree.dictionaryValue?.count == 1)
+        #expect(tree["K"] == 2)
+        #expect(try BinaryPropertyList(bytes: bytes).value(at: "K") == 2)
+        #expect(try BinaryPropertyList(bytes: bytes).value(at: "\u{212A}") == 2)
+    }
+
+    /// Many entries keyed by one long key object: each key object is compared once, so
+    /// the lookup costs the file, not the file times the entries.
+    @Test func aKeySharedByManyEntriesIsComparedOnce() throws {
+        let keyLength = 100_000
+        let entries = 20_000
+        // Object 0: the dictionary; 1: the key; 2…: one value per entry. References
+        // and offsets are 4 bytes wide.
+        var dictionary: [UInt8] = [0xDF, 0x12] + withUnsafeBytes(of: UInt32(entries).bigEndian, Array.init)
+        for _ in 0..<entries { dictionary += withUnsafeBytes(of: UInt32(1).bigEndian, Array.init) }
+        for entry in 0..<entries { dictionary += withUnsafeBytes(of: UInt32(2 + entry).bigEndian, Array.init) }
+        let key: [UInt8] =
+            [0x5F, 0x12] + withUnsafeBytes(of: UInt32(keyLength).bigEndian, Array.init)
+            + [UInt8](repeating: UInt8(ascii: "k"), count: keyLength)
+        let values = (0..<entries).map { _ in [UInt8]([0x10, 7]) }
+        let bytes = BinaryPlistBytes.build(
+            objects: [dictionary, key] + values, offsetSize: 4, referenceSize: 4)
+        let plist = try BinaryPropertyList(bytes: bytes)
+        let wanted = String(repeating: "k", count: keyLength)
+        let start = ContinuousClock.now
+        let found = try plist.objectIndex(forKey: wanted, inDictionary: 0)
+        #expect(found == 2 + entries - 1, "the later entry counts")
+        #expect(ContinuousClock.now - start < .seconds(2), "one comparison per key object, not per entry")
+    }
+
     @Test func aNonStringKeyOnTheWayIsAnError() throws {
         let bytes = BinaryPlistBytes.build(objects: [[0xD1, 1, 2], [0x10, 1], [0x10, 2]])
         let error = #expect(throws: PropertyListError.self) { try BinaryPropertyList(bytes: bytes).value(at: "1") }

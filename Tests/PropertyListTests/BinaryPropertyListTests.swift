@@ -120,4 +120,21 @@ struct BinaryPropertyListTests {
         ]
         #expect(try PropertyListWriter.binary.write(value) == PropertyListWriter.binary.write(value))
     }
+
+    /// `é` and `e` + U+0301 are equal Swift strings but different text: the writer keeps
+    /// both as they are instead of writing one object for the two.
+    @Test func canonicallyEqualStringsAreWrittenAsThemselves() throws {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        let value: PropertyListValue = ["a": .string(composed), "b": .string(decomposed), "c": [.string(decomposed)]]
+        // Merging happens only when the two land in one probe chain of the writer's
+        // intern table, so the table's own test of sameness is checked directly too.
+        #expect(composed == decomposed && !composed.isSameKey(as: decomposed))
+        let back = try PropertyListReader().read(PropertyListWriter.binary.write(value))
+        #expect(back["a"]?.stringValue.map { Array($0.unicodeScalars) } == Array(composed.unicodeScalars))
+        #expect(back["b"]?.stringValue.map { Array($0.unicodeScalars) } == Array(decomposed.unicodeScalars))
+        #expect(
+            back["c"]?.arrayValue?.first?.stringValue.map { Array($0.unicodeScalars) }
+                == Array(decomposed.unicodeScalars))
+    }
 }

@@ -31,8 +31,10 @@ struct FileEngine {
     }
 
     func map(_ location: Location) throws(SandboxError) -> MappedFile {
-        let fd = try system.open(
-            location.parent, location.name, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, path: location.path)
+        // O_NONBLOCK: a FIFO at the path must not block the open until a writer comes;
+        // it is refused below, before anything is read from it.
+        let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
+        let fd = try system.open(location.parent, location.name, flags: flags, path: location.path)
         defer { try? system.close(fd) }
         let status = try system.checked("stat", location.path) { () throws(Errno) in try system.fstat(fd) }
         guard status.kind == .regular else {

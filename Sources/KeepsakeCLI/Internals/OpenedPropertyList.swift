@@ -16,7 +16,7 @@ enum OpenedPropertyList {
             return try open(bytes: PropertyListInput.bytes(path))
         }
         if file.bytes.starts(with: "bplist".utf8) { return .binary(try BinaryPropertyList(storage: file)) }
-        return .tree(try PropertyListReader().read([UInt8](file.bytes)))
+        return try withExtendedLifetime(file) { .tree(try PropertyListReader().read([UInt8](file.bytes))) }
     }
 
     private static func open(bytes: [UInt8]) throws -> OpenedPropertyList {
@@ -49,14 +49,14 @@ enum OpenedPropertyList {
         guard let entries = try plist.entries(ofDictionary: index) else {
             return try PlutilText.raw(plist.value(at: index))
         }
-        var keys: [String] = []
-        keys.reserveCapacity(entries.keys.count)
-        for key in entries.keys {
+        // Each key object is decoded once: entries that share one share its text.
+        var keys: [Int: String] = [:]
+        for key in entries.keys where keys[key] == nil {
             guard case .string(let text) = try plist.value(at: key) else {
                 throw PropertyListError(.invalidObject, "dictionary key (object \(key)) is not a string")
             }
-            keys.append(text)
+            keys[key] = text
         }
-        return PlutilText.keyList(keys)
+        return PlutilText.keyList(Array(keys.values))
     }
 }

@@ -16,7 +16,7 @@ struct BinaryInternTable<Key: BinaryInternKey> {
         while true {
             let entry = slots[slot]
             if entry < 0 { break }
-            if keys[Int(entry)] == key { return (numbers[Int(entry)], false) }
+            if keys[Int(entry)].isSameKey(as: key) { return (numbers[Int(entry)], false) }
             slot = (slot + 1) & mask
         }
         slots[slot] = Int32(keys.count)
@@ -37,14 +37,19 @@ struct BinaryInternTable<Key: BinaryInternKey> {
     }
 }
 
-/// A key of ``BinaryInternTable``: equality plus a cheap, well-spread hash.
-protocol BinaryInternKey: Equatable {
+/// A key of ``BinaryInternTable``: exact equality plus a cheap, well-spread hash.
+protocol BinaryInternKey {
     var internHash: UInt64 { get }
+    /// Whether both are written as the same bytes. For strings this is not `==`, which
+    /// finds `é` and `e` + U+0301 equal: merged, one would be written as the other.
+    func isSameKey(as other: Self) -> Bool
 }
 
 private let multiplier: UInt64 = 0x9E37_79B9_7F4A_7C15
 
 extension UInt64: BinaryInternKey {
+    func isSameKey(as other: UInt64) -> Bool { self == other }
+
     /// The 64 bits of an integer, real, date or UID, mixed so the slot bits vary.
     var internHash: UInt64 {
         ((self ^ (self >> 32)) &* multiplier) >> 20
@@ -52,6 +57,13 @@ extension UInt64: BinaryInternKey {
 }
 
 extension String: BinaryInternKey {
+    func isSameKey(as other: String) -> Bool {
+        var (mine, theirs) = (self, other)
+        return mine.withUTF8 { left in
+            theirs.withUTF8 { right in UnsafeRawBufferPointer(left).hasSameBytes(as: UnsafeRawBufferPointer(right)) }
+        }
+    }
+
     /// The UTF-8 bytes eight at a time, multiplied and folded (in the spirit of FxHash).
     var internHash: UInt64 {
         var string = self

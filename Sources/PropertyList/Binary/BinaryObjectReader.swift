@@ -35,13 +35,20 @@ struct BinaryObjectReader {
         return offset
     }
 
-    /// Where object `index` starts, or `nil` when there is no such object; the offset
-    /// table was checked when the document was opened.
+    /// Where object `index` starts, or `nil` when there is no such object. The offset
+    /// table was checked when the document was opened, and the offset is checked again
+    /// here: a mapped file can be rewritten in place under an open document, and then
+    /// its reads must stay inside the object area.
     @inline(__always)
     func checkedOffset(ofObject index: Int) -> Int? {
         guard index >= 0, index < trailer.objectCount else { return nil }
         let size = trailer.offsetSize
-        return Int(BinaryPropertyListTrailer.readSized(bytes, at: trailer.offsetTableOffset + index * size, size: size))
+        let offset = BinaryPropertyListTrailer.readSized(
+            bytes, at: trailer.offsetTableOffset + index * size, size: size)
+        let header = UInt64(BinaryPropertyListTrailer.headerSize)
+        // Unsigned wrap-around puts offsets below the header above the range too.
+        guard offset &- header < UInt64(areaEnd) &- header else { return nil }
+        return Int(offset)
     }
 
     func header(at offset: Int, objectIndex: Int) throws(PropertyListError) -> Header {

@@ -88,9 +88,19 @@ extension BinaryPropertyList {
         return try bytes.withUnsafeBytes { (raw) throws(PropertyListError) -> Int? in
             let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
             var found: Int?
+            // Each key object is compared once, however many entries refer to it: a
+            // small file of many references to one long key must not cost its square.
+            var compared: [Int: Bool] = [:]
             for position in 0..<header.count {
                 let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
-                if try wanted.matches(keyObject: keyObject, in: reader, dictionary: index) { found = position }
+                let matches: Bool
+                if let known = compared[keyObject] {
+                    matches = known
+                } else {
+                    matches = try wanted.matches(keyObject: keyObject, in: reader, dictionary: index)
+                    compared[keyObject] = matches
+                }
+                if matches { found = position }
             }
             guard let found else { return nil }
             return try reader.reference(at: header.payload, position: header.count + found, objectIndex: index)
