@@ -58,10 +58,12 @@ extension UInt64: BinaryInternKey {
 
 extension String: BinaryInternKey {
     func isSameKey(as other: String) -> Bool {
-        var (mine, theirs) = (self, other)
-        return mine.withUTF8 { left in
-            theirs.withUTF8 { right in UnsafeRawBufferPointer(left).hasSameBytes(as: UnsafeRawBufferPointer(right)) }
+        let inPlace = utf8.withContiguousStorageIfAvailable { mine in
+            other.utf8.withContiguousStorageIfAvailable { theirs in
+                UnsafeRawBufferPointer(mine).hasSameBytes(as: UnsafeRawBufferPointer(theirs))
+            }
         }
+        return (inPlace ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 
     /// The UTF-8 bytes eight at a time, multiplied and folded (in the spirit of FxHash).
