@@ -121,9 +121,9 @@ extension KeyedEncoder {
     /// likewise merges only the same `NSString`.
     func encodeString(_ string: String) -> Int {
         if string.utf8.count <= Self.shortStringLength {
-            if let uid = stringUIDs[string] { return uid }
+            if let uid = stringUIDs[ExactString(string)] { return uid }
             entries.append(.string(string))
-            stringUIDs[string] = entries.count - 1
+            stringUIDs[ExactString(string)] = entries.count - 1
             return entries.count - 1
         }
         var stored = string

@@ -95,7 +95,7 @@ public final class KeyedEncoder {
     #if !KEEPSAKE_EXCLUSIVITY_CHECKS
     @exclusivity(unchecked)
     #endif
-    var stringUIDs: [String: Int] = [:]
+    var stringUIDs: [ExactString: Int] = [:]
     /// Long strings by the address of their storage.
     #if !KEEPSAKE_EXCLUSIVITY_CHECKS
     @exclusivity(unchecked)

@@ -38,19 +38,12 @@ public struct PropertyListDictionary: Sendable {
     /// cheaply for small dictionaries; otherwise falls back to inserting one by one.
     init(readEntries: DictionaryEntries) {
         if readEntries.count <= Self.linearSearchLimit {
-            // ASCII keys of different lengths differ, so only equal lengths need a
-            // comparison; a key with other characters (-1 here) can equal one of
-            // another length (a Kelvin sign equals `K`) and is compared with all.
+            // Keys of different lengths differ; only equal lengths need a comparison.
             let distinct = withUnsafeTemporaryAllocation(of: Int.self, capacity: readEntries.count) { lengths in
-                for (position, entry) in readEntries.enumerated() {
-                    let utf8 = entry.key.utf8
-                    lengths[position] = utf8.allSatisfy { $0 < 0x80 } ? utf8.count : -1
-                }
+                for (position, entry) in readEntries.enumerated() { lengths[position] = entry.key.utf8.count }
                 for i in 0..<readEntries.count {
                     for j in i + 1..<readEntries.count
-                    where (lengths[i] == lengths[j] || lengths[i] < 0 || lengths[j] < 0)
-                        && readEntries[i].key == readEntries[j].key
-                    {
+                    where lengths[i] == lengths[j] && readEntries[i].key == readEntries[j].key {
                         return false
                     }
                 }

@@ -61,6 +61,27 @@ struct ArchiveWriterTests {
         #expect(tree["$top"]?["b"] == tree["$top"]?["c"])
     }
 
+    /// `é` and `e` + U+0301 are equal Swift strings but different text, values or keys:
+    /// each is archived as itself, as Foundation's archiver (whose `isEqual:` is
+    /// literal) keeps them, and comes back with its own characters.
+    @Test func canonicallyEqualStringsAreArchivedAsThemselves() throws {
+        let composed = "caf\u{E9}"
+        let decomposed = "cafe\u{301}"
+        let data = try KeyedArchiver.archivedData(withRootObject: [composed, decomposed])
+        let back = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: [String].self, from: data))
+        #expect(
+            back.map { Array($0.unicodeScalars) } == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
+
+        // As keys: the archive's top dictionary holds both, each with its own bytes.
+        let encoder = KeyedEncoder()
+        encoder.encode(1, forKey: composed)
+        encoder.encode(2, forKey: decomposed)
+        let tree = try PropertyListReader().read([UInt8](encoder.encodedData))
+        let keys = try #require(tree["$top"]?.dictionaryValue).keys.map { Array($0.unicodeScalars) }
+        #expect(keys.count == 2)
+        #expect(Set(keys) == [Array(composed.unicodeScalars), Array(decomposed.unicodeScalars)])
+    }
+
     @Test func longStringsAreMergedOnlyWhenTheyAreTheSameString() throws {
         let shared = String(repeating: "long string ", count: 4)
         let encoder = KeyedEncoder()

@@ -81,23 +81,6 @@ struct BinaryPropertyListNavigationTests {
         #expect(try PropertyListReader().read(PropertyListWriter.binary.write(["\u{212A}": 1]))["K"] == 1)
     }
 
-    /// A Kelvin sign and `K` are one key to the full reader's dictionary, whatever
-    /// their lengths, and to lookup: the later value counts.
-    @Test func canonicallyEqualKeysOfDifferentLengthsAreOneKey() throws {
-        let bytes = BinaryPlistBytes.build(objects: [
-            [0xD2, 1, 2, 3, 4],  // { Kelvin sign: 1, "K": 2 }
-            [0x61, 0x21, 0x2A],  // UTF-16 "\u{212A}"
-            [0x51, UInt8(ascii: "K")],
-            [0x10, 1],
-            [0x10, 2],
-        ])
-        let tree = try PropertyListReader().read(bytes)
-        #expect(tree.dictionaryValue?.count == 1)
-        #expect(tree["K"] == 2)
-        #expect(try BinaryPropertyList(bytes: bytes).value(at: "K") == 2)
-        #expect(try BinaryPropertyList(bytes: bytes).value(at: "\u{212A}") == 2)
-    }
-
     /// Many entries keyed by one long key object: each key object is compared once, so
     /// the lookup costs the file, not the file times the entries.
     @Test func aKeySharedByManyEntriesIsComparedOnce() throws {

@@ -18,7 +18,7 @@ struct ArchiveBinaryWriter {
 
     private var output: [UInt8] = []
     private var extras: ExtraObjects
-    private var strings: [String: Int] = [:]
+    private var strings: [ExactString: Int] = [:]
     private var integers: [Int64: Int] = [:]
     private var unsignedIntegers: [UInt64: Int] = [:]
     private var booleans: [Bool: Int] = [:]
@@ -49,8 +49,9 @@ struct ArchiveBinaryWriter {
         referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(extraBase + extrasBound))
         extras = ExtraObjects(base: extraBase)
         strings = [
-            "$version": Frame.versionKey, "$archiver": Frame.archiverKey, ArchiveFormat.archiverName: Frame.archiver,
-            "$top": Frame.topKey, "$objects": Frame.objectsKey,
+            ExactString("$version"): Frame.versionKey, ExactString("$archiver"): Frame.archiverKey,
+            ExactString(ArchiveFormat.archiverName): Frame.archiver, ExactString("$top"): Frame.topKey,
+            ExactString("$objects"): Frame.objectsKey,
         ]
         integers = [ArchiveFormat.version: Frame.version]
     }
@@ -191,7 +192,7 @@ struct ArchiveBinaryWriter {
     }
 
     private mutating func stringNumber(_ string: String) -> Int {
-        extras.unique(string, in: &strings) { BinaryObjectEncoder.appendString(string, to: &$0) }
+        extras.unique(ExactString(string), in: &strings) { BinaryObjectEncoder.appendString(string, to: &$0) }
     }
 
     private mutating func integerNumber(_ integer: Int64) -> Int {
