@@ -77,8 +77,10 @@ extension BinaryPropertyList {
     }
 
     /// The object under `key` in dictionary `index`; keys compare as Swift strings do,
-    /// and when a key occurs twice the later one counts, both as in the full read.
-    /// `nil` when the key is absent or the object is not a dictionary.
+    /// and when a key occurs twice the later one counts, as in the full read. (One
+    /// corner differs: a dictionary of twelve or fewer entries holding two spellings of
+    /// one key, a Kelvin sign and `K`, keeps both in the full read, which finds the
+    /// first.) `nil` when the key is absent or the object is not a dictionary.
     /// - Throws: ``PropertyListError`` for a malformed dictionary, a key that is not a
     ///   string or a value reference that names no object.
     public func objectIndex(forKey key: String, inDictionary index: Int) throws(PropertyListError) -> Int? {
