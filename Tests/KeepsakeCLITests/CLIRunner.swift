@@ -16,6 +16,13 @@ struct CLIRunner {
     /// Runs `keepsake` with `arguments`; `environment` entries replace the inherited ones.
     static func run(_ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]) throws -> Result {
         guard let executable else { throw CocoaError(.fileNoSuchFile) }
+        return try run(executable, arguments, stdin: stdin, environment: environment)
+    }
+
+    /// Runs another program the same way (a peer such as `plutil`, a compiler).
+    static func run(
+        _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
+    ) throws -> Result {
         let process = Process()
         process.executableURL = executable
         process.arguments = arguments

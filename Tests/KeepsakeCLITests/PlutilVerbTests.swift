@@ -52,18 +52,7 @@ final class PlutilVerbTests {
     }
 
     static func run(plutil arguments: [String]) throws -> CLIRunner.Result {
-        let process = Process()
-        process.executableURL = plutil
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return CLIRunner.Result(
-            status: process.terminationStatus, stdout: String(decoding: data, as: UTF8.self), stderr: "",
-            stdoutBytes: data)
+        try CLIRunner.run(try #require(plutil), arguments)
     }
 
     static let keyPaths = [
@@ -229,15 +218,8 @@ final class PlutilVerbTests {
         #expect(generated.hasPrefix("/// Generated from Tricky.plist\nlet Tricky : [String : Any] = [\n"))
         let checked = directory.appendingPathComponent("Checked.swift")
         try Data(("import Foundation\n" + generated + "print(Tricky.count)\n").utf8).write(to: checked)
-        let compile = Process()
-        compile.executableURL = Self.swiftc
-        compile.arguments = ["-typecheck", checked.path]
-        let errors = Pipe()
-        compile.standardError = errors
-        try compile.run()
-        let messages = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        compile.waitUntilExit()
-        #expect(compile.terminationStatus == 0, "\(messages)\n\(generated)")
+        let compile = try CLIRunner.run(try #require(Self.swiftc), ["-typecheck", checked.path])
+        #expect(compile.status == 0, "\(compile.stderr)\n\(generated)")
     }
 
     static let swiftc: URL? = plutil.map { $0.deletingLastPathComponent().appendingPathComponent("swiftc") }.flatMap {
