@@ -17,13 +17,13 @@ extension Application {
     struct BackgroundTask {
         var id: Int
         var name: String?
-        var expirationHandler: (@Sendable () -> Void)?
+        var expirationHandler: (@MainActor @Sendable () -> Void)?
     }
 
     /// Asks for time to finish work in the background. While a task is open the app is
     /// not suspended after the grace period; when ``Configuration/backgroundTimeLimit``
     /// (counted from entering the background) runs out first, `expirationHandler` runs
-    /// (on the thread processing events) and the app is then suspended or terminated
+    /// (on the main actor) and the app is then suspended or terminated
     /// (``Configuration/whenBackgroundTimeExpires``). End every task with
     /// ``endBackgroundTask(_:)``, in the handler too.
     ///
@@ -38,7 +38,7 @@ extension Application {
     /// - Returns: the task, or ``BackgroundTaskIdentifier/invalid`` when the app is
     ///   suspended or not running.
     public func beginBackgroundTask(
-        withName name: String? = nil, expirationHandler: (@Sendable () -> Void)? = nil
+        withName name: String? = nil, expirationHandler: (@MainActor @Sendable () -> Void)? = nil
     ) -> BackgroundTaskIdentifier {
         machine.withLock { machine in
             guard machine.state != .suspended, machine.state != .notRunning else { return .invalid }
@@ -50,7 +50,10 @@ extension Application {
 
     /// Ends a task begun with ``beginBackgroundTask(withName:expirationHandler:)``; the
     /// app may then be suspended. Ending an unknown or already ended task does nothing.
-    /// Corresponds to `UIApplication.endBackgroundTask(_:)`.
+    /// Corresponds to `UIApplication.endBackgroundTask(_:)`, which is also called on the
+    /// main actor; work finishing elsewhere hops there
+    /// (`Task { @MainActor in application.endBackgroundTask(task) }`).
+    @MainActor
     public func endBackgroundTask(_ identifier: BackgroundTaskIdentifier) {
         let removed = machine.withLock { $0.tasks.removeValue(forKey: identifier.rawValue) != nil }
         if removed { enqueue(.taskEnded) }

@@ -5,15 +5,15 @@ import Synchronization
 extension Application {
     /// Calls `handler` for each of `events` (every event when `nil`), after the delegate
     /// and the notification center, until the token is cancelled or released.
-    /// Handlers run one at a time, on the thread processing the event, before the next
-    /// event is processed: work done here (a save) is finished before the process can
-    /// exit or stop.
+    /// Handlers run one at a time, on the main actor, before the next event is
+    /// processed: work done here (a save) is finished before the process can exit or
+    /// stop.
     ///
     /// ```swift
     /// let token = app.addObserver(for: [.didEnterBackground]) { _ in try? store.save() }
     /// ```
     public func addObserver(
-        for events: Set<LifecycleEvent>? = nil, _ handler: @escaping @Sendable (LifecycleEvent) -> Void
+        for events: Set<LifecycleEvent>? = nil, _ handler: @escaping @MainActor @Sendable (LifecycleEvent) -> Void
     ) -> ObservationToken {
         let id = machine.withLock { machine in
             let id = machine.makeID()
@@ -26,12 +26,14 @@ extension Application {
     }
 
     /// Calls `handler` for each memory warning (after the delegate and the notification
-    /// center, on the thread processing it) until the token is cancelled or released.
+    /// center, on the main actor) until the token is cancelled or released.
     ///
     /// ```swift
     /// let token = app.addMemoryWarningObserver { _ in imageCache.removeAllObjects() }
     /// ```
-    public func addMemoryWarningObserver(_ handler: @escaping @Sendable (MemoryWarning) -> Void) -> ObservationToken {
+    public func addMemoryWarningObserver(_ handler: @escaping @MainActor @Sendable (MemoryWarning) -> Void)
+        -> ObservationToken
+    {
         let id = machine.withLock { machine in
             let id = machine.makeID()
             machine.warningObservers[id] = handler

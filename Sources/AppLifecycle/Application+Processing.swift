@@ -16,7 +16,7 @@ struct Machine {
 
     var nextID = 0
     var observers: [Int: Application.Observer] = [:]
-    var warningObservers: [Int: @Sendable (MemoryWarning) -> Void] = [:]
+    var warningObservers: [Int: @MainActor @Sendable (MemoryWarning) -> Void] = [:]
     var eventStreams: [Int: AsyncStream<LifecycleEvent>.Continuation] = [:]
     var warningStreams: [Int: AsyncStream<MemoryWarning>.Continuation] = [:]
     var terminationWaiters: [CheckedContinuation<Void, Never>] = []
@@ -58,10 +58,11 @@ extension Application {
 
     struct Observer {
         var events: Set<LifecycleEvent>?
-        var handler: @Sendable (LifecycleEvent) -> Void
+        var handler: @MainActor @Sendable (LifecycleEvent) -> Void
     }
 
     /// Queues `work` and, unless someone already is, processes the queue.
+    @MainActor
     func enqueue(_ work: Work) {
         let mustDrain = machine.withLock { machine in
             machine.queue.append(work)
@@ -72,6 +73,7 @@ extension Application {
         if mustDrain { drain() }
     }
 
+    @MainActor
     private func drain() {
         while true {
             let steps: [Step]? = machine.withLock { machine in
@@ -208,6 +210,7 @@ extension Application {
         return [.deliver(.willTerminate), .move(.notRunning), .finish]
     }
 
+    @MainActor
     private func perform(_ step: Step) {
         switch step {
         case .move(let next):
@@ -247,9 +250,10 @@ extension Application {
             if grace == .zero {
                 enqueue(.graceElapsed(epoch: epoch))
             } else {
-                scheduler.schedule(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch)) }
+                scheduler.scheduleOnMainActor(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch))
+                }
             }
-            scheduler.schedule(after: configuration.backgroundTimeLimit) { [weak self] in
+            scheduler.scheduleOnMainActor(after: configuration.backgroundTimeLimit) { [weak self] in
                 self?.enqueue(.timeExpired(epoch: epoch))
             }
 
@@ -279,6 +283,7 @@ extension Application {
         }
     }
 
+    @MainActor
     private func notify(_ event: LifecycleEvent) {
         let (observers, streams) = machine.withLock { machine in
             (machine.observers.sorted { $0.key < $1.key }.map(\.value), Array(machine.eventStreams.values))

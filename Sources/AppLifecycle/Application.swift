@@ -9,11 +9,14 @@ import Synchronization
 /// with ``send(_:)``. Nothing happens until ``launch()`` (or ``run(sources:)``, which
 /// launches and then listens to event sources until the app terminates).
 ///
-/// Events are processed one at a time: a trigger becomes a list of legal state moves
-/// and callbacks, and each callback is delivered to the delegate, then posted on the
-/// notification center, then handed to observers and event streams, before the next
-/// one starts. A trigger sent while another is being processed (from a callback, or
-/// another thread) is queued and processed after it; ``send(_:)`` then returns early.
+/// Events are processed one at a time on the main actor, as UIKit processes them on the
+/// main thread: a trigger becomes a list of legal state moves and callbacks, and each
+/// callback is delivered to the delegate, then posted on the notification center, then
+/// handed to observers and event streams, before the next one starts. A trigger sent
+/// from a callback is queued and processed after the current one; ``send(_:)`` then
+/// returns early. Event sources run off the main actor and hop to it to send; the
+/// state, background tasks' bookkeeping and the observer lists may be read and changed
+/// from any thread.
 ///
 /// Which Linux event leads to which callbacks (see ``SignalEventSource``):
 ///
@@ -97,13 +100,15 @@ public final class Application: Sendable {
     /// Moves a not-running app to active: did finish launching, then did become
     /// active. Does nothing after the first call. Triggers and memory warnings that
     /// arrived before are processed right after it, in order.
+    @MainActor
     public func launch() {
         enqueue(.launch)
     }
 
     /// Reports what an event source saw; see ``LifecycleTrigger``. Returns when the
-    /// trigger has been processed, unless another thread (or a callback further up
-    /// this thread's stack) is processing events, which then processes this one next.
+    /// trigger has been processed, unless a callback further up the stack is processing
+    /// events, which then processes this one next.
+    @MainActor
     public func send(_ trigger: LifecycleTrigger) {
         enqueue(.trigger(trigger, stopAction: nil))
     }
@@ -111,6 +116,7 @@ public final class Application: Sendable {
     /// Enters the background like ``LifecycleTrigger/hidden``, but suspends as soon as no
     /// background task is open (no grace period) and then calls `stop` (which for
     /// `SIGTSTP` stops the process). Already suspended: calls `stop` at once.
+    @MainActor
     package func sendHidden(thenStop stop: @escaping @Sendable () -> Void) {
         enqueue(.trigger(.hidden, stopAction: stop))
     }
@@ -118,11 +124,13 @@ public final class Application: Sendable {
     /// Sends a memory warning to the delegate, the notification center, observers and
     /// streams, as if memory were short. Corresponds to the Simulator's "Simulate
     /// Memory Warning" (`UIApplication`'s private `_performMemoryWarning`).
+    @MainActor
     public func simulateMemoryWarning() {
         enqueue(.memoryWarning(MemoryWarning(origin: .simulated)))
     }
 
     /// Delivers a memory warning raised by a monitor.
+    @MainActor
     public func receiveMemoryWarning(_ warning: MemoryWarning) {
         enqueue(.memoryWarning(warning))
     }
@@ -136,6 +144,7 @@ public final class Application: Sendable {
     /// await app.run(sources: [SignalEventSource()])
     /// exit(0)   // SIGTERM: callbacks delivered, stores saved
     /// ```
+    @MainActor
     public func run(sources: [any LifecycleEventSource] = []) async {
         let pending = Mutex(sources.count)
         await withTaskGroup(of: Void.self) { group in

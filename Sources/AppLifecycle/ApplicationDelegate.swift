@@ -1,22 +1,25 @@
 /// The object told about every state change, in the order iOS calls it.
 ///
 /// Corresponds to `UIApplicationDelegate`'s lifecycle methods; every method has an
-/// empty default, so implement only what you need. Methods are called one at a time,
-/// never concurrently, on the thread that processes the event (a signal, a timer, or
-/// the caller of ``Application/send(_:)``); ``Application/state`` already reflects the
-/// state iOS reports at that point (still `.active` in ``applicationWillResignActive(_:)``,
-/// `.background` in ``applicationDidEnterBackground(_:)``).
+/// empty default, so implement only what you need. As in UIKit, the delegate lives on
+/// the main actor: a class that adopts the protocol is isolated to it, so it may hold
+/// the books' plain classes (an `ItemStore` with `var allItems`, a `class Item`)
+/// without any `Sendable` annotation. Methods are called one at a time;
+/// ``Application/state`` already reflects the state iOS reports at that point (still
+/// `.active` in ``applicationWillResignActive(_:)``, `.background` in
+/// ``applicationDidEnterBackground(_:)``).
 ///
 /// ```swift
-/// final class AppDelegate: ApplicationDelegate {
-///     let itemStore: ItemStore<Item>
-///     init(itemStore: ItemStore<Item>) { self.itemStore = itemStore }
+/// class AppDelegate: ApplicationDelegate {
+///     let itemStore = ItemStore()
 ///
 ///     func applicationDidEnterBackground(_ application: Application) {
-///         if itemStore.saveChanges() { print("Saved all of the Items") }
+///         let success = itemStore.saveChanges()
+///         print(success ? "Saved all of the Items" : "Could not save any of the Items")
 ///     }
 /// }
 /// ```
+@MainActor
 public protocol ApplicationDelegate: AnyObject, Sendable {
     /// Corresponds to `application(_:willFinishLaunchingWithOptions:)`: called first at
     /// launch. `launchOptions` is `nil`, as for an app the user started. The result

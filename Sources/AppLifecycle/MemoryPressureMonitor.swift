@@ -32,7 +32,9 @@ public struct MemoryPressureEventSource: LifecycleEventSource {
     }
 
     public func run(for application: Application) async throws {
-        try await monitor.run { [weak application] warning in application?.receiveMemoryWarning(warning) }
+        try await monitor.run { [weak application] warning in
+            Task { @MainActor in application?.receiveMemoryWarning(warning) }
+        }
     }
 }
 

@@ -56,9 +56,9 @@ public struct SignalEventSource: LifecycleEventSource {
             switch signal {
             case .sigterm, .sigint:
                 await beforeTerminating?()
-                application.send(.terminate)
-            case .sighup: application.send(.hidden)
-            case .sigcont: application.send(.visible)
+                await application.send(.terminate)
+            case .sighup: await application.send(.hidden)
+            case .sigcont: await application.send(.visible)
             default: break
             }
         }
@@ -66,8 +66,7 @@ public struct SignalEventSource: LifecycleEventSource {
 }
 
 /// A dispatch signal source for `SIGTSTP`, set up like `UnixSignalsSequence`'s. It
-/// needs no queue of its own: a source never runs its handler twice at once, so
-/// Dispatch's default queue delivers the stops one at a time, off the cooperative pool.
+/// needs no queue of its own: its handler only hands each stop to the main actor.
 /// `@unchecked Sendable`: the dispatch source is thread-safe (only `cancel()` is
 /// called after set-up) but not marked `Sendable` by Dispatch.
 private final class TerminalStopSource: @unchecked Sendable {
@@ -81,10 +80,13 @@ private final class TerminalStopSource: @unchecked Sendable {
         source = DispatchSource.makeSignalSource(signal: SIGTSTP)
         source.setEventHandler { [weak application] in
             guard let application else { return }
-            if stops {
-                application.sendHidden(thenStop: { stopProcess() })
-            } else {
-                application.send(.hidden)
+            // The stop comes after the callbacks, once the main actor has run them.
+            Task { @MainActor in
+                if stops {
+                    application.sendHidden(thenStop: { stopProcess() })
+                } else {
+                    application.send(.hidden)
+                }
             }
         }
         source.resume()

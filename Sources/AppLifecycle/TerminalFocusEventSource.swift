@@ -27,11 +27,18 @@ public struct TerminalFocusEventSource: LifecycleEventSource {
         try? StandardStream.output.write(enable)
         defer { try? StandardStream.output.write(disable) }
         let reader = BlockingReader(fd: STDIN_FILENO)
+        // The reader thread parses; the triggers reach the main actor in order.
+        let (triggers, sink) = AsyncStream<LifecycleTrigger>.makeStream()
+        async let sending: Void = {
+            for await trigger in triggers { await application.send(trigger) }
+        }()
         // Only the reader thread touches the parser.
         nonisolated(unsafe) var parser = TerminalFocusParser()
         await reader.read { bytes in
-            for trigger in parser.feed(bytes) { application.send(trigger) }
+            for trigger in parser.feed(bytes) { sink.yield(trigger) }
         }
+        sink.finish()
+        await sending
     }
 }
 

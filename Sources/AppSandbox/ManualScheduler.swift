@@ -2,6 +2,8 @@ import Synchronization
 
 /// Time that moves only when ``advance(by:)`` is called; work runs on the caller's
 /// thread in the order it falls due. For tests of deferred saves and background time.
+/// Work scheduled for the main actor (the lifecycle's timers) runs in place too, so a
+/// scheduler holding such work must be advanced from the main actor.
 ///
 /// ```swift
 /// let scheduler = ManualScheduler()
@@ -14,7 +16,12 @@ public final class ManualScheduler: Scheduler {
     private struct Pending {
         var due: Duration
         var order: Int
-        var work: @Sendable () -> Void
+        var work: Work
+    }
+
+    private enum Work {
+        case anyThread(@Sendable () -> Void)
+        case mainActor(@MainActor @Sendable () -> Void)
     }
 
     private struct State {
@@ -36,7 +43,14 @@ public final class ManualScheduler: Scheduler {
     public func schedule(after delay: Duration, _ work: @escaping @Sendable () -> Void) {
         state.withLock { state in
             state.order += 1
-            state.pending.append(Pending(due: state.now + delay, order: state.order, work: work))
+            state.pending.append(Pending(due: state.now + delay, order: state.order, work: .anyThread(work)))
+        }
+    }
+
+    public func scheduleOnMainActor(after delay: Duration, _ work: @escaping @MainActor @Sendable () -> Void) {
+        state.withLock { state in
+            state.order += 1
+            state.pending.append(Pending(due: state.now + delay, order: state.order, work: .mainActor(work)))
         }
     }
 
@@ -58,7 +72,10 @@ public final class ManualScheduler: Scheduler {
                 return due.element
             }
             guard let next else { return }
-            next.work()
+            switch next.work {
+            case .anyThread(let work): work()
+            case .mainActor(let work): MainActor.assumeIsolated(work)
+            }
         }
     }
 }

@@ -2,7 +2,6 @@ public import AppLifecycle
 public import AppSandbox
 import Foundation
 public import KeyedArchive
-import Synchronization
 
 /// The store that owns the app's model objects: it loads them when made, hands them
 /// to controllers, and saves them, so controllers never touch files.
@@ -15,43 +14,47 @@ import Synchronization
 /// ```swift
 /// let itemStore = try ItemStore<Item>(container: container)   // Documents/items.archive
 /// itemStore.add(Item(name: "Bike", valueInDollars: 300))
+/// itemStore.allItems[0].name = "Red bike"                     // a class item, changed in place
 /// itemStore.attach(to: application)
 /// try itemStore.save()
 /// ```
 ///
-/// Thread-safe: every operation takes the store's lock, so concurrent request handlers
-/// may share one store. The closures given to ``update(at:_:)``,
-/// ``removeAll(where:)`` and the like run under that lock: they must not call back
-/// into the store.
-///
-/// Models may be classes, as the books write them: an item changed in place through a
-/// reference a controller holds (`itemStore.allItems[0].name = "…"`) is found by
-/// ``isDirty`` and saved on the next automatic save, like every other change.
-public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
-    private struct State {
-        var items: [Model]
-        /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
-        var version = 0
-        var savedVersion = 0
-        /// For class models, ``ItemStore/fingerprint(of:)`` of the items as last saved
-        /// or loaded: the store cannot see an edit made in place through a reference.
-        var savedFingerprint: Int?
-        var autosaveTokens: [ObservationToken] = []
-        var lastAutosaveError: StoreError?
+/// The store lives on the main actor, with the app delegate and the controllers that
+/// use it, as UIKit's objects do: models may be the books' plain classes with `var`
+/// properties, never declared `Sendable`. An item changed in place through a reference
+/// a controller holds is found by ``isDirty`` and saved on the next automatic save,
+/// like every other change. ``save()`` writes on the main actor, as an iOS app's
+/// `saveChanges()` does; a server, whose handlers must not wait on the disk, calls
+/// ``saveInBackground()``, which archives on the main actor and writes and `fsync`s
+/// on a queue of the store's own.
+@MainActor
+public final class ItemStore<Model: KeyedArchivable> {
+    public let backend: any ItemStoreBackend<Model>
+
+    /// Every item, in order. Corresponds to the seeds' `allItems`; changing the array
+    /// (`itemStore.allItems.remove(at: 0)`) marks the store dirty like the methods below.
+    public var allItems: [Model] {
+        didSet { version += 1 }
     }
 
-    public let backend: any ItemStoreBackend<Model>
-    private let state: Mutex<State>
-    /// Held for a whole save so saves reach the backend in order.
-    private let saving = Mutex(())
+    /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
+    private var version = 0
+    private var savedVersion = 0
+    /// For class models, ``fingerprint(of:)`` of the items as last saved or loaded: the
+    /// store cannot see an edit made in place through a reference.
+    private var savedFingerprint: Int?
+    private var autosaveTokens: [ObservationToken] = []
+    /// Writes run here one at a time, in the order the saves were asked for, off the
+    /// main actor and off Swift's cooperative pool.
+    private let writes = DispatchQueue(label: "keepsake.item-store.writes")
 
     /// Loads the items from `backend`.
     /// - Throws: ``StoreError`` from the backend: `.corruptArchive` (the file stays as
     ///   it is), `.readFailed`.
     public init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
         self.backend = backend
-        let items = try backend.loadItems()
-        state = Mutex(State(items: items, savedFingerprint: Self.fingerprint(of: items)))
+        allItems = try backend.loadItems()
+        savedFingerprint = Self.fingerprint(of: allItems)
     }
 
     /// Loads the items from `fileName` (default `items.archive`) in the container's
@@ -63,30 +66,24 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
 
     // MARK: Reading
 
-    /// Every item, in order. Corresponds to the seeds' `allItems`.
-    public var allItems: [Model] { state.withLock { $0.items } }
-
     /// How many items there are.
-    public var count: Int { state.withLock { $0.items.count } }
+    public var count: Int { allItems.count }
 
     /// The item at `index`, or `nil` past the end.
     public func item(at index: Int) -> Model? {
-        state.withLock { $0.items.indices.contains(index) ? $0.items[index] : nil }
+        allItems.indices.contains(index) ? allItems[index] : nil
     }
 
     /// The first item matching `predicate`.
     public func first(where predicate: (Model) -> Bool) -> Model? {
-        state.withLock { $0.items.first(where: predicate) }
+        allItems.first(where: predicate)
     }
 
     /// Whether there are changes not yet saved. For class models this includes items
     /// changed in place, found by archiving the items and comparing the archive's
     /// fingerprint with the one taken at the last save or load.
     public var isDirty: Bool {
-        let (items, changed, savedFingerprint) = state.withLock {
-            ($0.items, $0.version != $0.savedVersion, $0.savedFingerprint)
-        }
-        return changed || Self.fingerprint(of: items) != savedFingerprint
+        version != savedVersion || Self.fingerprint(of: allItems) != savedFingerprint
     }
 
     /// A hash of the archive of `items` when `Model` is a class (whose instances can
@@ -107,12 +104,12 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
 
     /// Appends `item`. Corresponds to the seeds' `createItem()` after making the item.
     public func add(_ item: Model) {
-        mutate { $0.append(item) }
+        allItems.append(item)
     }
 
     /// Inserts `item` at `index` (clamped to the valid range).
     public func insert(_ item: Model, at index: Int) {
-        mutate { $0.insert(item, at: min(max(index, 0), $0.count)) }
+        allItems.insert(item, at: min(max(index, 0), allItems.count))
     }
 
     /// Removes and returns the item at `index`; `nil` (and no change) past the end,
@@ -120,23 +117,17 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     /// Corresponds to the seeds' `removeItem(_:)`.
     @discardableResult
     public func remove(at index: Int) -> Model? {
-        state.withLock { state in
-            guard state.items.indices.contains(index) else { return nil }
-            state.version += 1
-            return state.items.remove(at: index)
-        }
+        guard allItems.indices.contains(index) else { return nil }
+        return allItems.remove(at: index)
     }
 
     /// Removes every item matching `predicate`; returns how many went.
     @discardableResult
     public func removeAll(where predicate: (Model) -> Bool) -> Int {
-        state.withLock { state in
-            let before = state.items.count
-            state.items.removeAll(where: predicate)
-            let removed = before - state.items.count
-            if removed > 0 { state.version += 1 }
-            return removed
-        }
+        let kept = allItems.filter { !predicate($0) }
+        let removed = allItems.count - kept.count
+        if removed > 0 { allItems = kept }
+        return removed
     }
 
     /// Moves the item at `from` to `to`, shifting the ones between. Corresponds to the
@@ -144,58 +135,38 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     /// index is out of range.
     @discardableResult
     public func move(from: Int, to: Int) -> Bool {
-        state.withLock { state in
-            guard state.items.indices.contains(from), state.items.indices.contains(to) else { return false }
-            guard from != to else { return true }
-            let item = state.items.remove(at: from)
-            state.items.insert(item, at: to)
-            state.version += 1
-            return true
-        }
+        guard allItems.indices.contains(from), allItems.indices.contains(to) else { return false }
+        guard from != to else { return true }
+        let item = allItems.remove(at: from)
+        allItems.insert(item, at: to)
+        return true
     }
 
     /// Changes the item at `index` in place. Returns `false` past the end.
     @discardableResult
     public func update(at index: Int, _ body: (inout Model) -> Void) -> Bool {
-        state.withLock { state in
-            guard state.items.indices.contains(index) else { return false }
-            body(&state.items[index])
-            state.version += 1
-            return true
-        }
+        guard allItems.indices.contains(index) else { return false }
+        body(&allItems[index])
+        return true
     }
 
     /// Changes every item matching `predicate`; returns how many matched.
     @discardableResult
     public func updateAll(where predicate: (Model) -> Bool, _ body: (inout Model) -> Void) -> Int {
-        state.withLock { state in
-            var changed = 0
-            for index in state.items.indices where predicate(state.items[index]) {
-                body(&state.items[index])
-                changed += 1
-            }
-            if changed > 0 { state.version += 1 }
-            return changed
-        }
+        let matching = allItems.indices.filter { predicate(allItems[$0]) }
+        for index in matching { body(&allItems[index]) }
+        return matching.count
     }
 
     /// Replaces every item.
     public func replaceAll(with items: [Model]) {
-        mutate { $0 = items }
-    }
-
-    private func mutate(_ body: (inout [Model]) -> Void) {
-        state.withLock { state in
-            body(&state.items)
-            state.version += 1
-        }
+        allItems = items
     }
 
     // MARK: Saving
 
-    /// Saves every item through the backend, whether or not anything changed.
-    /// Changes made while the save runs stay unsaved (the store stays dirty), edits
-    /// made in place to class items included.
+    /// Saves every item through the backend, whether or not anything changed, and
+    /// returns when the items are on disk. Waits for background saves asked for before.
     ///
     /// Corresponds to `NSKeyedArchiver.archiveRootObject(allItems, toFile:)` in the
     /// seeds' `saveChanges()`.
@@ -203,17 +174,46 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
     ///   layer's `.noSpace`, `.ioError`…); the previous archive is then intact and the
     ///   store still dirty.
     public func save() throws(StoreError) {
-        try saving.withLock { _ throws(StoreError) in
-            let (items, version) = state.withLock { ($0.items, $0.version) }
-            // Taken before the backend archives the items: an in-place edit made while
-            // it does leaves the store dirty, never marked saved.
-            let fingerprint = Self.fingerprint(of: items)
-            try backend.saveItems(items)
-            state.withLock { state in
-                state.savedVersion = max(state.savedVersion, version)
-                state.savedFingerprint = fingerprint
-            }
+        let (write, saved) = try prepareSave()
+        try writes.sync { Result(catching: write) }.get()
+        markSaved(saved)
+    }
+
+    /// ``save()`` without holding the main actor while the file is written and
+    /// `fsync`ed: the items are archived here, then written on the store's queue, after
+    /// any save asked for before. Changes made meanwhile, in place or through the
+    /// store, stay unsaved (the store stays dirty).
+    /// - Throws: ``StoreError``, as ``save()``.
+    public func saveInBackground() async throws(StoreError) {
+        let (write, saved) = try prepareSave()
+        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
+            writes.async { continuation.resume(returning: Result(catching: write)) }
         }
+        try result.get()
+        markSaved(saved)
+    }
+
+    /// What the store is once a save's write has succeeded.
+    private typealias SavedState = (version: Int, fingerprint: Int?)
+
+    /// Archives the items as they are now, and returns the write that stores them.
+    private func prepareSave() throws(StoreError) -> (write: @Sendable () throws(StoreError) -> Void, SavedState) {
+        // Taken from the same items as the snapshot: an edit made while the write runs
+        // leaves the store dirty, never marked saved.
+        let saved = (version, Self.fingerprint(of: allItems))
+        return (try Self.write(allItems, to: backend), saved)
+    }
+
+    private static func write(
+        _ items: [Model], to backend: some ItemStoreBackend<Model>
+    ) throws(StoreError) -> @Sendable () throws(StoreError) -> Void {
+        let snapshot = try backend.snapshot(of: items)
+        return { () throws(StoreError) in try backend.write(snapshot) }
+    }
+
+    private func markSaved(_ saved: SavedState) {
+        savedVersion = max(savedVersion, saved.version)
+        if saved.version >= version { savedFingerprint = saved.fingerprint }
     }
 
     /// ``save()`` reporting success as a `Bool`, as the seeds' `saveChanges()` does.
@@ -238,18 +238,18 @@ public final class ItemStore<Model: KeyedArchivable & Sendable>: Sendable {
         let token = application.addObserver(for: [.didEnterBackground, .willTerminate]) { [weak self] _ in
             self?.autosave()
         }
-        state.withLock { $0.autosaveTokens.append(token) }
+        autosaveTokens.append(token)
     }
 
     /// The error of the last automatic save, or `nil` if it succeeded.
-    public var lastAutosaveError: StoreError? { state.withLock { $0.lastAutosaveError } }
+    public private(set) var lastAutosaveError: StoreError?
 
     private func autosave() {
         do {
             try saveIfDirty()
-            state.withLock { $0.lastAutosaveError = nil }
+            lastAutosaveError = nil
         } catch {
-            state.withLock { $0.lastAutosaveError = error }
+            lastAutosaveError = error
             StandardStream.error.report("ItemStore: automatic save failed: \(error)")
         }
     }

@@ -6,18 +6,44 @@ import Synchronization
 /// Where an ``ItemStore`` keeps its items: an archive file (``ArchiveFileBackend``, the
 /// default), memory (``InMemoryBackend``, for tests), or later a database. Controllers
 /// never see which.
+///
+/// A save comes in two steps so that models need not be `Sendable`: the items are
+/// turned into a ``Snapshot`` where they live (the main actor), and the snapshot is
+/// written wherever the store chooses, a thread that may block on the disk.
 public protocol ItemStoreBackend<Model>: Sendable {
-    associatedtype Model: KeyedArchivable & Sendable
+    associatedtype Model: KeyedArchivable
+    /// The items as a save writes them, safe to hand to another thread.
+    associatedtype Snapshot: Sendable
 
     /// Every saved item, in order; empty when nothing was ever saved.
     /// - Throws: ``StoreError``: `.corruptArchive` when what is saved is unreadable
     ///   (it must then be left as it is), `.readFailed`.
     func loadItems() throws(StoreError) -> [Model]
 
+    /// Encodes `items` for ``write(_:)``.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
+    func snapshot(of items: [Model]) throws(StoreError) -> Snapshot
+
+    /// Replaces what is saved with `snapshot`, all or nothing. May block.
+    /// - Throws: ``StoreError`` `.writeFailed`; what was saved before is then intact.
+    func write(_ snapshot: Snapshot) throws(StoreError)
+}
+
+extension ItemStoreBackend {
     /// Replaces what is saved with `items`, all or nothing.
-    /// - Throws: ``StoreError``: `.encodingFailed`, `.writeFailed`; what was saved
-    ///   before is then intact.
-    func saveItems(_ items: [Model]) throws(StoreError)
+    /// - Throws: ``StoreError``, as ``snapshot(of:)`` and ``write(_:)``.
+    public func saveItems(_ items: [Model]) throws(StoreError) {
+        try write(snapshot(of: items))
+    }
+}
+
+/// The archive a backend writes for `items`.
+private func archivedItems<Model: KeyedArchivable>(_ items: [Model], path: String?) throws(StoreError) -> Data {
+    do {
+        return try KeyedArchiver.archivedData(withRootObject: items)
+    } catch {
+        throw StoreError(.encodingFailed, "cannot archive the items", path: path, underlyingError: error)
+    }
 }
 
 /// Keeps the items as a keyed archive (an `NSArray` of the model objects, as
@@ -27,7 +53,7 @@ public protocol ItemStoreBackend<Model>: Sendable {
 ///
 /// A missing file loads as no items; a file that is not an archive of `Model`s fails
 /// with `.corruptArchive` and stays untouched.
-public struct ArchiveFileBackend<Model: KeyedArchivable & Sendable>: ItemStoreBackend {
+public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     public let directory: SandboxDirectory
     /// The file's path inside ``directory``.
     public let fileName: String
@@ -64,39 +90,37 @@ public struct ArchiveFileBackend<Model: KeyedArchivable & Sendable>: ItemStoreBa
         return items
     }
 
-    public func saveItems(_ items: [Model]) throws(StoreError) {
-        let data: Data
-        do {
-            data = try KeyedArchiver.archivedData(withRootObject: items)
-        } catch {
-            throw StoreError(.encodingFailed, "cannot archive the items", path: url.path, underlyingError: error)
-        }
+    public func snapshot(of items: [Model]) throws(StoreError) -> Data {
+        try archivedItems(items, path: url.path)
+    }
+
+    public func write(_ snapshot: Data) throws(StoreError) {
         do {
             try directory.create()
-            try directory.write(data, to: fileName)
+            try directory.write(snapshot, to: fileName)
         } catch {
             throw StoreError(.writeFailed, wrapping: error, path: url.path)
         }
     }
 }
 
-/// Keeps the items in memory: for tests and previews. Counts saves and can be told to
-/// fail the next ones.
-public final class InMemoryBackend<Model: KeyedArchivable & Sendable>: ItemStoreBackend {
+/// Keeps the items' archive in memory: for tests and previews. Counts saves and can be
+/// told to fail the next ones.
+public final class InMemoryBackend<Model: KeyedArchivable>: ItemStoreBackend {
     private struct State {
-        var items: [Model]
+        var archive: Data?
         var saveCount = 0
         var failingSaves = 0
     }
 
     private let state: Mutex<State>
 
-    public init(items: [Model] = []) {
-        state = Mutex(State(items: items))
+    /// A backend holding `items` as if they had been saved.
+    /// - Throws: ``StoreError`` `.encodingFailed` when `items` cannot be archived.
+    public init(items: [Model] = []) throws(StoreError) {
+        let saved = items.isEmpty ? nil : try archivedItems(items, path: nil)
+        state = Mutex(State(archive: saved))
     }
-
-    /// What the last successful save stored.
-    public var storedItems: [Model] { state.withLock { $0.items } }
 
     /// How many saves succeeded.
     public var saveCount: Int { state.withLock { $0.saveCount } }
@@ -106,15 +130,27 @@ public final class InMemoryBackend<Model: KeyedArchivable & Sendable>: ItemStore
         state.withLock { $0.failingSaves = count }
     }
 
-    public func loadItems() throws(StoreError) -> [Model] { storedItems }
+    /// What the last successful save stored, decoded afresh.
+    public func loadItems() throws(StoreError) -> [Model] {
+        guard let archive = state.withLock({ $0.archive }) else { return [] }
+        do {
+            return try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: archive) ?? []
+        } catch {
+            throw StoreError(.corruptArchive, "not an archive of \(Model.self) items", underlyingError: error)
+        }
+    }
 
-    public func saveItems(_ items: [Model]) throws(StoreError) {
+    public func snapshot(of items: [Model]) throws(StoreError) -> Data {
+        try archivedItems(items, path: nil)
+    }
+
+    public func write(_ snapshot: Data) throws(StoreError) {
         let failed = state.withLock { state in
             if state.failingSaves > 0 {
                 state.failingSaves -= 1
                 return true
             }
-            state.items = items
+            state.archive = snapshot
             state.saveCount += 1
             return false
         }

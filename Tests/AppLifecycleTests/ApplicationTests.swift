@@ -5,7 +5,7 @@ import Testing
 
 @testable import AppLifecycle
 
-@Suite struct ApplicationTests {
+@Suite @MainActor struct ApplicationTests {
     @Test func launchCallsFinishLaunchingThenBecomeActive() {
         let harness = Harness()
         #expect(harness.app.state == .notRunning)
@@ -73,7 +73,7 @@ import Testing
                 try? await Task.sleep(for: .milliseconds(20))
                 log.append("ready at \(application.state)")
                 ready()
-                application.send(.terminate)
+                await application.send(.terminate)
             }
         }
         let harness = Harness()
@@ -165,7 +165,9 @@ import Testing
         ]
         let tokens = names.map { name in
             harness.center.addObserver(forName: name, object: nil, queue: nil) { note in
-                order.append("\(note.name.rawValue) after \(harness.delegate.calls.last ?? "-")")
+                // Posted on the main actor, right after the delegate's callback.
+                let last = MainActor.assumeIsolated { harness.delegate.calls.last }
+                order.append("\(note.name.rawValue) after \(last ?? "-")")
             }
         }
         harness.app.launch()
@@ -229,12 +231,10 @@ import Testing
 
     @Test func triggersSentFromACallbackRunAfterIt() {
         let harness = Harness()
-        harness.delegate.onEnterBackground.withLock {
-            $0 = { app in
-                app.send(.visible)
-                // Still in the background: the nested trigger waits for this callback to end.
-                #expect(app.state == .background)
-            }
+        harness.delegate.onEnterBackground = { app in
+            app.send(.visible)
+            // Still in the background: the nested trigger waits for this callback to end.
+            #expect(app.state == .background)
         }
         harness.app.launch()
         harness.app.send(.hidden)
@@ -246,7 +246,7 @@ import Testing
         let harness = Harness().launched()
         await withTaskGroup(of: Void.self) { group in
             for index in 0..<200 {
-                group.addTask { harness.app.send(index.isMultiple(of: 2) ? .hidden : .visible) }
+                group.addTask { await harness.app.send(index.isMultiple(of: 2) ? .hidden : .visible) }
             }
         }
         // Whatever the interleaving, callbacks alternate as the state machine allows.
@@ -257,8 +257,8 @@ import Testing
     @Test func runReturnsWhenASourceTerminates() async {
         struct TerminatingSource: LifecycleEventSource {
             func run(for application: Application) async throws {
-                application.send(.hidden)
-                application.send(.terminate)
+                await application.send(.hidden)
+                await application.send(.terminate)
             }
         }
         let harness = Harness()

@@ -5,7 +5,7 @@ import Testing
 
 @testable import AppLifecycle
 
-@Suite struct BackgroundTimeTests {
+@Suite @MainActor struct BackgroundTimeTests {
     @Test func suspendedAfterTheGracePeriod() {
         let harness = Harness(grace: .seconds(5)).launched()
         let events = Recorder<LifecycleEvent>()
@@ -104,10 +104,8 @@ import Testing
     @Test func stopRequestWaitsForOpenTasks() {
         let harness = Harness(grace: .seconds(5), limit: .seconds(10)).launched()
         let stops = Recorder<String>()
-        harness.delegate.onEnterBackground.withLock {
-            $0 = { app in
-                _ = app.beginBackgroundTask { stops.append("expired") }
-            }
+        harness.delegate.onEnterBackground = { app in
+            _ = app.beginBackgroundTask { stops.append("expired") }
         }
         harness.app.sendHidden(thenStop: { stops.append("stopped") })
         #expect(harness.app.state == .background)

@@ -5,7 +5,7 @@ import Testing
 
 @testable import AppLifecycle
 
-@Suite struct MemoryWarningTests {
+@Suite @MainActor struct MemoryWarningTests {
     @Test func simulatedWarningReachesEveryListener() async {
         let harness = Harness().launched()
         let observed = Recorder<MemoryWarning>()

@@ -5,21 +5,20 @@ import Synchronization
 
 /// Records what it was told, in order, as callback names.
 final class RecordingDelegate: ApplicationDelegate {
-    let log = Mutex<[String]>([])
+    private(set) var calls: [String] = []
     /// Runs inside `applicationDidEnterBackground(_:)`, for tests that act there.
-    let onEnterBackground = Mutex<(@Sendable (Application) -> Void)?>(nil)
+    var onEnterBackground: ((Application) -> Void)?
 
-    var calls: [String] { log.withLock { $0 } }
-    func clear() { log.withLock { $0.removeAll() } }
+    func clear() { calls.removeAll() }
 
-    private func record(_ name: String) { log.withLock { $0.append(name) } }
+    private func record(_ name: String) { calls.append(name) }
 
     func applicationDidFinishLaunching(_ application: Application) { record("didFinishLaunching") }
     func applicationWillResignActive(_ application: Application) { record("willResignActive") }
     func applicationDidBecomeActive(_ application: Application) { record("didBecomeActive") }
     func applicationDidEnterBackground(_ application: Application) {
         record("didEnterBackground")
-        onEnterBackground.withLock { $0 }?(application)
+        onEnterBackground?(application)
     }
     func applicationWillEnterForeground(_ application: Application) { record("willEnterForeground") }
     func applicationWillTerminate(_ application: Application) { record("willTerminate") }
@@ -35,6 +34,7 @@ final class Recorder<Element: Sendable>: Sendable {
 
 /// A launched app with a recording delegate, a manual scheduler and a private notification
 /// center, so tests run in parallel without seeing each other.
+@MainActor
 struct Harness {
     let delegate = RecordingDelegate()
     let scheduler = ManualScheduler()

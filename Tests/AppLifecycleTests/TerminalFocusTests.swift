@@ -2,7 +2,7 @@ import Testing
 
 @testable import AppLifecycle
 
-@Suite struct TerminalFocusTests {
+@Suite @MainActor struct TerminalFocusTests {
     @Test func reportsAreFoundAmongOtherInput() {
         var parser = TerminalFocusParser()
         let input = Array("ab\u{1B}[Ocd\u{1B}[I\u{1B}[A".utf8)

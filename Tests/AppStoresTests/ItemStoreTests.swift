@@ -2,6 +2,7 @@ import AppLifecycle
 import AppSandbox
 import Foundation
 import KeyedArchive
+import Synchronization
 import Testing
 
 @testable import AppStores
@@ -10,7 +11,7 @@ import Testing
 import Glibc
 #endif
 
-@Suite struct ItemStoreTests {
+@Suite @MainActor struct ItemStoreTests {
     @Test func itemsSurviveARestart() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }
@@ -106,7 +107,7 @@ import Glibc
     }
 
     @Test func changesMarkTheStoreDirty() throws {
-        let backend = InMemoryBackend<Item>(items: [Item(name: "a"), Item(name: "b"), Item(name: "c")])
+        let backend = try InMemoryBackend<Item>(items: [Item(name: "a"), Item(name: "b"), Item(name: "c")])
         let store = try ItemStore(backend: backend)
         #expect(!store.isDirty)
         #expect(store.move(from: 0, to: 2))
@@ -114,7 +115,7 @@ import Glibc
         #expect(store.isDirty)
         try store.save()
         #expect(!store.isDirty)
-        #expect(backend.storedItems.map(\.name) == ["b", "c", "a"])
+        #expect(try backend.loadItems().map(\.name) == ["b", "c", "a"])
 
         #expect(store.remove(at: 7) == nil)
         #expect(!store.move(from: 0, to: 9))
@@ -136,30 +137,45 @@ import Glibc
         #expect(store.isDirty)
     }
 
-    @Test func changeDuringASaveStaysUnsaved() throws {
-        final class SlowBackend: ItemStoreBackend, @unchecked Sendable {
-            // Set before the save starts and only read by it.
-            var duringSave: (() -> Void)?
+    @Test func changeDuringABackgroundSaveStaysUnsaved() async throws {
+        /// Holds each write until the test lets it finish.
+        final class GatedBackend: ItemStoreBackend {
+            let writing = DispatchSemaphore(value: 0)
+            let mayFinish = DispatchSemaphore(value: 0)
+            let written = Mutex<[Item]>([])
             func loadItems() throws(StoreError) -> [Item] { [] }
-            func saveItems(_ items: [Item]) throws(StoreError) { duringSave?() }
+            func snapshot(of items: [Item]) throws(StoreError) -> [Item] { items }
+            func write(_ snapshot: [Item]) throws(StoreError) {
+                writing.signal()
+                mayFinish.wait()
+                written.withLock { $0 = snapshot }
+            }
         }
-        let backend = SlowBackend()
+        let backend = GatedBackend()
         let store = try ItemStore(backend: backend)
         store.add(Item(name: "first"))
-        backend.duringSave = { store.add(Item(name: "arrived while saving")) }
-        try store.save()
+        let saving = Task { try await store.saveInBackground() }
+        // The main actor stays free while the write waits: the store can still change.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while backend.writing.wait(timeout: .now()) == .timedOut, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        store.add(Item(name: "arrived while saving"))
+        backend.mayFinish.signal()
+        try await saving.value
+        #expect(backend.written.withLock { $0.map(\.name) } == ["first"])
         #expect(store.isDirty, "an item added after the snapshot was taken was not saved")
     }
 
     @Test func attachedStoreSavesOnBackgroundAndTermination() throws {
-        let backend = InMemoryBackend<Item>()
+        let backend = try InMemoryBackend<Item>()
         let store = try ItemStore(backend: backend)
         let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         store.attach(to: app)
         app.launch()
         store.add(Item(name: "one"))
         app.send(.hidden)
-        #expect(backend.storedItems.map(\.name) == ["one"])
+        #expect(try backend.loadItems().map(\.name) == ["one"])
         #expect(!store.isDirty)
         app.send(.hidden)
         app.send(.visible)
@@ -168,11 +184,11 @@ import Glibc
         app.send(.visible)
         store.add(Item(name: "two"))
         app.send(.terminate)
-        #expect(backend.storedItems.map(\.name) == ["one", "two"])
+        #expect(try backend.loadItems().map(\.name) == ["one", "two"])
     }
 
     @Test func failedAutomaticSaveIsRecorded() throws {
-        let backend = InMemoryBackend<Item>()
+        let backend = try InMemoryBackend<Item>()
         let store = try ItemStore(backend: backend)
         let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
         store.attach(to: app)
@@ -184,17 +200,17 @@ import Glibc
         #expect(store.isDirty)
         app.send(.terminate)
         #expect(store.lastAutosaveError == nil)
-        #expect(backend.storedItems.count == 1)
+        #expect(try backend.loadItems().count == 1)
     }
 
     @Test func concurrentChangesAreAllKept() async throws {
-        let store = try ItemStore(backend: InMemoryBackend<Item>())
+        let store = try ItemStore(backend: try InMemoryBackend<Item>())
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
                     for index in 0..<250 {
-                        store.add(Item(name: "\(worker)-\(index)"))
-                        if index.isMultiple(of: 50) { try? store.save() }
+                        await store.add(Item(name: "\(worker)-\(index)"))
+                        if index.isMultiple(of: 50) { try? await store.saveInBackground() }
                     }
                 }
             }

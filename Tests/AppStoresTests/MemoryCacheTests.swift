@@ -6,7 +6,7 @@ import Testing
 
 @testable import AppStores
 
-@Suite struct MemoryCacheTests {
+@Suite @MainActor struct MemoryCacheTests {
     typealias Eviction = (key: String, reason: MemoryCache<String, Int>.EvictionReason)
 
     final class Evictions: Sendable {

@@ -116,7 +116,7 @@ final class SandboxCommandTests {
     func backupOfALargeContainerStreams() throws {
         // 200 MiB of data (a sparse file: cheap to make, real bytes to read).
         let big = root.appendingPathComponent("Documents/big.bin")
-        FileManager.default.createFile(atPath: big.path, contents: nil)
+        #expect(FileManager.default.createFile(atPath: big.path, contents: nil))
         let handle = try FileHandle(forWritingTo: big)
         try handle.truncate(atOffset: 200 << 20)
         try handle.close()

@@ -4,14 +4,14 @@ import FoodTrackerApp
 import Foundation
 
 extension FoodTracker {
-    struct Add: ParsableCommand {
+    struct Add: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Add a meal.")
         @OptionGroup var options: ContainerOptions
         @Argument(help: "The meal's name.") var name: String
         @Option(help: "Rating from 0 to 5.") var rating = 0
         @Option(help: "A photo file (JPEG or PNG).") var photo: String?
 
-        func run() throws {
+        @MainActor func run() async throws {
             let list = try options.mealList()
             guard let meal = Meal(name: name, photo: try photo.map(readPhoto), rating: rating) else {
                 throw ValidationFailure("a meal needs a name and a rating from 0 to 5")

@@ -4,12 +4,12 @@ import FoodTrackerApp
 import Foundation
 
 extension FoodTracker {
-    struct Delete: ParsableCommand {
+    struct Delete: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Delete a meal.")
         @OptionGroup var options: ContainerOptions
         @Argument(help: "The meal's number, as listed.") var number: Int
 
-        func run() throws {
+        @MainActor func run() async throws {
             let list = try options.mealList()
             let meal = try list.remove(at: try index(of: number, in: list))
             print("Deleted \(meal.name)")

@@ -4,7 +4,7 @@ import FoodTrackerApp
 import Foundation
 
 extension FoodTracker {
-    struct Edit: ParsableCommand {
+    struct Edit: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rename a meal, rate it, or change its photo.")
         @OptionGroup var options: ContainerOptions
         @Argument(help: "The meal's number, as listed.") var number: Int
@@ -13,7 +13,7 @@ extension FoodTracker {
         @Option(help: "New photo file.") var photo: String?
         @Flag(help: "Remove the photo.") var noPhoto = false
 
-        func run() throws {
+        @MainActor func run() async throws {
             let list = try options.mealList()
             let at = try index(of: number, in: list)
             let newPhoto = try photo.map(readPhoto)

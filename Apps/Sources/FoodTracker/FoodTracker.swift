@@ -5,7 +5,7 @@ import Foundation
 
 /// `foodtracker`: the FoodTracker lesson's meal list on the command line.
 @main
-struct FoodTracker: ParsableCommand {
+struct FoodTracker: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "foodtracker",
         abstract: "Keep a list of meals with photos and 0–5 star ratings.",
@@ -22,7 +22,7 @@ struct ContainerOptions: ParsableArguments {
             valueName: "DIR"))
     var container: String?
 
-    func mealList() throws -> MealList {
+    @MainActor func mealList() throws -> MealList {
         let appContainer = try AppContainer(
             identifier: MealList.identifier,
             containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
@@ -52,7 +52,7 @@ func readPhoto(_ path: String) throws -> Data {
 }
 
 /// Meal numbers are 1-based, as listed.
-func index(of number: Int, in list: MealList) throws -> Int {
+@MainActor func index(of number: Int, in list: MealList) throws -> Int {
     guard (1...max(list.meals.count, 1)).contains(number), number <= list.meals.count else {
         throw ValidationFailure("there is no meal number \(number); there are \(list.meals.count)")
     }

@@ -4,11 +4,11 @@ import FoodTrackerApp
 import Foundation
 
 extension FoodTracker {
-    struct List: ParsableCommand {
+    struct List: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "List the meals.")
         @OptionGroup var options: ContainerOptions
 
-        func run() throws {
+        @MainActor func run() async throws {
             let list = try options.mealList()
             if list.startedWithSamples {
                 // The lesson saves only after a change; saving the samples here makes

@@ -4,13 +4,13 @@ import FoodTrackerApp
 import Foundation
 
 extension FoodTracker {
-    struct Rate: ParsableCommand {
+    struct Rate: AsyncParsableCommand {
         static let configuration = CommandConfiguration(abstract: "Rate a meal from 0 to 5.")
         @OptionGroup var options: ContainerOptions
         @Argument(help: "The meal's number, as listed.") var number: Int
         @Argument(help: "Rating from 0 to 5.") var rating: Int
 
-        func run() throws {
+        @MainActor func run() async throws {
             let list = try options.mealList()
             let at = try index(of: number, in: list)
             guard Meal.ratingRange.contains(rating) else { throw ValidationFailure("the rating must be from 0 to 5") }

@@ -14,10 +14,14 @@ import KeyedArchive
 /// ```swift
 /// let list = try MealList(container: container)   // samples on first run
 /// try list.add(Meal(name: "Soup", photo: nil, rating: 4)!)
+/// It lives on the main actor, with its item store, as the lesson's table view
+/// controller does.
+///
 /// ```
+@MainActor
 public final class MealList {
     /// The lesson's bundle identifier, naming the container.
-    public static let identifier = "com.example.apple-samplecode.FoodTracker"
+    public nonisolated static let identifier = "com.example.apple-samplecode.FoodTracker"
 
     public let container: AppContainer
     /// The meals and their archive.

@@ -57,7 +57,7 @@ struct Homepwner: AsyncParsableCommand {
             containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
         var limits = Inventory.Limits()
         if let maxPhotoBytes { limits.maxPhotoBytes = maxPhotoBytes }
-        let server = try HomepwnerServer(container: appContainer, limits: limits)
+        let server = try await HomepwnerServer(container: appContainer, limits: limits)
         let host = host
         try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
             StandardStream.output.report("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)")

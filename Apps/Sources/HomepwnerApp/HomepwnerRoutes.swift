@@ -28,7 +28,7 @@ public struct HomepwnerRoutes: Sendable {
     public let inventory: Inventory
     public let lifecycle: LifecycleLog
     /// Called with each page event; the app turns them into lifecycle triggers.
-    public let onPageEvent: @Sendable (PageEvent) -> Void
+    public let onPageEvent: @Sendable (PageEvent) async -> Void
     /// The largest form body accepted (photos have their own limit).
     public var maxFormBytes = 64 << 10
     /// How many items one page of the list shows.
@@ -36,7 +36,9 @@ public struct HomepwnerRoutes: Sendable {
     /// The names a request's `Host` may give.
     public var allowedHosts = AllowedHosts.loopback
 
-    public init(inventory: Inventory, lifecycle: LifecycleLog, onPageEvent: @escaping @Sendable (PageEvent) -> Void) {
+    public init(
+        inventory: Inventory, lifecycle: LifecycleLog, onPageEvent: @escaping @Sendable (PageEvent) async -> Void
+    ) {
         self.inventory = inventory
         self.lifecycle = lifecycle
         self.onPageEvent = onPageEvent
@@ -47,33 +49,33 @@ public struct HomepwnerRoutes: Sendable {
         let router = Router()
         let routes = self
         router.add(middleware: RequestGuard(allowedHosts: allowedHosts))
-        router.get("/") { request, _ in try routes.listPage(request) }
+        router.get("/") { request, _ in try await routes.listPage(request) }
         router.get("/items") { _, _ in Response.redirect(to: "/", type: .normal) }
         router.post("/items") { request, _ in
             let form = try await routes.form(request)
-            try routes.inventory.createItem(
+            try await routes.inventory.createItem(
                 name: form["name"], serialNumber: form["serialNumber"], valueInDollars: form["valueInDollars"])
             return Response.redirect(to: "/", type: .normal)
         }
         router.post("/items/random") { _, _ in
-            try routes.inventory.createRandomItem()
+            try await routes.inventory.createRandomItem()
             return Response.redirect(to: "/", type: .normal)
         }
-        router.get("/items/:key") { _, context in try routes.itemPage(context.parameters.require("key")) }
+        router.get("/items/:key") { _, context in try await routes.itemPage(context.parameters.require("key")) }
         router.post("/items/:key") { request, context in
             let key = try context.parameters.require("key")
             let form = try await routes.form(request)
-            try routes.inventory.updateItem(
+            try await routes.inventory.updateItem(
                 forKey: key, name: form["name"], serialNumber: form["serialNumber"],
                 valueInDollars: form["valueInDollars"])
             return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
         }
         router.post("/items/:key/delete") { _, context in
-            try routes.inventory.deleteItem(forKey: context.parameters.require("key"))
+            try await routes.inventory.deleteItem(forKey: context.parameters.require("key"))
             return Response.redirect(to: "/", type: .normal)
         }
         router.delete("/items/:key") { _, context in
-            try routes.inventory.deleteItem(forKey: context.parameters.require("key"))
+            try await routes.inventory.deleteItem(forKey: context.parameters.require("key"))
             return Response(status: .noContent)
         }
         router.post("/items/:key/move") { request, context in
@@ -82,11 +84,11 @@ public struct HomepwnerRoutes: Sendable {
             guard let text = form["to"], let index = Int(text) else {
                 throw HomepwnerError(.badRequest, "to must be the item's new index")
             }
-            try routes.inventory.moveItem(forKey: key, to: index)
+            try await routes.inventory.moveItem(forKey: key, to: index)
             return Response.redirect(to: "/", type: .normal)
         }
         router.get("/items/:key/photo") { _, context in
-            let photo = try routes.inventory.photo(forKey: context.parameters.require("key"))
+            let photo = try await routes.inventory.photo(forKey: context.parameters.require("key"))
             var headers = HTTPFields()
             headers[.contentType] = photo.mimeType
             headers[.cacheControl] = "no-cache"
@@ -94,37 +96,31 @@ public struct HomepwnerRoutes: Sendable {
         }
         router.post("/items/:key/photo") { request, context in
             let key = try context.parameters.require("key")
-            guard routes.inventory.item(forKey: key) != nil else { throw Inventory.noItem(key) }
+            guard await routes.inventory.item(forKey: key) != nil else { throw Inventory.noItem(key) }
             let photo = try await routes.uploadedPhoto(request)
-            try routes.inventory.setPhoto(photo, forKey: key)
+            try await routes.inventory.setPhoto(photo, forKey: key)
             return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
         }
         router.post("/items/:key/photo/delete") { _, context in
             let key = try context.parameters.require("key")
-            try routes.inventory.deletePhoto(forKey: key)
+            try await routes.inventory.deletePhoto(forKey: key)
             return Response.redirect(to: "/items/\(escapePath(key))", type: .normal)
         }
         router.delete("/items/:key/photo") { _, context in
-            try routes.inventory.deletePhoto(forKey: context.parameters.require("key"))
+            try await routes.inventory.deletePhoto(forKey: context.parameters.require("key"))
             return Response(status: .noContent)
         }
         router.get("/settings") { request, _ in
-            routes.html(
-                Pages.layout(
-                    title: "Settings", current: "/settings", state: routes.lifecycle.state,
-                    body: Pages.settings(
-                        order: routes.inventory.sortOrder, format: routes.inventory.currencyFormat,
-                        showsSerials: routes.inventory.showsSerialNumbers,
-                        saved: request.uri.queryParameters["saved"] != nil)))
+            await routes.settingsPage(saved: request.uri.queryParameters["saved"] != nil)
         }
         router.post("/settings") { request, _ in
             let form = try await routes.form(request)
-            try routes.inventory.updateSettings(
+            try await routes.inventory.updateSettings(
                 sortOrder: form["sortOrder"], currencyFormat: form["currencyFormat"],
                 showSerialNumbers: form["showSerialNumbers"] != nil)
             return Response.redirect(to: "/settings?saved=1", type: .normal)
         }
-        router.get("/container") { _, _ in try routes.containerPage() }
+        router.get("/container") { _, _ in try await routes.containerPage() }
         router.get("/lifecycle") { _, _ in routes.lifecyclePage() }
         router.post("/lifecycle") { request, _ in
             let form = try await routes.form(request)
@@ -132,7 +128,7 @@ public struct HomepwnerRoutes: Sendable {
                 throw HomepwnerError(
                     .badRequest, "event must be one of \(PageEvent.allCases.map(\.rawValue).joined(separator: ", "))")
             }
-            routes.onPageEvent(event)
+            await routes.onPageEvent(event)
             var headers = HTTPFields()
             headers[.contentType] = "text/plain; charset=utf-8"
             return Response(
@@ -143,7 +139,7 @@ public struct HomepwnerRoutes: Sendable {
             var headers = HTTPFields()
             headers[.contentType] = "application/json"
             return Response(
-                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try routes.itemsJSON())))
+                status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try await routes.itemsJSON())))
         }
         router.get("/app.js") { _, _ in routes.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/style.css") { _, _ in routes.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
@@ -152,6 +148,7 @@ public struct HomepwnerRoutes: Sendable {
 
     // MARK: Pages
 
+    @MainActor
     func listPage(_ request: Request) throws -> Response {
         var order = inventory.sortOrder
         if let requested = request.uri.queryParameters["sort"] {
@@ -178,6 +175,7 @@ public struct HomepwnerRoutes: Sendable {
                     photoKeys: photos)))
     }
 
+    @MainActor
     func itemPage(_ key: String) throws -> Response {
         guard let item = inventory.item(forKey: key) else { throw Inventory.noItem(key) }
         return html(
@@ -188,6 +186,17 @@ public struct HomepwnerRoutes: Sendable {
                     maxPhotoBytes: inventory.limits.maxPhotoBytes)))
     }
 
+    @MainActor
+    func settingsPage(saved: Bool) -> Response {
+        html(
+            Pages.layout(
+                title: "Settings", current: "/settings", state: lifecycle.state,
+                body: Pages.settings(
+                    order: inventory.sortOrder, format: inventory.currencyFormat,
+                    showsSerials: inventory.showsSerialNumbers, saved: saved)))
+    }
+
+    @MainActor
     func containerPage() throws -> Response {
         let container = inventory.container
         let summary: ContainerSummary
@@ -263,6 +272,7 @@ public struct HomepwnerRoutes: Sendable {
                     """))
     }
 
+    @MainActor
     func itemsJSON() throws -> [UInt8] {
         struct Row: Encodable {
             var itemKey: String, name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date,

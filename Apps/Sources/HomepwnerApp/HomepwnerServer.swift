@@ -29,8 +29,10 @@ public final class HomepwnerServer: Sendable {
     /// Logs the suspension that iOS gives no callback for.
     private let suspensionObserver: ObservationToken
 
-    /// Opens the stores (nothing is overwritten when what is saved cannot be read).
+    /// Opens the stores (nothing is overwritten when what is saved cannot be read), on
+    /// the main actor where they live.
     /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
+    @MainActor
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
         configuration: AppLifecycle.Application.Configuration = .init(),
@@ -59,7 +61,7 @@ public final class HomepwnerServer: Sendable {
     public var routes: HomepwnerRoutes {
         HomepwnerRoutes(inventory: inventory, lifecycle: log) { [log, application] event in
             log.record("page event: \(event.rawValue)")
-            application.send(Self.trigger(for: event))
+            await application.send(Self.trigger(for: event))
             log.state = application.state.rawValue
         }
     }
@@ -105,7 +107,7 @@ public final class HomepwnerServer: Sendable {
                 do {
                     try await services.run()
                 } catch {
-                    application.send(.terminate)
+                    await application.send(.terminate)
                     throw error
                 }
             }

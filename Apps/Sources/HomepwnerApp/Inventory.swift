@@ -2,16 +2,17 @@ import AppDefaults
 import AppSandbox
 import AppStores
 import Foundation
-import Synchronization
 
 /// The controller layer of Homepwner: the item list, photos and settings, over the
 /// stores that own loading and saving (the book's MVCS pattern).
 ///
 /// Every change checks its input first and changes nothing when it is refused. Item
 /// operations go by ``Item/itemKey``, never by a list index the caller might hold from
-/// a stale page, and changes that touch two stores (deleting an item and its photo)
-/// run one at a time.
-public final class Inventory: Sendable {
+/// a stale page. The inventory lives on the main actor with its item store, as the
+/// book's controllers do, so changes that read then write, or touch two stores
+/// (deleting an item and its photo), run one at a time; request handlers hop there.
+@MainActor
+public final class Inventory {
     /// Limits on what a request may store.
     public struct Limits: Sendable {
         public var maxNameLength = 200
@@ -32,8 +33,6 @@ public final class Inventory: Sendable {
     public let imageStore: BlobStore
     /// The settings, in `Library/Preferences/`.
     public let defaults: Defaults
-    /// Serialises changes that read then write, or touch more than one store.
-    private let changes = Mutex(())
 
     /// Opens the stores in `container`: items from `Documents/items.archive`, photos
     /// from `Documents/images/`, settings from `Library/Preferences/`; registers the
@@ -119,12 +118,10 @@ public final class Inventory: Sendable {
     public func createRandomItem() throws -> Item { try add(Item.random()) }
 
     private func add(_ item: Item) throws -> Item {
-        try changes.withLock { _ in
-            guard itemStore.allItems.count < limits.maxItems else {
-                throw HomepwnerError(.badRequest, "the inventory is full (\(limits.maxItems) items)")
-            }
-            itemStore.add(item)
+        guard itemStore.allItems.count < limits.maxItems else {
+            throw HomepwnerError(.badRequest, "the inventory is full (\(limits.maxItems) items)")
         }
+        itemStore.add(item)
         return item
     }
 
@@ -155,33 +152,27 @@ public final class Inventory: Sendable {
     /// longer lists the item.
     /// - Throws: ``HomepwnerError`` `.notFound`.
     public func deleteItem(forKey key: String) throws {
-        try changes.withLock { _ in
-            guard item(forKey: key) != nil else { throw Self.noItem(key) }
-            _ = itemStore.removeAll { $0.itemKey == key }
-        }
+        guard item(forKey: key) != nil else { throw Self.noItem(key) }
+        _ = itemStore.removeAll { $0.itemKey == key }
     }
 
     /// Moves an item to `index` in the manual order (clamped to the list).
     /// Corresponds to the book's `moveItem(from:to:)`.
     /// - Throws: ``HomepwnerError`` `.notFound`.
     public func moveItem(forKey key: String, to index: Int) throws {
-        try changes.withLock { _ in
-            let items = itemStore.allItems
-            guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
-            let to = min(max(index, 0), items.count - 1)
-            if from != to { _ = itemStore.move(from: from, to: to) }
-        }
+        let items = itemStore.allItems
+        guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
+        let to = min(max(index, 0), items.count - 1)
+        if from != to { _ = itemStore.move(from: from, to: to) }
     }
 
     /// Saves the items if anything changed, and the settings.
     /// - Throws: the item store's or the defaults' error; what was saved before is
     ///   then intact.
     public func save() throws {
-        try changes.withLock { _ in
-            try itemStore.saveIfDirty()
-            // No item is added or removed meanwhile: the items in memory are the saved ones.
-            removeOrphanPhotos()
-        }
+        try itemStore.saveIfDirty()
+        // No item is added or removed meanwhile: the items in memory are the saved ones.
+        removeOrphanPhotos()
         try defaults.flush()
     }
 
@@ -214,13 +205,11 @@ public final class Inventory: Sendable {
         guard ImageKind(bytes: data) != .unknown else {
             throw HomepwnerError(.unsupportedMediaType, "the photo must be a JPEG or PNG image")
         }
-        try changes.withLock { _ in
-            guard item(forKey: key) != nil else { throw Self.noItem(key) }
-            do {
-                try imageStore.set(data, forKey: key)
-            } catch {
-                throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
-            }
+        guard item(forKey: key) != nil else { throw Self.noItem(key) }
+        do {
+            try imageStore.set(data, forKey: key)
+        } catch {
+            throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
         }
     }
 
@@ -243,13 +232,11 @@ public final class Inventory: Sendable {
     /// Removes the item's photo; an item without one is not an error.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
     public func deletePhoto(forKey key: String) throws {
-        try changes.withLock { _ in
-            guard item(forKey: key) != nil else { throw Self.noItem(key) }
-            do {
-                try imageStore.delete(forKey: key)
-            } catch {
-                throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")
-            }
+        guard item(forKey: key) != nil else { throw Self.noItem(key) }
+        do {
+            try imageStore.delete(forKey: key)
+        } catch {
+            throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")
         }
     }
 
@@ -282,7 +269,7 @@ public final class Inventory: Sendable {
         defaults.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
     }
 
-    static func noItem(_ key: String) -> HomepwnerError {
+    nonisolated static func noItem(_ key: String) -> HomepwnerError {
         HomepwnerError(.notFound, "no item has the key \"\(key.prefix(80))\"")
     }
 }

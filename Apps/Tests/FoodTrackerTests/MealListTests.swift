@@ -5,7 +5,7 @@ import KeyedArchive
 import Testing
 
 @Suite("FoodTracker meals")
-struct MealListTests {
+@MainActor struct MealListTests {
     @Test("The lesson's failable initialiser refuses empty names and ratings outside 0…5")
     func failableInit() {
         #expect(Meal(name: "", photo: nil, rating: 3) == nil)

@@ -9,7 +9,7 @@ import Testing
 /// What a hostile web page or client could send Homepwner: each is refused, bounded or
 /// harmless, and the inventory is as it was.
 @Suite("Attacks")
-struct AttackTests {
+@MainActor struct AttackTests {
     static let crossSite: HTTPFields = [.origin: "https://evil.example"]
 
     @Test("A cross-site POST gets 403 and changes nothing; the same origin and plain clients still work")

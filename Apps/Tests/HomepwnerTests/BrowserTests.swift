@@ -5,7 +5,7 @@ import Testing
 /// photo, the page is hidden, the server is stopped with `SIGTERM` and started again,
 /// and everything is back. Screenshots go to `.build/screenshots/`.
 @Suite("Browser", .serialized)
-struct BrowserTests {
+@MainActor struct BrowserTests {
     static let screenshots = URL(fileURLWithPath: #filePath)
         .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent(".build/screenshots", isDirectory: true)

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @Suite("Item routes")
-struct ItemRoutesTests {
+@MainActor struct ItemRoutesTests {
     @Test("An empty inventory shows the empty list, the add form and a zero total")
     func emptyList() async throws {
         try await HTTPHarness().run { client async throws in

@@ -9,7 +9,7 @@ import KeyedArchive
 import Testing
 
 @Suite("Lifecycle and storage")
-struct LifecycleAndStorageTests {
+@MainActor struct LifecycleAndStorageTests {
     @Test("Page events move the app between active, inactive, background and foreground, logging each callback")
     func pageEventsDriveTheLifecycle() async throws {
         let harness = try HTTPHarness()
@@ -160,7 +160,8 @@ struct LifecycleAndStorageTests {
         let server = try HomepwnerServer(container: container, log: LifecycleLog(echo: false), scheduler: scheduler)
         server.application.launch()
         let app = Hummingbird.Application(router: server.routes.router())
-        try await app.test(.router) { client async throws in
+        // On the main actor, where the manual scheduler runs the lifecycle's timers.
+        try await app.test(.router) { @MainActor client async throws in
             _ = try await client.execute(
                 uri: "/lifecycle", method: .post, headers: [.contentType: "application/x-www-form-urlencoded"],
                 body: ByteBuffer(string: "event=hidden"))

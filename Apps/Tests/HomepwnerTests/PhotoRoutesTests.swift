@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @Suite("Photo routes")
-struct PhotoRoutesTests {
+@MainActor struct PhotoRoutesTests {
     @Test("Upload, show, replace and delete a photo")
     func photoCycle() async throws {
         let harness = try HTTPHarness()

@@ -5,7 +5,7 @@ import HummingbirdTesting
 import Testing
 
 @Suite("Settings, container and lifecycle routes")
-struct SettingsAndContainerTests {
+@MainActor struct SettingsAndContainerTests {
     @Test("A first run shows the registered defaults")
     func registeredDefaults() async throws {
         let harness = try HTTPHarness()

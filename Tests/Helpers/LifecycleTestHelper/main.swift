@@ -20,10 +20,9 @@ import KeyedArchive
 import Glibc
 #endif
 
-/// A class with a `var`, as the books write their models. Unchecked: the helper changes
-/// a note only from its command thread, and the tests wait for each command's reply
-/// before they send the signal that makes the store save on another thread.
-final class Note: KeyedCoding, @unchecked Sendable {
+/// A class with a `var`, as the books write their models: it lives on the main actor
+/// with the store, and needs no `Sendable`.
+final class Note: KeyedCoding {
     var name: String
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
@@ -93,25 +92,34 @@ let reporter = application.addObserver { event in
     }
 }
 
-let commands = Thread {
-    while let line = readLine() {
-        if line.hasPrefix("add ") {
-            store.add(Note(name: String(line.dropFirst(4))))
-            say("added \(line.dropFirst(4))")
-        } else if line.hasPrefix("rename "), case let names = line.split(separator: " "), names.count == 3 {
-            for note in store.allItems where note.name == names[1] { note.name = String(names[2]) }
-            say("renamed \(names[2]) dirty=\(store.isDirty)")
-        } else if line == "save" {
-            do {
-                try store.save()
-                say("saved")
-            } catch {
-                say("save failed: \(error)")
-            }
+/// Runs one command, on the main actor with the store and the lifecycle.
+@MainActor func handle(_ line: String) {
+    if line.hasPrefix("add ") {
+        store.add(Note(name: String(line.dropFirst(4))))
+        say("added \(line.dropFirst(4))")
+    } else if line.hasPrefix("rename "), case let names = line.split(separator: " "), names.count == 3 {
+        for note in store.allItems where note.name == names[1] { note.name = String(names[2]) }
+        say("renamed \(names[2]) dirty=\(store.isDirty)")
+    } else if line == "save" {
+        do {
+            try store.save()
+            say("saved")
+        } catch {
+            say("save failed: \(error)")
         }
     }
 }
-commands.start()
+
+// Standard input blocks, so it is read on a thread of its own; the lines are handled on
+// the main actor, in order.
+let (lines, nextLine) = AsyncStream<String>.makeStream()
+Thread {
+    while let line = readLine() { nextLine.yield(line) }
+    nextLine.finish()
+}.start()
+Task { @MainActor in
+    for await line in lines { handle(line) }
+}
 
 await application.run(sources: [SignalEventSource()])
 say("exiting")

@@ -6,6 +6,7 @@ import HummingbirdTesting
 
 /// A Homepwner server in a throwaway container, driven in-process through
 /// HummingbirdTesting's router client.
+@MainActor
 struct HTTPHarness {
     let server: HomepwnerServer
     let container: AppContainer
@@ -21,7 +22,8 @@ struct HTTPHarness {
     /// Runs `body` with a client, then removes the container. The test client always
     /// names the host `localhost`.
     func run(
-        allowedHosts: AllowedHosts = .loopback, pageSize: Int = 100, _ body: @Sendable (Client) async throws -> Void
+        allowedHosts: AllowedHosts = .loopback, pageSize: Int = 100,
+        _ body: @MainActor @Sendable (Client) async throws -> Void
     ) async throws {
         defer { try? container.destroy() }
         var routes = server.routes
