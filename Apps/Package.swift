@@ -72,6 +72,13 @@ let package = Package(
             swiftSettings: [.swiftLanguageMode(.v5)]
         ),
         .executableTarget(
+            name: "HomepwnerPort",
+            dependencies: [.product(name: "Keepsake", package: keepsake)],
+            path: "Ports/Homepwner",
+            exclude: ["Original"],
+            swiftSettings: [.swiftLanguageMode(.v5)]
+        ),
+        .executableTarget(
             name: "NeuburgPort",
             dependencies: [.product(name: "Keepsake", package: keepsake)],
             path: "Ports/Neuburg",

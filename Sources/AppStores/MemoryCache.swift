@@ -256,3 +256,22 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         for (key, value, reason) in evicted { onEviction(key, value, reason) }
     }
 }
+
+extension MemoryCache where Key == String {
+    /// ``object(forKey:)`` with `NSCache`'s `NSString` key, as the books write it
+    /// (`cache.object(forKey: key as NSString)`).
+    public func object(forKey key: NSString) -> Value? {
+        object(forKey: key as String)
+    }
+
+    /// ``setObject(_:forKey:cost:)`` with `NSCache`'s `NSString` key.
+    public func setObject(_ value: Value, forKey key: NSString, cost: Int = 0) {
+        setObject(value, forKey: key as String, cost: cost)
+    }
+
+    /// ``removeObject(forKey:)`` with `NSCache`'s `NSString` key.
+    @discardableResult
+    public func removeObject(forKey key: NSString) -> Value? {
+        removeObject(forKey: key as String)
+    }
+}

@@ -1,7 +1,6 @@
 import AppSandbox
 import Foundation
 import KeyedArchive
-import Synchronization
 import TestSupport
 import Testing
 
@@ -106,96 +105,24 @@ struct LifecycleSignalTests {
 
 /// One running `LifecycleTestHelper` with its own container folder.
 final class LifecycleHelper: Sendable {
-    enum Status: Equatable {
-        case exited(Int32)
-        case signalled(Int32)
-    }
-    struct Timeout: Error, CustomStringConvertible {
-        var waitingFor: String
-        var lines: [String]
-        var description: String { "timed out waiting for \(waitingFor); output so far: \(lines)" }
-    }
-
     static let url: URL? = BuiltProducts.executable(named: "LifecycleTestHelper")
 
-    /// Every wait ends by this long, so a broken helper fails the test instead of hanging it.
-    static let deadline: Duration = .seconds(20)
-
     let folder: URL
-    let pid: pid_t
-    private final class Lines: Sendable { let lines = Mutex<[String]>([]) }
-    private let output = Lines()
-    private let process: Process
-    private let input: FileHandle
+    private let process: ChildProcess
 
     init(_ arguments: [String] = []) throws {
         folder = FileManager.default.temporaryDirectory.appendingPathComponent(
             "keepsake-lifecycle-\(UInt64.random(in: 0...UInt64.max))")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let process = Process()
-        process.executableURL = LifecycleHelper.url
-        process.arguments = [folder.path] + arguments
-        let stdout = Pipe()
-        let stdin = Pipe()
-        process.standardOutput = stdout
-        process.standardInput = stdin
-        try process.run()
-        self.process = process
-        pid = process.processIdentifier
-        input = stdin.fileHandleForWriting
-        let reader = stdout.fileHandleForReading
-        let output = output
-        Thread {
-            var pending = Data()
-            while true {
-                let chunk = reader.availableData
-                if chunk.isEmpty { break }
-                pending.append(chunk)
-                while let newline = pending.firstIndex(of: 0x0A) {
-                    let line = String(decoding: pending[pending.startIndex..<newline], as: UTF8.self)
-                    pending.removeSubrange(pending.startIndex...newline)
-                    output.lines.withLock { $0.append(line) }
-                }
-            }
-        }.start()
+        process = try ChildProcess(try #require(Self.url), [folder.path] + arguments)
     }
 
-    var lines: [String] { output.lines.withLock { $0 } }
-
-    func send(_ command: String) {
-        input.write(Data((command + "\n").utf8))
-    }
-
-    /// Polls until `condition` holds or the deadline passes.
-    private func poll(_ what: String, _ condition: () -> Bool) throws {
-        let end = ContinuousClock.now + Self.deadline
-        while !condition() {
-            if ContinuousClock.now > end { throw Timeout(waitingFor: what, lines: lines) }
-            usleep(5_000)
-        }
-    }
-
-    func waitFor(_ line: String, occurrence: Int = 1) throws {
-        try poll(line) { lines.filter { $0 == line }.count >= occurrence }
-    }
-
-    /// Waits until the kernel reports the process stopped (`T` in `/proc/PID/stat`).
-    func waitUntilStopped() throws {
-        try poll("the process to stop") {
-            guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-                let close = stat.lastIndex(of: ")")
-            else { return false }
-            return stat[stat.index(close, offsetBy: 2)] == "T"
-        }
-    }
-
-    func waitForExit() throws -> Status {
-        try poll("the process to exit") { !process.isRunning }
-        // The reader thread may still be draining the pipe.
-        try? poll("the output to end") { lines.last == "exiting" || process.terminationReason == .uncaughtSignal }
-        return process.terminationReason == .uncaughtSignal
-            ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)
-    }
+    var pid: pid_t { process.pid }
+    var lines: [String] { process.lines }
+    func send(_ command: String) { process.send(command) }
+    func waitFor(_ line: String, occurrence: Int = 1) throws { try process.waitFor(line, occurrence: occurrence) }
+    func waitUntilStopped() throws { try process.waitUntilStopped() }
+    func waitForExit() throws -> ChildProcess.Status { try process.waitForExit() }
 
     /// The names in the helper's saved archive.
     func savedNames() throws -> [String] {
@@ -205,12 +132,7 @@ final class LifecycleHelper: Sendable {
     }
 
     func cleanUp() {
-        if process.isRunning {
-            kill(pid, SIGKILL)
-            kill(pid, SIGCONT)
-            process.waitUntilExit()
-        }
-        try? input.close()
+        process.end()
         try? FileManager.default.removeItem(at: folder)
     }
 }

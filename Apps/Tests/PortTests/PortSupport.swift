@@ -13,23 +13,22 @@ enum Port {
         var errors: String
     }
 
+    /// Starts the port and leaves it running.
+    static func start(_ name: String, _ arguments: [String], containers: URL) throws -> ChildProcess {
+        try ChildProcess(
+            try #require(executable(named: name), "\(name) is not built"), arguments,
+            environment: ["KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": ""])
+    }
+
+    /// Runs the port to its end.
     static func run(_ name: String, _ arguments: [String], containers: URL) throws -> Result {
-        let process = Process()
-        process.executableURL = try #require(executable(named: name))
-        process.arguments = arguments
-        process.environment = ProcessInfo.processInfo.environment.merging([
-            "KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": "",
-        ]) { $1 }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        let errorData = errors.fileHandleForReading.readDataToEndOfFile()
-        let outputData = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, output: String(decoding: outputData, as: UTF8.self),
-            errors: String(decoding: errorData, as: UTF8.self))
+        let process = try start(name, arguments, containers: containers)
+        defer { process.end() }
+        let status: Int32 =
+            switch try process.waitForExit() {
+            case .exited(let code): code
+            case .signalled(let signal): 128 + signal
+            }
+        return Result(status: status, output: process.output, errors: process.errors)
     }
 }

@@ -28,6 +28,19 @@ import Testing
 // MARK: The table, written out
 
 // Row: `class Item: NSObject, NSCoding`
+class TableNSObjectItem: NSObject, KeyedCoding {
+    let name: String
+    init(name: String) {
+        self.name = name
+        super.init()
+    }
+    func encode(with aCoder: KeyedEncoder) { aCoder.encode(name, forKey: "name") }
+    required init(coder aDecoder: KeyedDecoder) {
+        name = aDecoder.decodeObject(forKey: "name") as! String
+        super.init()
+    }
+}
+
 class TableItem: KeyedCoding {
     var name: String
     var valueInDollars: Int
@@ -150,27 +163,46 @@ func portingTable(items: [TableItem], url: URL, path: String, data: Data) throws
     // Row: `didReceiveMemoryWarning`, `NSCache`
     let cache = MemoryCache<String, Data>(countLimit: 10)
     cache.setObject(data, forKey: "k")
+    let key = "k"
+    cache.setObject(data, forKey: key as NSString)
+    _ = cache.object(forKey: key as NSString)
 
     // Row: the seeds' `ItemStore`, `ImageStore`
-    let itemStore = try ItemStore<TableStoredItem>(container: .main)
+    let itemStore = try ItemStore<TableItem>(container: .main)
+    itemStore.allItems[0].name = "Red bike"
     itemStore.attach(to: app)
     let imageStore = try BlobStore(container: .main)
     try imageStore.set(data, forKey: "photo")
 }
 
-/// A model for `ItemStore`, which needs `Sendable` items.
-struct TableStoredItem: KeyedCoding, Sendable {
-    func encode(with aCoder: KeyedEncoder) {}
-    init(coder aDecoder: KeyedDecoder) throws {}
-}
-
 // Row: `UIApplicationDelegate`, `UIApplication`
-final class TableDelegate: ApplicationDelegate {
+// The delegate is on the main actor, as UIKit's is: in Swift 6 mode it holds the books'
+// own store, a plain class of plain classes, with no `Sendable` anywhere.
+class TableDelegate: ApplicationDelegate {
+    var window: AnyObject?
+    let itemStore = TableBooksItemStore()
+
     // Row: `application(_:didFinishLaunchingWithOptions:)` with `[UIApplicationLaunchOptionsKey: Any]?`
     func application(
         _ application: Application, didFinishLaunchingWithOptions launchOptions: [ApplicationLaunchOptionsKey: Any]?
     ) -> Bool {
-        true
+        itemStore.allItems.append(TableItem(name: "Bike"))
+        return true
+    }
+    func applicationDidEnterBackground(_ application: Application) {
+        itemStore.allItems[0].name = "Red bike"
+        _ = itemStore.saveChanges()
     }
     func applicationDidReceiveMemoryWarning(_ application: Application) {}
+}
+
+/// The books' `ItemStore`, as they write it.
+class TableBooksItemStore {
+    var allItems = [TableItem]()
+    let itemArchiveURL = AppContainer.main.urls(for: .documentDirectory, in: .userDomainMask).first!
+        .appendingPathComponent("items.archive")
+
+    func saveChanges() -> Bool {
+        KeyedArchiver.archiveRootObject(allItems, toFile: itemArchiveURL.path)
+    }
 }

@@ -12,6 +12,10 @@ import Testing
 
     /// Each ported seed: its name in the README's table, its folder, its files.
     static let ports: [(seed: String, folder: String, files: [String])] = [
+        (
+            "Homepwner", "Apps/Ports/Homepwner",
+            ["Item.swift", "ItemStore.swift", "ImageStore.swift", "AppDelegate.swift"]
+        ),
         ("FoodTracker", "Apps/Ports/FoodTracker", ["Meal.swift", "MealTableViewController.swift"]),
         ("Neuburg", "Apps/Ports/Neuburg", ["PersistentStorage.swift"]),
     ]
@@ -53,7 +57,8 @@ enum EditCount {
     static let uiKitNames = [
         "UIKit", "UIImage", "UITableView", "UIViewController", "UIApplication", "UIStoryboard", "IBAction",
         "IBOutlet", "viewDidLoad", "navigationItem", "editButtonItem", "sourceViewController",
-        "table view controller",
+        "table view controller", "UIResponder", "UIWindow", "UINavigationController", "rootViewController",
+        "topViewController",
     ]
 
     /// A line about UIKit, which has no counterpart on Linux, or a blank one: not an

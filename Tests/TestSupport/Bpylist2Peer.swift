@@ -1,10 +1,11 @@
-import Foundation
+public import Foundation
 
-/// Python's `bpylist2` as an independent keyed-archive implementation. Items travel as
-/// JSON (dates as seconds since 2001); other values through a tagged JSON like the
-/// property-list tests' `plistlib` peer.
-enum Bpylist2Peer {
-    static let python: String? = {
+/// Python's `bpylist2` as an independent keyed-archive implementation. Items (the
+/// books' `Item`: name, dateCreated, itemKey, serialNumber, valueInDollars, archived
+/// under any class name) travel as JSON, dates as seconds since 2001; other values
+/// through a tagged JSON like the property-list tests' `plistlib` peer.
+public enum Bpylist2Peer {
+    public static let python: String? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
         let candidates =
             ["/usr/bin/python3", "/usr/local/bin/python3"] + path.split(separator: ":").map { "\($0)/python3" }
@@ -14,7 +15,7 @@ enum Bpylist2Peer {
         return nil
     }()
 
-    static let skipMessage = "skipped: python3 with bpylist2 is not installed (pip install bpylist2)"
+    public static let skipMessage = "skipped: python3 with bpylist2 is not installed (pip install bpylist2)"
 
     private static let script = #"""
         import base64, dataclasses, json, sys
@@ -72,7 +73,7 @@ enum Bpylist2Peer {
         """#
 
     /// Runs the peer in `mode` with `input` on stdin; returns stdout.
-    static func run(_ mode: String, className: String = "PyItem", input: Data) throws -> Data {
+    public static func run(_ mode: String, className: String = "PyItem", input: Data) throws -> Data {
         guard let python else { throw CocoaError(.executableNotLoadable) }
         return try run(python, ["-c", script, mode, className], input: input)
     }
@@ -99,8 +100,8 @@ enum Bpylist2Peer {
         return output
     }
 
-    struct PeerFailure: Error, CustomStringConvertible {
-        var message: String
-        var description: String { "bpylist2 failed: \(message)" }
+    public struct PeerFailure: Error, CustomStringConvertible {
+        public var message: String
+        public var description: String { "bpylist2 failed: \(message)" }
     }
 }
