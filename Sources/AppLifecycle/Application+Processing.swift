@@ -250,7 +250,8 @@ extension Application {
             if grace == .zero {
                 enqueue(.graceElapsed(epoch: epoch))
             } else {
-                scheduler.scheduleOnMainActor(after: grace) { [weak self] in self?.enqueue(.graceElapsed(epoch: epoch))
+                scheduler.scheduleOnMainActor(after: grace) { [weak self] in
+                    self?.enqueue(.graceElapsed(epoch: epoch))
                 }
             }
             scheduler.scheduleOnMainActor(after: configuration.backgroundTimeLimit) { [weak self] in

@@ -11,7 +11,7 @@
 ///
 /// ```swift
 /// class AppDelegate: ApplicationDelegate {
-///     let itemStore = ItemStore()
+///     let itemStore = ItemStore()   // the book's own store class, with `var allItems = [Item]()`
 ///
 ///     func applicationDidEnterBackground(_ application: Application) {
 ///         let success = itemStore.saveChanges()

@@ -23,6 +23,11 @@ import Darwin
 /// an iOS app killed while suspended gets none. Whatever was not saved by then is lost,
 /// which is why apps save in ``ApplicationDelegate/applicationDidEnterBackground(_:)``.
 ///
+/// The callbacks run on the main actor, as every lifecycle callback does: a program
+/// that blocks its main thread (a `readLine()` loop, a semaphore wait) keeps these
+/// signals waiting, Ctrl-C and `SIGTERM` included, since their default action is off
+/// while this source runs. Read blocking input on a thread of its own.
+///
 /// Signals are received through swift-service-lifecycle's `UnixSignalsSequence`
 /// (a dispatch signal source per signal); `SIGTSTP`, which that sequence does not
 /// offer, gets a dispatch source of its own the same way. Only one handler per signal

@@ -43,6 +43,10 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// For class models, ``fingerprint(of:)`` of the items as last saved or loaded: the
     /// store cannot see an edit made in place through a reference.
     private var savedFingerprint: Int?
+    /// Saves are numbered as they are asked for; their writes reach the disk in that
+    /// order. The newest one known to be written is what the store compares itself with.
+    private var lastSaveNumber = 0
+    private var savedSaveNumber = 0
     private var autosaveTokens: [ObservationToken] = []
     /// Writes run here one at a time, in the order the saves were asked for, off the
     /// main actor and off Swift's cooperative pool.
@@ -83,7 +87,11 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// changed in place, found by archiving the items and comparing the archive's
     /// fingerprint with the one taken at the last save or load.
     public var isDirty: Bool {
-        version != savedVersion || Self.fingerprint(of: allItems) != savedFingerprint
+        isDirty(fingerprint: Self.fingerprint(of: allItems))
+    }
+
+    private func isDirty(fingerprint: Int?) -> Bool {
+        version != savedVersion || fingerprint != savedFingerprint
     }
 
     /// A hash of the archive of `items` when `Model` is a class (whose instances can
@@ -174,7 +182,11 @@ public final class ItemStore<Model: KeyedArchivable> {
     ///   layer's `.noSpace`, `.ioError`…); the previous archive is then intact and the
     ///   store still dirty.
     public func save() throws(StoreError) {
-        let (write, saved) = try prepareSave()
+        try save(fingerprint: Self.fingerprint(of: allItems))
+    }
+
+    private func save(fingerprint: Int?) throws(StoreError) {
+        let (write, saved) = try prepareSave(fingerprint: fingerprint)
         try writes.sync { Result(catching: write) }.get()
         markSaved(saved)
     }
@@ -185,7 +197,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// store, stay unsaved (the store stays dirty).
     /// - Throws: ``StoreError``, as ``save()``.
     public func saveInBackground() async throws(StoreError) {
-        let (write, saved) = try prepareSave()
+        let (write, saved) = try prepareSave(fingerprint: Self.fingerprint(of: allItems))
         let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
             writes.async { continuation.resume(returning: Result(catching: write)) }
         }
@@ -194,14 +206,17 @@ public final class ItemStore<Model: KeyedArchivable> {
     }
 
     /// What the store is once a save's write has succeeded.
-    private typealias SavedState = (version: Int, fingerprint: Int?)
+    private typealias SavedState = (number: Int, version: Int, fingerprint: Int?)
 
     /// Archives the items as they are now, and returns the write that stores them.
-    private func prepareSave() throws(StoreError) -> (write: @Sendable () throws(StoreError) -> Void, SavedState) {
-        // Taken from the same items as the snapshot: an edit made while the write runs
-        // leaves the store dirty, never marked saved.
-        let saved = (version, Self.fingerprint(of: allItems))
-        return (try Self.write(allItems, to: backend), saved)
+    /// `fingerprint` is the items' as they are now: an edit made while the write runs
+    /// leaves the store dirty, never marked saved.
+    private func prepareSave(
+        fingerprint: Int?
+    ) throws(StoreError) -> (write: @Sendable () throws(StoreError) -> Void, SavedState) {
+        let write = try Self.write(allItems, to: backend)
+        lastSaveNumber += 1
+        return (write, (lastSaveNumber, version, fingerprint))
     }
 
     private static func write(
@@ -211,9 +226,13 @@ public final class ItemStore<Model: KeyedArchivable> {
         return { () throws(StoreError) in try backend.write(snapshot) }
     }
 
+    /// Records a finished write, unless a save asked for later has already been: its
+    /// write came after this one, so the disk holds what it wrote.
     private func markSaved(_ saved: SavedState) {
-        savedVersion = max(savedVersion, saved.version)
-        if saved.version >= version { savedFingerprint = saved.fingerprint }
+        guard saved.number > savedSaveNumber else { return }
+        savedSaveNumber = saved.number
+        savedVersion = saved.version
+        savedFingerprint = saved.fingerprint
     }
 
     /// ``save()`` reporting success as a `Bool`, as the seeds' `saveChanges()` does.
@@ -225,7 +244,8 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// Saves if there are unsaved changes.
     /// - Throws: ``StoreError``, as ``save()``.
     public func saveIfDirty() throws(StoreError) {
-        if isDirty { try save() }
+        let fingerprint = Self.fingerprint(of: allItems)
+        if isDirty(fingerprint: fingerprint) { try save(fingerprint: fingerprint) }
     }
 
     // MARK: Automatic saving

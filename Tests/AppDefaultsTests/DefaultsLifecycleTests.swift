@@ -7,7 +7,7 @@ import Testing
 
 /// User defaults attached to an application save when it leaves the foreground, long
 /// before their write delay runs out.
-struct DefaultsLifecycleTests {
+@MainActor struct DefaultsLifecycleTests {
     @Test func attachedDefaultsSaveOnBackgroundAndTermination() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.defaults-lifecycle")
         defer { try? container.destroy() }

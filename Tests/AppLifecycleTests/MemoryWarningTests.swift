@@ -130,7 +130,7 @@ import Testing
         try await task.value  // returns once the polling thread noticed the cancellation
     }
 
-    static let canArmPSI: Bool = PressureStallMonitor.candidatePaths().contains { path in
+    nonisolated static let canArmPSI: Bool = PressureStallMonitor.candidatePaths().contains { path in
         guard let fd = try? PressureStallMonitor(path: path).arm() else { return false }
         close(fd)
         return true

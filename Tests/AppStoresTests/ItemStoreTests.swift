@@ -138,33 +138,38 @@ import Glibc
     }
 
     @Test func changeDuringABackgroundSaveStaysUnsaved() async throws {
-        /// Holds each write until the test lets it finish.
-        final class GatedBackend: ItemStoreBackend {
-            let writing = DispatchSemaphore(value: 0)
-            let mayFinish = DispatchSemaphore(value: 0)
-            let written = Mutex<[Item]>([])
-            func loadItems() throws(StoreError) -> [Item] { [] }
-            func snapshot(of items: [Item]) throws(StoreError) -> [Item] { items }
-            func write(_ snapshot: [Item]) throws(StoreError) {
-                writing.signal()
-                mayFinish.wait()
-                written.withLock { $0 = snapshot }
-            }
-        }
-        let backend = GatedBackend()
+        let backend = try GatedBackend<Item>()
         let store = try ItemStore(backend: backend)
         store.add(Item(name: "first"))
         let saving = Task { try await store.saveInBackground() }
         // The main actor stays free while the write waits: the store can still change.
-        let deadline = ContinuousClock.now + .seconds(10)
-        while backend.writing.wait(timeout: .now()) == .timedOut, ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(1))
-        }
+        try await backend.untilWriting()
         store.add(Item(name: "arrived while saving"))
-        backend.mayFinish.signal()
+        backend.finishWriting()
         try await saving.value
-        #expect(backend.written.withLock { $0.map(\.name) } == ["first"])
+        #expect(try backend.stored.loadItems().map(\.name) == ["first"])
         #expect(store.isDirty, "an item added after the snapshot was taken was not saved")
+    }
+
+    @Test("A background save that finishes after a later save does not count: the disk holds the later one")
+    func anEarlierSaveFinishingLateDoesNotHideAnEdit() async throws {
+        let backend = try GatedBackend<BookItem>(items: [BookItem(name: "Bike")])
+        let store = try ItemStore(backend: backend)
+        // Edited through a reference a controller holds, as the books' detail view does.
+        let item = store.allItems[0]
+        item.name = "Red bike"
+        let first = Task { try await store.saveInBackground() }
+        try await backend.untilWriting()
+        item.name = "Bike"
+        backend.finishWriting()
+        // Waits behind the first write; the first one's result reaches the main actor
+        // only after this save has recorded its own.
+        try store.save()
+        try await first.value
+        #expect(try backend.stored.loadItems().map(\.name) == ["Bike"])
+        #expect(!store.isDirty)
+        item.name = "Red bike"
+        #expect(store.isDirty, "an edit back to what the older save wrote is not on disk")
     }
 
     @Test func attachedStoreSavesOnBackgroundAndTermination() throws {
@@ -203,19 +208,59 @@ import Glibc
         #expect(try backend.loadItems().count == 1)
     }
 
-    @Test func concurrentChangesAreAllKept() async throws {
-        let store = try ItemStore(backend: try InMemoryBackend<Item>())
-        await withTaskGroup(of: Void.self) { group in
+    @Test func concurrentChangesAndBackgroundSavesAreAllKept() async throws {
+        let backend = try InMemoryBackend<Item>()
+        let store = try ItemStore(backend: backend)
+        try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
                     for index in 0..<250 {
                         await store.add(Item(name: "\(worker)-\(index)"))
-                        if index.isMultiple(of: 50) { try? await store.saveInBackground() }
+                        if index.isMultiple(of: 50) { try await store.saveInBackground() }
                     }
                 }
             }
         }
         #expect(store.count == 2_000)
-        #expect(Set(store.allItems.map(\.name)).count == 2_000)
+        #expect(store.isDirty, "items were added after the last save")
+        try await store.saveInBackground()
+        #expect(!store.isDirty)
+        #expect(Set(try backend.loadItems().map(\.name)).count == 2_000)
     }
+}
+
+/// An in-memory backend whose first write waits until the test lets it finish.
+final class GatedBackend<Model: KeyedArchivable>: ItemStoreBackend {
+    let stored: InMemoryBackend<Model>
+    private let writing = DispatchSemaphore(value: 0)
+    private let mayFinish = DispatchSemaphore(value: 0)
+    private let gated = Mutex(true)
+
+    init(items: [Model] = []) throws {
+        stored = try InMemoryBackend(items: items)
+    }
+
+    func loadItems() throws(StoreError) -> [Model] { try stored.loadItems() }
+    func snapshot(of items: [Model]) throws(StoreError) -> Data { try stored.snapshot(of: items) }
+    func write(_ snapshot: Data) throws(StoreError) {
+        if gated.withLock({ gate in
+            defer { gate = false }
+            return gate
+        }) {
+            writing.signal()
+            mayFinish.wait()
+        }
+        try stored.write(snapshot)
+    }
+
+    /// Returns once the gated write has started, leaving the main actor free meanwhile.
+    func untilWriting() async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while writing.wait(timeout: .now()) == .timedOut {
+            try #require(ContinuousClock.now < deadline, "the write never started")
+            try await Task.sleep(for: .milliseconds(1))
+        }
+    }
+
+    func finishWriting() { mayFinish.signal() }
 }

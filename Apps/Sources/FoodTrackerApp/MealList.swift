@@ -9,14 +9,12 @@ import KeyedArchive
 /// The first run (no saved meals) starts with the three sample meals; every add,
 /// edit and delete saves at once (the lesson's `saveMeals()`), and later runs load
 /// what was saved (`loadMeals()`). The archive is `Documents/meals` in the app's
-/// container, the lesson's `Meal.ArchiveURL`.
+/// container, the lesson's `Meal.ArchiveURL`. It lives on the main actor, with its
+/// item store, as the lesson's table view controller does.
 ///
 /// ```swift
 /// let list = try MealList(container: container)   // samples on first run
 /// try list.add(Meal(name: "Soup", photo: nil, rating: 4)!)
-/// It lives on the main actor, with its item store, as the lesson's table view
-/// controller does.
-///
 /// ```
 @MainActor
 public final class MealList {

@@ -7,7 +7,8 @@ import KeyedArchive
 import Synchronization
 
 // The item store's save and load (keyed archive, durable atomic replace into
-// Documents/items.archive) against the seeds' recipe on Foundation: NSKeyedArchiver's
+// Documents/items.archive, through the store's file backend: what `ItemStore.save()`
+// and its initialiser run, without the hop to the main actor) against the seeds' recipe on Foundation: NSKeyedArchiver's
 // archive of the item array written atomically to a file (what
 // archiveRootObject(_:toFile:) does), and NSKeyedUnarchiver reading it back. 1k, 10k
 // and 100k Homepwner items, in one run. NSKeyedArchiver on Linux needs seconds for
@@ -30,7 +31,8 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark(
             "item store save \(label) / keepsake",
             closure: { _ in
-                try Fixtures.keepsake(count).store.save()
+                let fixture = Fixtures.keepsake(count)
+                try fixture.backend.saveItems(fixture.items)
             }, setup: { _ = Fixtures.keepsake(count) })
         Benchmark(
             "item store save \(label) / NSKeyedArchiver", configuration: foundationConfiguration,
@@ -42,7 +44,7 @@ let benchmarks: @Sendable () -> Void = {
         Benchmark(
             "item store load \(label) / keepsake",
             closure: { _ in
-                blackHole(try ItemStore<StoreItem>(container: Fixtures.keepsake(count).container).count)
+                blackHole(try Fixtures.keepsake(count).backend.loadItems().count)
             }, setup: { _ = Fixtures.keepsake(count) })
         Benchmark(
             "item store load \(label) / NSKeyedUnarchiver", configuration: foundationConfiguration,
@@ -57,9 +59,9 @@ let benchmarks: @Sendable () -> Void = {
 
 /// Saved stores and archives, made once per process and size.
 enum Fixtures {
-    struct Keepsake: @unchecked Sendable {
-        let container: AppContainer
-        let store: ItemStore<StoreItem>
+    struct Keepsake: Sendable {
+        let backend: ArchiveFileBackend<StoreItem>
+        let items: [StoreItem]
     }
 
     /// `@unchecked Sendable`: the NSObject items are only read by the benchmark.
@@ -75,10 +77,10 @@ enum Fixtures {
         keepsakeFixtures.withLock { fixtures in
             if let fixture = fixtures[count] { return fixture }
             let container = try! AppContainer.temporary(identifier: "org.keepsake.store-bench")
-            let store = try! ItemStore<StoreItem>(container: container)
-            store.replaceAll(with: HomepwnerModels.records(count: count).map(StoreItem.init))
-            try! store.save()
-            let fixture = Keepsake(container: container, store: store)
+            let fixture = Keepsake(
+                backend: ArchiveFileBackend(container: container),
+                items: HomepwnerModels.records(count: count).map(StoreItem.init))
+            try! fixture.backend.saveItems(fixture.items)
             fixtures[count] = fixture
             return fixture
         }

@@ -57,8 +57,9 @@ final class Delegate: ApplicationDelegate {
     }
 }
 
-final class Box: @unchecked Sendable {
-    // Set once before the handler can run; the helper's only cross-thread use.
+/// The task's identifier, for its own expiration handler; on the main actor with both.
+@MainActor
+final class Box {
     var id = Application.BackgroundTaskIdentifier.invalid
 }
 
