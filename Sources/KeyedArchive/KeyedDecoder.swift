@@ -103,12 +103,16 @@ public final class KeyedDecoder {
     /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
     public convenience init(forReadingFrom data: Data, limits: PropertyListLimits = .default) throws(KeyedArchiveError)
     {
-        try self.init(bytes: [UInt8](data), limits: limits)
+        try self.init(opened: ArchiveObjects.open(data, limits: limits), limits: limits)
     }
 
     /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
-    public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(KeyedArchiveError) {
-        let (objects, top) = try ArchiveObjects.open(bytes, limits: limits)
+    public convenience init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(KeyedArchiveError) {
+        try self.init(opened: ArchiveObjects.open(bytes, limits: limits), limits: limits)
+    }
+
+    private init(opened: (objects: ArchiveObjects, top: InstanceFields), limits: PropertyListLimits) {
+        let (objects, top) = opened
         self.objects = objects
         self.limits = limits
         slots = Array(repeating: .empty, count: objects.count)

@@ -34,14 +34,19 @@ public enum KeyedUnarchiver {
     public static func unarchivedObject<Root: KeyedArchivable>(
         ofClass type: Root.Type, from data: Data, limits: PropertyListLimits = .default
     ) throws(KeyedArchiveError) -> Root? {
-        try unarchivedObject(ofClass: type, from: [UInt8](data), limits: limits)
+        try unarchivedObject(ofClass: type, decoder: KeyedDecoder(forReadingFrom: data, limits: limits))
     }
 
     /// ``unarchivedObject(ofClass:from:limits:)`` reading bytes.
     public static func unarchivedObject<Root: KeyedArchivable>(
         ofClass type: Root.Type, from bytes: [UInt8], limits: PropertyListLimits = .default
     ) throws(KeyedArchiveError) -> Root? {
-        let decoder = try KeyedDecoder(bytes: bytes, limits: limits)
+        try unarchivedObject(ofClass: type, decoder: KeyedDecoder(bytes: bytes, limits: limits))
+    }
+
+    private static func unarchivedObject<Root: KeyedArchivable>(
+        ofClass type: Root.Type, decoder: KeyedDecoder
+    ) throws(KeyedArchiveError) -> Root? {
         let root = try decoder.decodeIfPresent(type, forKey: ArchiveFormat.rootKey)
         if let error = decoder.error { throw error }
         return root

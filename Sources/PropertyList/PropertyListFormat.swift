@@ -18,6 +18,11 @@ public enum PropertyListFormat: String, Sendable, CaseIterable {
     /// leading `{` is ambiguous between JSON and OpenStep: it is JSON when the first
     /// thing inside is a quoted key followed by `:` or the braces are empty.
     public static func detect(_ bytes: [UInt8]) -> PropertyListFormat? {
-        bytes.withUnsafeBufferPointer { FormatSniffer(bytes: $0).format }
+        bytes.withUnsafeBytes(detect)
+    }
+
+    /// ``detect(_:)`` for bytes in any contiguous memory.
+    public static func detect(_ bytes: UnsafeRawBufferPointer) -> PropertyListFormat? {
+        FormatSniffer(bytes: bytes.assumingMemoryBound(to: UInt8.self)).format
     }
 }

@@ -47,7 +47,9 @@ public struct PropertyListReader: Sendable {
     public func read(_ bytes: [UInt8], as format: PropertyListFormat) throws(PropertyListError) -> PropertyListValue {
         switch format {
         case .binary:
-            return try BinaryPropertyList(bytes: bytes, limits: limits).topValue()
+            return try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
+                try BinaryPropertyList.topValue(of: UnsafeRawBufferPointer(buffer), limits: limits)
+            }
         case .xml:
             return try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
                 try XMLPropertyListReader.read(buffer, limits: limits)

@@ -1,3 +1,6 @@
+import Foundation
+import PropertyList
+
 /// Random access to an archive's `$objects`, decoding one entry at a time.
 ///
 /// A binary archive is never materialised as a whole: each entry is read from the
@@ -47,17 +50,28 @@ final class ArchiveObjects {
     /// Opens the archive and returns it with the fields of `$top`.
     /// - Throws: ``KeyedArchiveError``: `.invalidPropertyList`, `.unsupportedArchiver`,
     ///   `.unsupportedVersion`, `.missingTop`, `.missingObjects`.
-    static func open(_ bytes: [UInt8], limits: PropertyListLimits) throws(KeyedArchiveError) -> (
-        ArchiveObjects, top: InstanceFields
+    static func open(_ bytes: some ContiguousBytes, limits: PropertyListLimits) throws(KeyedArchiveError) -> (
+        objects: ArchiveObjects, top: InstanceFields
     ) {
+        let opened = bytes.withUnsafeBytes { raw in
+            Result { () throws(KeyedArchiveError) in try open(raw, limits: limits) }
+        }
+        return try opened.get()
+    }
+
+    /// A binary archive is copied once into the document that the decoder reads; a
+    /// text one is read to a tree.
+    private static func open(_ bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(KeyedArchiveError)
+        -> (objects: ArchiveObjects, top: InstanceFields)
+    {
         guard let format = PropertyListFormat.detect(bytes) else {
             throw KeyedArchiveError(.invalidPropertyList, "empty input or not a property list")
         }
         do {
             if format == .binary {
-                return try openBinary(BinaryPropertyList(bytes: bytes, limits: limits), limits: limits)
+                return try openBinary(BinaryPropertyList(copying: bytes, limits: limits), limits: limits)
             }
-            return try openTree(PropertyListReader(limits: limits).read(bytes, as: format), limits: limits)
+            return try openTree(PropertyListReader(limits: limits).read([UInt8](bytes), as: format), limits: limits)
         } catch let error as PropertyListError {
             throw KeyedArchiveError.propertyList(error)
         } catch let error as KeyedArchiveError {
@@ -226,8 +240,7 @@ final class ArchiveObjects {
         case .tree(_, let values):
             return values[position]
         case .binary(let payload):
-            guard let number = plist?.reference(at: payload, position: fields.count + position) else { return nil }
-            return plist?.simpleScalar(ofObject: number)
+            return plist?.simpleScalar(referencedAt: payload, position: fields.count + position)
         }
     }
 
@@ -240,8 +253,7 @@ final class ArchiveObjects {
             if case .uid(let uid) = values[position] { return uid }
             return nil
         case .binary(let payload):
-            guard let number = plist?.reference(at: payload, position: fields.count + position) else { return nil }
-            return plist?.uid(ofObject: number).map(PropertyListUID.init)
+            return plist?.uid(referencedAt: payload, position: fields.count + position).map(PropertyListUID.init)
         }
     }
 

@@ -22,6 +22,9 @@ struct BinaryObjectReader {
 
     let bytes: UnsafeRawBufferPointer
     let trailer: BinaryPropertyListTrailer
+    /// Whether the bytes can change after the offset table was checked (a mapped file
+    /// rewritten in place), so that every offset must be checked again when read.
+    var rechecksOffsets = false
 
     /// Objects must lie between the header and the offset table.
     private var areaEnd: Int { trailer.offsetTableOffset }
@@ -36,19 +39,30 @@ struct BinaryObjectReader {
     }
 
     /// Where object `index` starts, or `nil` when there is no such object. The offset
-    /// table was checked when the document was opened, and the offset is checked again
-    /// here: a mapped file can be rewritten in place under an open document, and then
-    /// its reads must stay inside the object area.
+    /// table was checked when the document was opened; bytes that can change since (a
+    /// mapped file rewritten in place) have the offset checked again here, so that
+    /// their reads stay inside the object area.
     @inline(__always)
     func checkedOffset(ofObject index: Int) -> Int? {
         guard index >= 0, index < trailer.objectCount else { return nil }
         let size = trailer.offsetSize
         let offset = BinaryPropertyListTrailer.readSized(
             bytes, at: trailer.offsetTableOffset + index * size, size: size)
-        let header = UInt64(BinaryPropertyListTrailer.headerSize)
-        // Unsigned wrap-around puts offsets below the header above the range too.
-        guard offset &- header < UInt64(areaEnd) &- header else { return nil }
+        if rechecksOffsets {
+            let header = UInt64(BinaryPropertyListTrailer.headerSize)
+            // Unsigned wrap-around puts offsets below the header above the range too.
+            guard offset &- header < UInt64(areaEnd) &- header else { return nil }
+        }
         return Int(offset)
+    }
+
+    /// The object number stored at `position` among the references that start at
+    /// `payload`, whose extent the caller checked; `nil` when it names no object.
+    @inline(__always)
+    func reference(at payload: Int, position: Int) -> Int? {
+        let size = trailer.referenceSize
+        let number = BinaryPropertyListTrailer.readSized(bytes, at: payload + position * size, size: size)
+        return number < UInt64(trailer.objectCount) ? Int(number) : nil
     }
 
     func header(at offset: Int, objectIndex: Int) throws(PropertyListError) -> Header {

@@ -24,10 +24,9 @@ extension BinaryPropertyList {
 
         public subscript(position: Int) -> Int {
             precondition(position >= 0 && position < count, "position \(position) outside 0..<\(count)")
-            return document.bytes.withUnsafeBytes { raw in
-                let size = document.trailer.referenceSize
-                return Int(BinaryPropertyListTrailer.readSized(raw, at: payload + position * size, size: size))
-            }
+            let size = document.trailer.referenceSize
+            return Int(
+                BinaryPropertyListTrailer.readSized(document.bytes.raw, at: payload + position * size, size: size))
         }
     }
 
@@ -87,8 +86,7 @@ extension BinaryPropertyList {
         let header = try header(ofObject: index)
         guard header.kind == .dictionary else { return nil }
         let wanted = WantedKey(key)
-        return try bytes.withUnsafeBytes { (raw) throws(PropertyListError) -> Int? in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+        return try withReader { (reader) throws(PropertyListError) -> Int? in
             var found: Int?
             // Each key object is compared once, however many entries refer to it: a
             // small file of many references to one long key must not cost its square.
@@ -124,8 +122,8 @@ extension BinaryPropertyList {
                 current = next
             case .array:
                 guard let position = Int(component), position >= 0, position < header.count else { return nil }
-                current = try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-                    try BinaryObjectReader(bytes: raw, trailer: trailer)
+                current = try withReader { (reader) throws(PropertyListError) in
+                    try reader
                         .reference(at: header.payload, position: position, objectIndex: current)
                 }
             default:
@@ -144,15 +142,13 @@ extension BinaryPropertyList {
     }
 
     private func header(ofObject index: Int) throws(PropertyListError) -> BinaryObjectReader.Header {
-        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+        try withReader { (reader) throws(PropertyListError) in
             return try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
         }
     }
 
     private func checkReferences(at payload: Int, count: Int, objectIndex: Int) throws(PropertyListError) {
-        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+        try withReader { (reader) throws(PropertyListError) in
             for position in 0..<count {
                 _ = try reader.reference(at: payload, position: position, objectIndex: objectIndex)
             }

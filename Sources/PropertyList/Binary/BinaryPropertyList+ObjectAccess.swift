@@ -12,9 +12,10 @@ extension BinaryPropertyList {
     /// - Throws: ``PropertyListError`` when the dictionary's length is malformed or its
     ///   references run past the object area.
     package func dictionaryExtent(ofObject index: Int) throws(PropertyListError) -> (payload: Int, count: Int)? {
-        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
-            guard let offset = reader.checkedOffset(ofObject: index), raw[offset] >> 4 == 0xD else { return nil }
+        try withReader { (reader) throws(PropertyListError) in
+            guard let offset = reader.checkedOffset(ofObject: index), reader.bytes[offset] >> 4 == 0xD else {
+                return nil
+            }
             let header = try reader.header(at: offset, objectIndex: index)
             return (header.payload, header.count)
         }
@@ -25,20 +26,19 @@ extension BinaryPropertyList {
     /// `nil` when it names no object.
     @inline(__always)
     package func reference(at payload: Int, position: Int) -> Int? {
-        bytes.withUnsafeBytes { (raw) -> Int? in
-            let size = trailer.referenceSize
-            let number = BinaryPropertyListTrailer.readSized(raw, at: payload + position * size, size: size)
-            return number < UInt64(trailer.objectCount) ? Int(number) : nil
-        }
+        withReader { $0.reference(at: payload, position: position) }
     }
 
-    /// Object `index` when it is a UID, read without making a value; `nil` for anything
-    /// else (a UID wider than 8 bytes included, which ``object(at:)`` refuses).
-    @inline(__always)
-    package func uid(ofObject index: Int) -> UInt64? {
-        bytes.withUnsafeBytes { (raw) -> UInt64? in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
-            guard let offset = reader.checkedOffset(ofObject: index) else { return nil }
+    /// The object referenced at `position` among the references that start at
+    /// `payload`, when it is a UID, read without making a value; `nil` for anything else
+    /// (a UID wider than 8 bytes included, which ``object(at:)`` refuses). One call for
+    /// ``reference(at:position:)`` and the read: the keyed unarchiver makes it for every
+    /// object reference it decodes.
+    package func uid(referencedAt payload: Int, position: Int) -> UInt64? {
+        withReader { (reader) -> UInt64? in
+            guard let index = reader.reference(at: payload, position: position),
+                let offset = reader.checkedOffset(ofObject: index)
+            else { return nil }
             return reader.uid(at: offset)
         }
     }
@@ -47,9 +47,21 @@ extension BinaryPropertyList {
     /// a UID or an ASCII string; `nil` for anything else, and for an object that is
     /// malformed, which ``object(at:)`` then reports.
     package func simpleScalar(ofObject index: Int) -> PropertyListValue? {
-        bytes.withUnsafeBytes { (raw) -> PropertyListValue? in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+        withReader { (reader) -> PropertyListValue? in
             guard let offset = reader.checkedOffset(ofObject: index) else { return nil }
+            return reader.simpleScalar(at: offset)
+        }
+    }
+
+    /// ``simpleScalar(ofObject:)`` of the object referenced at `position` among the
+    /// references that start at `payload`, in one call: it is a boolean, an integer of up to 8 bytes, a real, a date, a
+    /// UID or an ASCII string; `nil` for anything else, and for an object that is
+    /// malformed, which ``object(at:)`` then reports.
+    package func simpleScalar(referencedAt payload: Int, position: Int) -> PropertyListValue? {
+        withReader { (reader) -> PropertyListValue? in
+            guard let index = reader.reference(at: payload, position: position),
+                let offset = reader.checkedOffset(ofObject: index)
+            else { return nil }
             return reader.simpleScalar(at: offset)
         }
     }

@@ -31,32 +31,45 @@ public struct BinaryPropertyList: Sendable {
     public var topObjectIndex: Int { trailer.topObject }
 
     /// Validates the document's layout (header, trailer and offset table); reads no
-    /// object yet. The document shares `bytes`, copying nothing.
+    /// object yet. The document keeps a copy of `bytes`, made once.
     /// - Throws: ``PropertyListError`` (`.invalidHeader`, `.invalidTrailer`, `.offsetOutOfRange`, `.truncated`).
     public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
-        try self.init(BinaryDocumentBytes(bytes), limits: limits)
+        try self.init(bytes: bytes.withUnsafeBytes { BinaryDocumentBytes(copying: $0) }, limits: limits)
+    }
+
+    /// ``init(bytes:limits:)`` for bytes in any contiguous memory (`Data`, say), copied
+    /// once.
+    /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``.
+    public init(copying bytes: UnsafeRawBufferPointer, limits: PropertyListLimits = .default) throws(PropertyListError)
+    {
+        try self.init(bytes: BinaryDocumentBytes(copying: bytes), limits: limits)
     }
 
     /// Opens the document held in `storage` (a mapped file, say), reading it in place:
     /// an open document costs its storage plus a constant.
     /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``.
     public init(storage: any ContiguousByteStorage, limits: PropertyListLimits = .default) throws(PropertyListError) {
-        try self.init(BinaryDocumentBytes(storage), limits: limits)
+        try self.init(bytes: BinaryDocumentBytes(storage), limits: limits)
     }
 
-    private init(_ bytes: BinaryDocumentBytes, limits: PropertyListLimits) throws(PropertyListError) {
+    private init(bytes: BinaryDocumentBytes, limits: PropertyListLimits) throws(PropertyListError) {
         self.bytes = bytes
         self.limits = limits
-        self.trailer = try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            try BinaryPropertyListTrailer(validating: raw)
-        }
+        self.trailer = try BinaryPropertyListTrailer(validating: bytes.raw)
+    }
+
+    /// Runs `body` with a reader of the document's objects.
+    @inline(__always)
+    func withReader<Result, Failure: Error>(
+        _ body: (BinaryObjectReader) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try body(BinaryObjectReader(bytes: bytes.raw, trailer: trailer, rechecksOffsets: bytes.mayChange))
     }
 
     /// Reads one object without following its references.
     /// - Throws: ``PropertyListError``; `.referenceOutOfRange` for a bad `index`.
     public func object(at index: Int) throws(PropertyListError) -> Object {
-        try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            let reader = BinaryObjectReader(bytes: raw, trailer: trailer)
+        try withReader { (reader) throws(PropertyListError) in
             let offset = try reader.offset(ofObject: index)
             let header = try reader.header(at: offset, objectIndex: index)
             switch header.kind {
@@ -81,9 +94,8 @@ public struct BinaryPropertyList: Sendable {
     public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
         let root = index ?? trailer.topObject
         if case .scalar(let scalar) = try object(at: root) { return scalar }
-        return try bytes.withUnsafeBytes { (raw) throws(PropertyListError) in
-            var materializer = BinaryTreeMaterializer(
-                reader: BinaryObjectReader(bytes: raw, trailer: trailer), limits: limits)
+        return try withReader { (reader) throws(PropertyListError) in
+            var materializer = BinaryTreeMaterializer(reader: reader, limits: limits)
             return try materializer.value(ofObject: root, depth: 0)
         }
     }
@@ -91,5 +103,17 @@ public struct BinaryPropertyList: Sendable {
     /// The root object's whole tree; see ``value(at:)-(Int?)``.
     public func topValue() throws(PropertyListError) -> PropertyListValue {
         try value(at: nil)
+    }
+
+    /// The root object's whole tree, read from bytes valid for the call only: a full
+    /// read, with the same checks as a document's but without the copy one keeps.
+    /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)`` and ``value(at:)-(Int?)``.
+    static func topValue(of bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(PropertyListError)
+        -> PropertyListValue
+    {
+        let trailer = try BinaryPropertyListTrailer(validating: bytes)
+        var materializer = BinaryTreeMaterializer(
+            reader: BinaryObjectReader(bytes: bytes, trailer: trailer), limits: limits)
+        return try materializer.value(ofObject: trailer.topObject, depth: 0)
     }
 }
