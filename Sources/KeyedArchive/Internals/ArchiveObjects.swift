@@ -1,5 +1,4 @@
 import Foundation
-import PropertyList
 
 /// Random access to an archive's `$objects`, decoding one entry at a time.
 ///
