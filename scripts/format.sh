@@ -7,6 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 paths=(Package.swift Sources Tests Apps/Package.swift Apps/Sources Apps/Tests
     Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Tools/Package.swift Tools/Sources Tools/Tests
+    Cloud/Package.swift Cloud/Sources Cloud/Tests
     Fuzz)
 if [ "${1:-}" = "--check" ]; then
     swift format lint --strict --recursive --parallel "${paths[@]}"

@@ -1,0 +1,48 @@
+// swift-tools-version: 6.0
+// Keepsake beyond one machine: the ubiquitous key-value store (Apple's
+// NSUbiquitousKeyValueStore) synchronised through PostgreSQL. A package of its own, so
+// that a user of the library never resolves a database client.
+import Foundation
+import PackageDescription
+
+// A path dependency is named after its folder, which differs between checkouts.
+let keepsake = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
+
+let package = Package(
+    name: "KeepsakeCloud",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "KeepsakeCloud", targets: ["KeepsakeCloud"])
+    ],
+    dependencies: [
+        .package(path: ".."),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+    ],
+    targets: [
+        .target(
+            name: "KeepsakeCloud",
+            dependencies: [
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        .testTarget(
+            name: "KeepsakeCloudTests",
+            dependencies: [
+                "KeepsakeCloud",
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: keepsake),
+            ]
+        ),
+    ]
+)
+
+// As in the library: each file imports what it uses, internally unless a public
+// signature needs it.
+for target in package.targets {
+    target.swiftSettings = [
+        .enableUpcomingFeature("InternalImportsByDefault"), .enableUpcomingFeature("MemberImportVisibility"),
+    ]
+}

@@ -1,0 +1,81 @@
+import Foundation
+import PropertyList
+
+/// The values a sequence of changes leaves, applied one at a time in timestamp order,
+/// each refused whole when it would break the limits.
+///
+/// Every replica computes its values this way from the same changes, so replicas that
+/// have seen the same changes hold the same values, whatever order the changes reached
+/// them in: the result is what one store would hold had the changes been made in
+/// timestamp order. A key's size is its UTF-8 bytes; a value's, its binary plist.
+struct KeyValueReplay {
+    struct Entry: Hashable {
+        var value: PropertyListValue
+        var bytes: Int
+        var timestamp: HybridTimestamp
+    }
+
+    /// Why a change is refused.
+    enum Refusal: Error, Hashable {
+        case keyTooLong(bytes: Int)
+        case valueTooLarge(bytes: Int)
+        case tooManyKeys
+        case totalTooLarge(bytes: Int)
+    }
+
+    let limits: UbiquitousStoreLimits
+    private(set) var entries: [String: Entry] = [:]
+    private(set) var totalBytes = 0
+    /// The latest change applied: a change later than it can be applied in place;
+    /// an earlier one means replaying from the start.
+    private(set) var latest: HybridTimestamp?
+
+    init(limits: UbiquitousStoreLimits) {
+        self.limits = limits
+    }
+
+    /// The size a value counts for.
+    static func size(of value: PropertyListValue) -> Int {
+        // A value that cannot be written cannot be stored either: count it as too large.
+        (try? PropertyListWriter.binary.write(value).count) ?? Int.max
+    }
+
+    /// Whether `change`, applied now, would be refused, and why.
+    func refusal(of change: KeyValueChange) -> Refusal? {
+        let keyBytes = change.key.utf8.count
+        guard keyBytes <= limits.maxKeyBytes else { return .keyTooLong(bytes: keyBytes) }
+        guard let value = change.value else { return nil }
+        let valueBytes = Self.size(of: value)
+        guard valueBytes <= limits.maxValueBytes else { return .valueTooLarge(bytes: valueBytes) }
+        let existing = entries[change.key]
+        if existing == nil, entries.count >= limits.maxKeys { return .tooManyKeys }
+        let total = totalBytes - (existing?.bytes ?? 0) + keyBytes + valueBytes
+        guard total <= limits.maxTotalBytes else { return .totalTooLarge(bytes: total) }
+        return nil
+    }
+
+    /// Applies `change` unless the limits refuse it; returns whether it was applied.
+    /// Changes must come in timestamp order.
+    @discardableResult
+    mutating func apply(_ change: KeyValueChange) -> Bool {
+        latest = max(latest ?? change.timestamp, change.timestamp)
+        guard refusal(of: change) == nil else { return false }
+        let old = entries[change.key]
+        if let value = change.value {
+            let bytes = change.key.utf8.count + Self.size(of: value)
+            entries[change.key] = Entry(value: value, bytes: bytes, timestamp: change.timestamp)
+            totalBytes += bytes - (old?.bytes ?? 0)
+        } else if let old {
+            entries[change.key] = nil
+            totalBytes -= old.bytes
+        }
+        return true
+    }
+
+    /// The values `changes` leave.
+    static func replaying(_ changes: some Sequence<KeyValueChange>, limits: UbiquitousStoreLimits) -> KeyValueReplay {
+        var replay = KeyValueReplay(limits: limits)
+        for change in changes.sorted(by: { $0.timestamp < $1.timestamp }) { replay.apply(change) }
+        return replay
+    }
+}

@@ -1,0 +1,164 @@
+import Foundation
+import Logging
+public import PostgresNIO
+import PropertyList
+import Synchronization
+
+/// The shared log of a ubiquitous store in PostgreSQL: one table of changes for every
+/// store, a change per row, numbered in the order they were committed, and a
+/// `LISTEN`/`NOTIFY` channel that tells the replicas which keys changed (the keys only:
+/// a replica reads the changes themselves from its last position, so one that was away
+/// misses nothing).
+///
+/// ```swift
+/// let service = try PostgresKeyValueSync(url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner")
+/// async let syncing: Void = service.run()
+/// await store.run(with: service)
+/// ```
+///
+/// The client must be running: call ``run()`` in a task of its own for as long as the
+/// service is used.
+public final class PostgresKeyValueSync: KeyValueSyncService {
+    /// The store's name; many stores share one table.
+    public let store: String
+    let client: PostgresClient
+    private let logger: Logger
+    private let tableExists = Mutex(false)
+    static let channel = "keepsake_kv"
+
+    /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+    /// - Throws: ``UbiquitousStoreError`` `.syncFailed` for a URL it cannot use.
+    public convenience init(url: String, store: String) throws(UbiquitousStoreError) {
+        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
+            let host = components.host, let user = components.user
+        else {
+            throw UbiquitousStoreError(.syncFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
+        }
+        let database = String(components.path.drop { $0 == "/" })
+        self.init(
+            configuration: PostgresClient.Configuration(
+                host: host, port: components.port ?? 5432, username: user, password: components.password,
+                database: database.isEmpty ? nil : database, tls: .disable),
+            store: store)
+    }
+
+    public init(configuration: PostgresClient.Configuration, store: String) {
+        self.store = store
+        client = PostgresClient(configuration: configuration)
+        var logger = Logger(label: "keepsake.cloud")
+        logger.logLevel = .critical
+        self.logger = logger
+    }
+
+    /// Runs the connection pool until the task is cancelled.
+    public func run() async {
+        await client.run()
+    }
+
+    /// Creates the table if it is missing, once per service.
+    public func prepare() async throws {
+        guard !tableExists.withLock({ $0 }) else { return }
+        try await client.withTransaction(logger: logger) { [logger] connection in
+            // Two replicas creating the table at once would collide in the catalog.
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
+            try await connection.query(
+                """
+                    CREATE TABLE IF NOT EXISTS keepsake_kv (
+                    position bigserial PRIMARY KEY,
+                    store text NOT NULL,
+                    key text NOT NULL,
+                    value bytea,
+                    milliseconds bigint NOT NULL,
+                    counter bigint NOT NULL,
+                    replica text NOT NULL,
+                    UNIQUE (store, milliseconds, counter, replica)
+                )
+                """, logger: logger)
+        }
+        tableExists.withLock { $0 = true }
+    }
+
+    /// The advisory lock held while the table is created ("ks" in ASCII).
+    private static let creationLock: Int64 = 0x6b73
+
+    public func push(_ changes: [KeyValueChange]) async throws {
+        guard !changes.isEmpty else { return }
+        try await prepare()
+        let store = store
+        let logger = logger
+        try await client.withTransaction(logger: logger) { connection in
+            // One writer per store at a time: positions are then committed in order,
+            // and a reader that has seen position n has seen every position before it.
+            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
+            for change in changes {
+                let value = try change.value.map { try ByteBuffer(bytes: PropertyListWriter.binary.write($0)) }
+                let stamp = change.timestamp
+                try await connection.query(
+                    """
+                    INSERT INTO keepsake_kv (store, key, value, milliseconds, counter, replica)
+                    VALUES (\(store), \(change.key), \(value), \(stamp.milliseconds), \(stamp.counter), \(stamp.replica))
+                    ON CONFLICT DO NOTHING
+                    """, logger: logger)
+            }
+            let keys = Self.notification(store: store, keys: changes.map(\.key))
+            try await connection.query("SELECT pg_notify(\(Self.channel), \(keys))", logger: logger)
+        }
+    }
+
+    public func changes(after position: Int64) async throws -> (changes: [KeyValueChange], position: Int64) {
+        try await prepare()
+        let rows = try await client.query(
+            """
+            SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
+            WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
+            """, logger: logger)
+        var changes: [KeyValueChange] = []
+        var last = position
+        for try await (row, key, value, milliseconds, counter, replica) in rows.decode(
+            (Int64, String, ByteBuffer?, Int64, Int64, String).self)
+        {
+            let decoded = try value.map { try PropertyListReader().read(Array($0.readableBytesView)) }
+            changes.append(
+                KeyValueChange(
+                    key: key, value: decoded,
+                    timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
+            last = row
+        }
+        return (changes, last)
+    }
+
+    public func watch(_ changed: @escaping @Sendable () -> Void) async {
+        let store = store
+        let logger = logger
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        // Listening now: whatever came before is read by the next sync.
+                        changed()
+                        for try await notification in notifications
+                        where notification.payload.hasPrefix(Self.notificationPrefix(store)) {
+                            changed()
+                        }
+                    }
+                }
+            } catch {
+                logger.debug("listening failed: \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+
+    private static func notificationPrefix(_ store: String) -> String { "\(store.count):\(store)\n" }
+
+    /// The store, then the keys that changed, one per line, within PostgreSQL's limit
+    /// of 8,000 bytes per notification (the keys are a hint; the log is the truth).
+    static func notification(store: String, keys: [String]) -> String {
+        var payload = notificationPrefix(store)
+        for key in Set(keys).sorted() {
+            guard payload.utf8.count + key.utf8.count + 1 < 7_900 else { break }
+            payload += key + "\n"
+        }
+        return payload
+    }
+}

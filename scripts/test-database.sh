@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# A throwaway PostgreSQL server for the tests, listening on 127.0.0.1 only.
+#   scripts/test-database.sh start   # prints KEEPSAKE_TEST_DATABASE_URL's value
+#   scripts/test-database.sh stop
+# The cluster lives in /tmp/keepsake-test-database and belongs to the user
+# keepsake-pg (made when run as root, since PostgreSQL refuses to run as root).
+set -euo pipefail
+data=/tmp/keepsake-test-database
+port=${KEEPSAKE_TEST_DATABASE_PORT:-54329}
+# Debian keeps the server's programs out of PATH, in /usr/lib/postgresql/VERSION/bin.
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+[ -n "$bin" ] || bin=$(dirname "$(readlink -f "$(command -v pg_ctl)")")
+run() {
+    if [ "$(id -u)" = 0 ]; then
+        id keepsake-pg >/dev/null 2>&1 || useradd --system --no-create-home keepsake-pg
+        su keepsake-pg -s /bin/sh -c "$*"
+    else
+        sh -c "$*"
+    fi
+}
+user=$([ "$(id -u)" = 0 ] && echo keepsake-pg || id -un)
+case "${1:-}" in
+start)
+    run "$bin/pg_ctl -D $data status" >/dev/null 2>&1 && run "$bin/pg_ctl -D $data stop -m fast" >/dev/null
+    rm -rf "$data"
+    mkdir -p "$data"
+    [ "$(id -u)" = 0 ] && chown keepsake-pg "$data"
+    run "$bin/initdb -D $data -A trust -U $user" >/dev/null
+    run "$bin/pg_ctl -D $data -w -l $data/server.log \
+        -o \"-p $port -k $data -c listen_addresses=127.0.0.1\" start" >/dev/null
+    run "$bin/createdb -h 127.0.0.1 -p $port -U $user keepsake_test"
+    echo "postgres://$user@127.0.0.1:$port/keepsake_test"
+    ;;
+stop)
+    run "$bin/pg_ctl -D $data stop -m fast" >/dev/null 2>&1 || true
+    rm -rf "$data"
+    ;;
+*)
+    echo "usage: $0 start|stop" >&2
+    exit 2
+    ;;
+esac
