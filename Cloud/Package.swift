@@ -27,6 +27,16 @@ let package = Package(
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
+        // One replica as a process of its own, for the convergence test.
+        .executableTarget(
+            name: "CloudTestReplica",
+            dependencies: [
+                "KeepsakeCloud",
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+            ],
+            path: "Tests/Helpers/CloudTestReplica"
+        ),
         .testTarget(
             name: "KeepsakeCloudTests",
             dependencies: [

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, listening on 127.0.0.1 only.
 #   scripts/test-database.sh start   # prints KEEPSAKE_TEST_DATABASE_URL's value
-#   scripts/test-database.sh stop
+#   scripts/test-database.sh pause   # stops the server, keeping its data
+#   scripts/test-database.sh resume  # starts it again
+#   scripts/test-database.sh stop    # stops it and removes its data
 # The cluster lives in /tmp/keepsake-test-database and belongs to the user
 # keepsake-pg (made when run as root, since PostgreSQL refuses to run as root).
 set -euo pipefail
@@ -31,12 +33,19 @@ start)
     run "$bin/createdb -h 127.0.0.1 -p $port -U $user keepsake_test"
     echo "postgres://$user@127.0.0.1:$port/keepsake_test"
     ;;
+pause)
+    run "$bin/pg_ctl -D $data stop -m fast" >/dev/null
+    ;;
+resume)
+    run "$bin/pg_ctl -D $data -w -l $data/server.log \
+        -o \"-p $port -k $data -c listen_addresses=127.0.0.1\" start" >/dev/null
+    ;;
 stop)
     run "$bin/pg_ctl -D $data stop -m fast" >/dev/null 2>&1 || true
     rm -rf "$data"
     ;;
 *)
-    echo "usage: $0 start|stop" >&2
+    echo "usage: $0 start|pause|resume|stop" >&2
     exit 2
     ;;
 esac

@@ -91,9 +91,9 @@ public final class ChildProcess: Sendable {
         kill(pid, signal)
     }
 
-    /// Polls until `condition` holds or the deadline passes.
-    public func poll(_ what: String, _ condition: () -> Bool) throws {
-        let end = ContinuousClock.now + Self.deadline
+    /// Polls until `condition` holds or `limit` passes.
+    public func poll(_ what: String, within limit: Duration = deadline, _ condition: () -> Bool) throws {
+        let end = ContinuousClock.now + limit
         while !condition() {
             if ContinuousClock.now > end { throw Timeout(waitingFor: what, lines: lines) }
             usleep(5_000)
@@ -115,9 +115,10 @@ public final class ChildProcess: Sendable {
         }
     }
 
-    /// Waits for the process to end and for its output to be read to the end.
-    public func waitForExit() throws -> Status {
-        try poll("the process to exit") { !process.isRunning }
+    /// Waits for the process to end, at most `limit`, and for its output to be read to
+    /// the end.
+    public func waitForExit(within limit: Duration = deadline) throws -> Status {
+        try poll("the process to exit", within: limit) { !process.isRunning }
         try poll("its output to end") { collected.ended.withLock { $0 == 2 } }
         return process.terminationReason == .uncaughtSignal
             ? .signalled(process.terminationStatus) : .exited(process.terminationStatus)

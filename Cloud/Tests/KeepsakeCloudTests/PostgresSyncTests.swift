@@ -2,9 +2,14 @@ import AppSandbox
 import Foundation
 import PropertyList
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import KeepsakeCloud
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `.ci/run` sets
 /// after starting a throwaway PostgreSQL cluster on loopback.
@@ -14,6 +19,35 @@ enum TestDatabase {
     }
     static let skipMessage: Comment =
         "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; .ci/run starts one)"
+
+    /// `scripts/test-database.sh`, which can stop and start the server mid-test.
+    static let script: String? = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_SCRIPT"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// Runs the script with `command` (`pause`, `resume`) and waits for it, on a thread
+    /// of its own: the wait would otherwise hold one of the cooperative pool's few
+    /// threads, which the replicas' tasks need meanwhile. Spawned and reaped directly:
+    /// Foundation's `Process` missed the exit of this script, which starts a daemon.
+    static func control(_ command: String) async throws {
+        let script = try #require(script)
+        let status: Int32 = await withCheckedContinuation { continuation in
+            Thread {
+                let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), nil]
+                defer { for argument in arguments { free(argument) } }
+                var pid: pid_t = 0
+                guard posix_spawn(&pid, script, nil, nil, arguments, environ) == 0 else {
+                    continuation.resume(returning: -1)
+                    return
+                }
+                var status: Int32 = 0
+                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
+                // Exited normally (no signal in the low bits) with code 0.
+                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f)
+            }.start()
+        }
+        try #require(status == 0, "test-database.sh \(command) failed")
+    }
 }
 
 /// Replicas of one store, each with its own container, clock and connection pool,
@@ -102,7 +136,6 @@ struct PostgresSyncTests {
         "Changes from elsewhere are posted with their keys (initial sync, then server change); a replica's own are not")
     func onlyOthersChangesArePosted() async throws {
         let centers = [NotificationCenter(), NotificationCenter()]
-        let posted = Mutex<[[Int: [String]]]>([[:], [:]].map { _ in [:] })
         let seen = Mutex<[(replica: Int, reason: Int, keys: [String])]>([])
         let tokens = centers.enumerated().map { index, center in
             center.addObserver(
@@ -114,7 +147,6 @@ struct PostgresSyncTests {
                 seen.withLock { $0.append((index, reason, keys)) }
             }
         }
-        _ = posted
         defer { for (center, token) in zip(centers, tokens) { center.removeObserver(token) } }
         try await withReplicas(2, skews: [0, 0], centers: centers) { replicas in
             let (a, b) = (replicas[0], replicas[1])
@@ -152,6 +184,107 @@ struct PostgresSyncTests {
                     try await Task.sleep(for: .milliseconds(5))
                 }
                 #expect(ContinuousClock.now - start < .seconds(1))
+            }
+        }
+    }
+
+    @Test(
+        "PostgreSQL stopped and started mid-run: no acknowledged change is lost, and those made meanwhile are pushed",
+        .enabled(if: TestDatabase.script != nil, "skipped: KEEPSAKE_TEST_DATABASE_SCRIPT is not set (.ci/run sets it)"))
+    func serverRestartLosesNothing() async throws {
+        try await withReplicas(2, skews: [0, 2_000]) { replicas in
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for replica in replicas {
+                    group.addTask { await replica.store.run(with: replica.service, retryInterval: .milliseconds(100)) }
+                }
+                defer { group.cancelAll() }
+                func write(_ range: Range<Int>) async throws {
+                    for index in range {
+                        for (number, replica) in replicas.enumerated() {
+                            try replica.store.setValue(.integer(Int64(index)), forKey: "r\(number)-k\(index)")
+                        }
+                        try await Task.sleep(for: .milliseconds(2))
+                    }
+                }
+                try await write(0..<100)
+                try await TestDatabase.control("pause")
+                // Acknowledged here, queued in the store's file while the server is down.
+                try await write(100..<200)
+                try await TestDatabase.control("resume")
+                try await write(200..<300)
+
+                let deadline = ContinuousClock.now + .seconds(30)
+                while replicas.contains(where: { $0.store.values.count != 600 }) {
+                    try #require(ContinuousClock.now < deadline, "replicas did not catch up after the restart")
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+            }
+            #expect(replicas[0].store.values == replicas[1].store.values)
+            #expect(replicas[0].store.values["r1-k150"] == .integer(150), "a change made while the server was down")
+            let service = replicas[0].service
+            var total = 0
+            var position: Int64 = 0
+            while true {
+                let batch = try await service.changes(after: position)
+                if batch.position == position { break }
+                total += batch.changes.count
+                position = batch.position
+            }
+            #expect(total == 600, "every acknowledged change is in the log, once")
+        }
+    }
+
+    @Test(
+        "Four processes make 2,500 changes each, one offline for most of its run; every replica converges on the replay",
+        .enabled(if: BuiltProducts.executable(named: "CloudTestReplica") != nil, "CloudTestReplica is not built"))
+    func fourProcessesConverge() async throws {
+        let url = try #require(TestDatabase.url)
+        let executable = try #require(BuiltProducts.executable(named: "CloudTestReplica"))
+        let containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-replicas-\(UUID())")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let name = "test-\(UUID().uuidString)"
+        // Name, clock skew, and the changes made offline.
+        let plans: [(String, Int64, Range<Int>)] = [
+            ("a", -30_000, 0..<0), ("b", 0, 0..<0), ("c", 45_000, 300..<2_200), ("d", 5_000, 0..<0),
+        ]
+        let processes = try plans.enumerated().map { number, plan in
+            try ChildProcess(
+                executable,
+                [
+                    containers.path, plan.0, name, url, "2500", "\(number + 1)", "\(plan.1)",
+                    "\(plan.2.lowerBound)", "\(plan.2.upperBound)",
+                ])
+        }
+        var accepted = 0
+        for process in processes {
+            defer { process.end() }
+            #expect(try process.waitForExit(within: .seconds(600)) == .exited(0), "\(process.errors)")
+            let line = try #require(process.lines.last { $0.hasPrefix("accepted ") })
+            accepted += try #require(Int(line.dropFirst("accepted ".count)))
+        }
+
+        let service = try PostgresKeyValueSync(url: url, store: name)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            group.addTask { await service.run() }
+            defer { group.cancelAll() }
+            var everything: [KeyValueChange] = []
+            var position: Int64 = 0
+            while true {
+                let batch = try await service.changes(after: position)
+                if batch.position == position { break }
+                everything += batch.changes
+                position = batch.position
+            }
+            #expect(everything.count == accepted, "every change a replica acknowledged is in the log, once")
+            let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
+            #expect(expected.count > 900 && expected.count <= 1_024)
+            for plan in plans {
+                let container = try AppContainer(
+                    identifier: "org.keepsake.replica-\(plan.0)", containersDirectory: containers)
+                let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
+                // What the others pushed after this replica's last sync.
+                try await store.sync(with: service)
+                #expect(store.values == expected, "replica \(plan.0) differs from the replay")
             }
         }
     }
