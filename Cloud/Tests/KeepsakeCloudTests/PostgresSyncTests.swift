@@ -60,6 +60,18 @@ struct PostgresSyncTests {
         let service: PostgresKeyValueSync
     }
 
+    /// Every change in the service's log, from the start.
+    static func log(of service: PostgresKeyValueSync) async throws -> [KeyValueChange] {
+        var changes: [KeyValueChange] = []
+        var position: Int64 = 0
+        while true {
+            let batch = try await service.changes(after: position)
+            if batch.position == position { return changes }
+            changes += batch.changes
+            position = batch.position
+        }
+    }
+
     /// Runs `body` with `count` replicas of a store no other test uses; `skews` are
     /// added to each replica's wall clock.
     func withReplicas(
@@ -115,14 +127,7 @@ struct PostgresSyncTests {
             for replica in replicas { try await replica.store.sync(with: replica.service) }
 
             let service = replicas[0].service
-            var everything: [KeyValueChange] = []
-            var position: Int64 = 0
-            while true {
-                let batch = try await service.changes(after: position)
-                if batch.position == position { break }
-                everything += batch.changes
-                position = batch.position
-            }
+            let everything = try await Self.log(of: service)
             #expect(everything.count == accepted, "every change a replica accepted is in the log, once")
             let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
             #expect(expected.count <= 1_024 && expected.count > 500)
@@ -222,15 +227,7 @@ struct PostgresSyncTests {
             #expect(replicas[0].store.values == replicas[1].store.values)
             #expect(replicas[0].store.values["r1-k150"] == .integer(150), "a change made while the server was down")
             let service = replicas[0].service
-            var total = 0
-            var position: Int64 = 0
-            while true {
-                let batch = try await service.changes(after: position)
-                if batch.position == position { break }
-                total += batch.changes.count
-                position = batch.position
-            }
-            #expect(total == 600, "every acknowledged change is in the log, once")
+            #expect(try await Self.log(of: service).count == 600, "every acknowledged change is in the log, once")
         }
     }
 
@@ -267,14 +264,7 @@ struct PostgresSyncTests {
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask { await service.run() }
             defer { group.cancelAll() }
-            var everything: [KeyValueChange] = []
-            var position: Int64 = 0
-            while true {
-                let batch = try await service.changes(after: position)
-                if batch.position == position { break }
-                everything += batch.changes
-                position = batch.position
-            }
+            let everything = try await Self.log(of: service)
             #expect(everything.count == accepted, "every change a replica acknowledged is in the log, once")
             let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
             #expect(expected.count > 900 && expected.count <= 1_024)
