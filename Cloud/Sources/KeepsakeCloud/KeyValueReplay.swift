@@ -40,18 +40,19 @@ struct KeyValueReplay {
         (try? PropertyListWriter.binary.write(value).count) ?? Int.max
     }
 
-    /// Whether `change`, applied now, would be refused, and why.
-    func refusal(of change: KeyValueChange) -> Refusal? {
+    /// What `change` would take if applied now: its entry's bytes (key and value; 0
+    /// for a removal), or why it is refused. The value is encoded once here.
+    func assess(_ change: KeyValueChange) -> Result<Int, Refusal> {
         let keyBytes = change.key.utf8.count
-        guard keyBytes <= limits.maxKeyBytes else { return .keyTooLong(bytes: keyBytes) }
-        guard let value = change.value else { return nil }
+        guard keyBytes <= limits.maxKeyBytes else { return .failure(.keyTooLong(bytes: keyBytes)) }
+        guard let value = change.value else { return .success(0) }
         let valueBytes = Self.size(of: value)
-        guard valueBytes <= limits.maxValueBytes else { return .valueTooLarge(bytes: valueBytes) }
+        guard valueBytes <= limits.maxValueBytes else { return .failure(.valueTooLarge(bytes: valueBytes)) }
         let existing = entries[change.key]
-        if existing == nil, entries.count >= limits.maxKeys { return .tooManyKeys }
+        if existing == nil, entries.count >= limits.maxKeys { return .failure(.tooManyKeys) }
         let total = totalBytes - (existing?.bytes ?? 0) + keyBytes + valueBytes
-        guard total <= limits.maxTotalBytes else { return .totalTooLarge(bytes: total) }
-        return nil
+        guard total <= limits.maxTotalBytes else { return .failure(.totalTooLarge(bytes: total)) }
+        return .success(keyBytes + valueBytes)
     }
 
     /// Applies `change` unless the limits refuse it; returns whether it was applied.
@@ -59,17 +60,22 @@ struct KeyValueReplay {
     @discardableResult
     mutating func apply(_ change: KeyValueChange) -> Bool {
         latest = max(latest ?? change.timestamp, change.timestamp)
-        guard refusal(of: change) == nil else { return false }
+        guard case .success(let bytes) = assess(change) else { return false }
+        apply(change, entryBytes: bytes)
+        return true
+    }
+
+    /// Applies `change`, which ``assess(_:)`` accepted with `bytes`.
+    mutating func apply(_ change: KeyValueChange, entryBytes bytes: Int) {
+        latest = max(latest ?? change.timestamp, change.timestamp)
         let old = entries[change.key]
         if let value = change.value {
-            let bytes = change.key.utf8.count + Self.size(of: value)
             entries[change.key] = Entry(value: value, bytes: bytes, timestamp: change.timestamp)
             totalBytes += bytes - (old?.bytes ?? 0)
         } else if let old {
             entries[change.key] = nil
             totalBytes -= old.bytes
         }
-        return true
     }
 
     /// The values `changes` leave.

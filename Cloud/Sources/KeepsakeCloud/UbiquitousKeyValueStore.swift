@@ -138,14 +138,18 @@ public final class UbiquitousKeyValueStore: Sendable {
         let refusal: KeyValueReplay.Refusal? = try state.withLock { (state) throws(UbiquitousStoreError) in
             // Stamped under the lock: the log stays in timestamp order.
             let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
-            if let refusal = state.values.refusal(of: change) { return refusal }
+            let bytes: Int
+            switch state.values.assess(change) {
+            case .success(let accepted): bytes = accepted
+            case .failure(let refusal): return refusal
+            }
             var file = state.file
             file.log.append(change)
             file.pending.insert(change.timestamp)
             file.lastTimestamp = clock.last
             try file.save(named: fileName, in: directory)
             state.file = file
-            state.values.apply(change)
+            state.values.apply(change, entryBytes: bytes)
             state.wake?.yield()
             return nil
         }
