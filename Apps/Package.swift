@@ -17,6 +17,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../Cloud"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
@@ -32,6 +33,7 @@ let package = Package(
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "AppDefaults", package: keepsake),
                 .product(name: "AppLifecycle", package: keepsake),
+                .product(name: "KeepsakeCloud", package: "Cloud"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),

@@ -1,6 +1,6 @@
 // swift-tools-version: 6.0
 // Keepsake beyond one machine: the ubiquitous key-value store (Apple's
-// NSUbiquitousKeyValueStore) synchronised through PostgreSQL. A package of its own, so
+// NSUbiquitousKeyValueStore) and an item store shared between processes, on PostgreSQL. A package of its own, so
 // that a user of the library never resolves a database client.
 import Foundation
 import PackageDescription
@@ -24,6 +24,8 @@ let package = Package(
             dependencies: [
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
+                .product(name: "AppStores", package: keepsake),
+                .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),

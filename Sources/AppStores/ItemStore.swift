@@ -248,6 +248,23 @@ public final class ItemStore<Model: KeyedArchivable> {
         if isDirty(fingerprint: fingerprint) { try save(fingerprint: fingerprint) }
     }
 
+    // MARK: Reloading
+
+    /// Replaces the items with what the backend holds now, other processes' saves
+    /// included when the backend is shared with them, and returns `true`. When there
+    /// are changes here that are not saved yet, or a save is still being written, a
+    /// reload would lose them: it returns `false` and changes nothing; save first.
+    /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
+    @discardableResult
+    public func reloadIfSaved() throws(StoreError) -> Bool {
+        guard lastSaveNumber == savedSaveNumber, !isDirty else { return false }
+        let items = try backend.loadItems()
+        allItems = items
+        savedVersion = version
+        savedFingerprint = Self.fingerprint(of: items)
+        return true
+    }
+
     // MARK: Automatic saving
 
     /// Saves unsaved changes whenever `application` enters the background and before it

@@ -36,6 +36,10 @@ public struct StoreError: Error, CustomStringConvertible {
         /// A blob key is empty, contains `/` or NUL, is `.` or `..`, is too long, or
         /// would otherwise name something outside the store's folder.
         public static let invalidKey = Code("invalidKey")
+        /// A shared backend's save found items changed here that someone else had
+        /// changed since this store read them; nothing was saved. ``StoreError/conflicts``
+        /// holds each one's three versions.
+        public static let conflict = Code("conflict")
 
         /// Lets `catch StoreError.Code.writeFailed` match by code.
         public static func ~= (code: Code, error: any Error) -> Bool {
@@ -52,6 +56,9 @@ public struct StoreError: Error, CustomStringConvertible {
     public var path: String?
     /// What caused it: a ``SandboxError`` or a ``KeyedArchiveError``.
     public var underlyingError: (any Error)?
+    /// With `.conflict`: every item in conflict, with its ancestor, local and server
+    /// versions.
+    public var conflicts: [RecordConflict] = []
 
     public init(
         _ code: Code, _ message: String, key: String? = nil, path: String? = nil, underlyingError: (any Error)? = nil

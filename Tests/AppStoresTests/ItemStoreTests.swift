@@ -31,6 +31,23 @@ import Glibc
                 atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
     }
 
+    @Test("reloadIfSaved reads another store's save, and refuses while changes here are unsaved")
+    func reloadIfSavedNeverDropsAChange() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let writer = try ItemStore<BookItem>(container: container)
+        let reader = try ItemStore<BookItem>(container: container)
+        writer.add(BookItem(name: "Bike"))
+        try writer.save()
+        #expect(try reader.reloadIfSaved())
+        #expect(reader.allItems.map(\.name) == ["Bike"] && !reader.isDirty)
+        reader.allItems[0].name = "Red bike"
+        writer.add(BookItem(name: "Lamp"))
+        try writer.save()
+        #expect(try !reader.reloadIfSaved(), "a reload would have dropped the rename")
+        #expect(reader.allItems.map(\.name) == ["Red bike"])
+    }
+
     @Test("A class item changed in place, not through the store, makes it dirty and is saved")
     func inPlaceEditOfAClassItemIsSaved() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")

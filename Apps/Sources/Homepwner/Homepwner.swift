@@ -12,7 +12,10 @@ struct Homepwner: AsyncParsableCommand {
         discussion: """
             Items, photos and settings live in the app's container and survive restarts. \
             The page's visibility and focus drive the app's lifecycle; entering the \
-            background saves, and so does SIGTERM before the server exits.
+            background saves, and so does SIGTERM before the server exits. With \
+            --database, the items, photos and settings live in PostgreSQL instead, shared \
+            with every instance using it; each page shows the others' changes as they \
+            are saved.
             """)
 
     @Option(name: .long, help: "Address to listen on.")
@@ -34,6 +37,20 @@ struct Homepwner: AsyncParsableCommand {
             "A host name requests may address besides --host and the loopback names (repeatable).",
             valueName: "NAME"))
     var allowedHosts: [String] = []
+
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PostgreSQL database to share the inventory through. Default: $HOMEPWNER_DATABASE_URL, else none.",
+            valueName: "postgres://USER@HOST:PORT/DB"))
+    var database: String?
+
+    @Option(
+        name: .customLong("shared-name"),
+        help: ArgumentHelp(
+            "The name instances share the inventory under in the database (one database can hold several).",
+            valueName: "NAME"))
+    var sharedName = HomepwnerServer.identifier
 
     @Option(name: .long, help: "Largest photo accepted, in bytes.")
     var maxPhotoBytes: Int?
@@ -57,10 +74,14 @@ struct Homepwner: AsyncParsableCommand {
             containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
         var limits = Inventory.Limits()
         if let maxPhotoBytes { limits.maxPhotoBytes = maxPhotoBytes }
-        let server = try await HomepwnerServer(container: appContainer, limits: limits)
+        let database = database ?? environment["HOMEPWNER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        let server = try await HomepwnerServer(
+            container: appContainer, limits: limits, database: database, sharedName: sharedName)
         let host = host
+        let source = database.map { "the database \($0) and " } ?? ""
         try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
-            StandardStream.output.report("Homepwner is serving http://\(host):\(bound)/ from \(appContainer.url.path)")
+            StandardStream.output.report(
+                "Homepwner is serving http://\(host):\(bound)/ from \(source)\(appContainer.url.path)")
         }
     }
 }

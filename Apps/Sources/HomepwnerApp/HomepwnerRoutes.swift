@@ -20,6 +20,7 @@ import Hummingbird
 /// | `GET /container` | the container: directories, files, sizes, backup plan |
 /// | `GET /lifecycle`, `POST /lifecycle` | the lifecycle log; page events (form: `event`) |
 /// | `GET /api/items` | the items as JSON |
+/// | `GET /api/revision` | the number of changes so far, which the pages poll to show others' changes |
 ///
 /// Form posts answer `303 See Other` to the page to show next; refusals answer with
 /// their status and a one-line plain-text reason. Every request must name an allowed
@@ -141,6 +142,14 @@ public struct HomepwnerRoutes: Sendable {
             return Response(
                 status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: try await routes.itemsJSON())))
         }
+        router.get("/api/revision") { _, _ in
+            var headers = HTTPFields()
+            headers[.contentType] = "text/plain; charset=utf-8"
+            headers[.cacheControl] = "no-store"
+            return Response(
+                status: .ok, headers: headers,
+                body: .init(byteBuffer: ByteBuffer(string: "\(await routes.inventory.revision)\n")))
+        }
         router.get("/app.js") { _, _ in routes.asset(Assets.script, type: "text/javascript; charset=utf-8") }
         router.get("/style.css") { _, _ in routes.asset(Assets.stylesheet, type: "text/css; charset=utf-8") }
         return router
@@ -169,7 +178,7 @@ public struct HomepwnerRoutes: Sendable {
         let photos = Set(page.items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
         return html(
             Pages.layout(
-                title: "Items", current: "/", state: lifecycle.state,
+                title: "Items", current: "/", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.itemList(
                     page, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers,
                     photoKeys: photos)))
@@ -180,7 +189,7 @@ public struct HomepwnerRoutes: Sendable {
         guard let item = inventory.item(forKey: key) else { throw Inventory.noItem(key) }
         return html(
             Pages.layout(
-                title: item.name, current: "", state: lifecycle.state,
+                title: item.name, current: "", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.itemDetail(
                     item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key),
                     maxPhotoBytes: inventory.limits.maxPhotoBytes)))
@@ -190,7 +199,7 @@ public struct HomepwnerRoutes: Sendable {
     func settingsPage(saved: Bool) -> Response {
         html(
             Pages.layout(
-                title: "Settings", current: "/settings", state: lifecycle.state,
+                title: "Settings", current: "/settings", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.settings(
                     order: inventory.sortOrder, format: inventory.currencyFormat,
                     showsSerials: inventory.showsSerialNumbers, saved: saved)))

@@ -28,18 +28,28 @@ public final class HomepwnerServer: Sendable {
     public let application: AppLifecycle.Application
     /// Logs the suspension that iOS gives no callback for.
     private let suspensionObserver: ObservationToken
+    /// The database shared with other instances, when there is one.
+    public let shared: SharedInventory?
 
     /// Opens the stores (nothing is overwritten when what is saved cannot be read), on
     /// the main actor where they live.
-    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
+    /// - Parameters:
+    ///   - database: a `postgres://` URL: the items and settings are then shared with
+    ///     every instance using it (see ``SharedInventory``).
+    ///   - sharedName: the name of the shared inventory in the database.
+    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`, `.readFailed`
+    ///   when the database cannot be reached.
     @MainActor
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
+        database: String? = nil, sharedName: String = HomepwnerServer.identifier,
         configuration: AppLifecycle.Application.Configuration = .init(),
         scheduler: any AppSandbox.Scheduler = SystemScheduler()
     ) throws {
         self.log = log
-        inventory = try Inventory(container: container, limits: limits)
+        shared = try database.map { try SharedInventory(url: $0, name: sharedName, container: container, log: log) }
+        inventory = try Inventory(
+            container: container, limits: limits, itemBackend: shared?.items, sharedPhotos: shared?.photos)
         delegate = AppDelegate(inventory: inventory, log: log)
         application = AppLifecycle.Application(delegate: delegate, configuration: configuration, scheduler: scheduler)
         suspensionObserver = application.addObserver(for: [.didSuspend]) { [log] _ in
@@ -102,6 +112,10 @@ public final class HomepwnerServer: Sendable {
             for await _ in stopped {}
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
+            if let shared {
+                let inventory = inventory
+                group.addTask { await shared.run(inventory) }
+            }
             group.addTask {
                 defer { serverStopped.finish() }
                 do {
@@ -113,7 +127,8 @@ public final class HomepwnerServer: Sendable {
             }
             await application.run(sources: [signals])
             await services.triggerGracefulShutdown()
-            try await group.waitForAll()
+            try await group.next()
+            group.cancelAll()
         }
     }
 }

@@ -2,6 +2,7 @@ import AppDefaults
 import AppSandbox
 import AppStores
 import Foundation
+import KeepsakeCloud
 
 /// The controller layer of Homepwner: the item list, photos and settings, over the
 /// stores that own loading and saving (the book's MVCS pattern).
@@ -29,22 +30,39 @@ public final class Inventory {
     /// The items, archived to `Documents/items.archive`. Corresponds to the book's `ItemStore`.
     public let itemStore: ItemStore<Item>
     /// The photos, one file per item key in `Documents/images/`. Corresponds to the
-    /// book's `ImageStore`.
+    /// book's `ImageStore`. With shared photos, their local copies.
     public let imageStore: BlobStore
+    /// The photos shared with other instances, in the database.
+    public let sharedPhotos: SharedPhotos?
     /// The settings, in `Library/Preferences/`.
     public let defaults: Defaults
+    /// Counts the changes to the items and settings, made here or (with a shared
+    /// store) elsewhere: a page rendered at one revision is out of date at the next.
+    public private(set) var revision = 0
+    /// Called after every change made here; a shared store saves it.
+    public var onChange: (@MainActor () -> Void)?
+    /// The settings shared with other instances, where the settings page's choices go
+    /// as well as to ``defaults``.
+    public var sharedSettings: UbiquitousKeyValueStore?
 
-    /// Opens the stores in `container`: items from `Documents/items.archive`, photos
-    /// from `Documents/images/`, settings from `Library/Preferences/`; registers the
+    /// Opens the stores in `container`: items from `Documents/items.archive` (or from
+    /// `itemBackend`, a store shared with other processes), photos from
+    /// `Documents/images/`, settings from `Library/Preferences/`; registers the
     /// default settings.
     /// - Throws: the stores' errors when what is saved cannot be read; nothing is then
     ///   overwritten.
-    public init(container: AppContainer, limits: Limits = Limits()) throws {
+    public init(
+        container: AppContainer, limits: Limits = Limits(), itemBackend: (any ItemStoreBackend<Item>)? = nil,
+        sharedPhotos: SharedPhotos? = nil
+    ) throws {
         self.container = container
         self.limits = limits
         try container.createDirectories()
-        itemStore = try ItemStore<Item>(container: container)
-        imageStore = try BlobStore(container: container)
+        itemStore =
+            try itemBackend.map { backend throws(StoreError) in try ItemStore(backend: backend) }
+            ?? ItemStore<Item>(container: container)
+        self.sharedPhotos = sharedPhotos
+        imageStore = try sharedPhotos?.cache ?? BlobStore(container: container)
         var configuration = Defaults.Configuration()
         // The command line is the server's own (--port…), not a defaults argument domain.
         configuration.arguments = []
@@ -122,6 +140,7 @@ public final class Inventory {
             throw HomepwnerError(.badRequest, "the inventory is full (\(limits.maxItems) items)")
         }
         itemStore.add(item)
+        changed()
         return item
     }
 
@@ -140,6 +159,7 @@ public final class Inventory {
             updated = item
         }
         guard let updated else { throw Self.noItem(key) }
+        changed()
         return updated
     }
 
@@ -154,6 +174,8 @@ public final class Inventory {
     public func deleteItem(forKey key: String) throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         _ = itemStore.removeAll { $0.itemKey == key }
+        sharedPhotos?.itemWasDeleted(key)
+        changed()
     }
 
     /// Moves an item to `index` in the manual order (clamped to the list).
@@ -163,7 +185,21 @@ public final class Inventory {
         let items = itemStore.allItems
         guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
         let to = min(max(index, 0), items.count - 1)
-        if from != to { _ = itemStore.move(from: from, to: to) }
+        if from != to {
+            _ = itemStore.move(from: from, to: to)
+            changed()
+        }
+    }
+
+    /// Records a change made here, and tells ``onChange``.
+    private func changed() {
+        revision += 1
+        onChange?()
+    }
+
+    /// Records a change made elsewhere (a shared store reloaded, shared settings).
+    public func changedElsewhere() {
+        revision += 1
     }
 
     /// Saves the items if anything changed, and the settings.
@@ -180,7 +216,8 @@ public final class Inventory {
     /// photos of items that a crash kept from being saved. Best effort: a photo that
     /// cannot be removed now is tried again at the next save.
     private func removeOrphanPhotos() {
-        guard let keys = try? imageStore.allKeys() else { return }
+        // Shared photos belong to items other instances may have added meanwhile.
+        guard sharedPhotos == nil, let keys = try? imageStore.allKeys() else { return }
         let itemKeys = Set(itemStore.allItems.map(\.itemKey))
         for key in keys where !itemKeys.contains(key) {
             try? imageStore.delete(forKey: key)
@@ -196,7 +233,7 @@ public final class Inventory {
     /// Stores `data` as the item's photo, replacing any previous one.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.contentTooLarge`,
     ///   `.unsupportedMediaType` (not JPEG or PNG), `.storageFailed`.
-    public func setPhoto(_ data: Data, forKey key: String) throws {
+    public func setPhoto(_ data: Data, forKey key: String) async throws {
         guard data.count <= limits.maxPhotoBytes else {
             throw HomepwnerError(
                 .contentTooLarge, "the photo is \(data.count) bytes; the limit is \(limits.maxPhotoBytes)")
@@ -207,19 +244,28 @@ public final class Inventory {
         }
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         do {
-            try imageStore.set(data, forKey: key)
+            if let sharedPhotos {
+                try await sharedPhotos.set(data, forKey: key)
+            } else {
+                try imageStore.set(data, forKey: key)
+            }
         } catch {
             throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
         }
+        changed()
     }
 
     /// The item's photo and its media type.
     /// - Throws: ``HomepwnerError`` `.notFound` (no such item, or no photo), `.storageFailed`.
-    public func photo(forKey key: String) throws -> (data: Data, mimeType: String) {
+    public func photo(forKey key: String) async throws -> (data: Data, mimeType: String) {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         let data: Data?
         do {
-            data = try imageStore.data(forKey: key)
+            if let sharedPhotos {
+                data = try await sharedPhotos.data(forKey: key, maxBytes: limits.maxPhotoBytes)
+            } else {
+                data = try imageStore.data(forKey: key)
+            }
         } catch {
             throw HomepwnerError(.storageFailed, "could not read the photo: \(error)")
         }
@@ -227,17 +273,24 @@ public final class Inventory {
         return (data, ImageKind(bytes: data).mimeType)
     }
 
-    public func hasPhoto(forKey key: String) -> Bool { imageStore.contains(key: key) }
+    public func hasPhoto(forKey key: String) -> Bool {
+        sharedPhotos?.contains(key) ?? imageStore.contains(key: key)
+    }
 
     /// Removes the item's photo; an item without one is not an error.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
-    public func deletePhoto(forKey key: String) throws {
+    public func deletePhoto(forKey key: String) async throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         do {
-            try imageStore.delete(forKey: key)
+            if let sharedPhotos {
+                try await sharedPhotos.delete(forKey: key)
+            } else {
+                try imageStore.delete(forKey: key)
+            }
         } catch {
             throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")
         }
+        changed()
     }
 
     // MARK: Settings
@@ -267,6 +320,12 @@ public final class Inventory {
         defaults.set(order.rawValue, forKey: SettingsKey.sortOrder)
         defaults.set(format.rawValue, forKey: SettingsKey.currencyFormat)
         defaults.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
+        if let sharedSettings {
+            sharedSettings.set(order.rawValue, forKey: SettingsKey.sortOrder)
+            sharedSettings.set(format.rawValue, forKey: SettingsKey.currencyFormat)
+            sharedSettings.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
+        }
+        changed()
     }
 
     nonisolated static func noItem(_ key: String) -> HomepwnerError {

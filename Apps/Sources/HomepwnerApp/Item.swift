@@ -12,13 +12,15 @@ import KeyedArchive
 /// let item = Item(name: "Bike", serialNumber: "B1K3", valueInDollars: 300)
 /// let random = Item.random()          // "Rusty Spork", $42, serial "E6R1X"
 /// ```
-public struct Item: KeyedCoding, Sendable, Hashable {
+public struct Item: KeyedCoding, Identifiable, Sendable, Hashable {
     public var name: String
     public var valueInDollars: Int
     public var serialNumber: String?
     public let dateCreated: Date
     /// The item's identity, and the key of its photo in the image store.
     public let itemKey: String
+    /// The item's identity in a shared store: its key.
+    public var id: String { itemKey }
 
     public static var archiveClassName: String { "Homepwner.Item" }
 

@@ -6,6 +6,7 @@ public enum SettingsKey {
     public static let sortOrder = "sortOrder"
     public static let currencyFormat = "currencyFormat"
     public static let showSerialNumbers = "showSerialNumbers"
+    public static let all = [sortOrder, currencyFormat, showSerialNumbers]
 
     /// The registration domain: what a first run shows.
     public static var registeredDefaults: [String: Any] {

@@ -70,14 +70,14 @@ import Testing
         let first = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
         first.application.launch()
         let item = try first.inventory.createItem(name: "Lamp", serialNumber: nil, valueInDollars: "45")
-        try first.inventory.setPhoto(Data(TestImages.png), forKey: item.itemKey)
+        try await first.inventory.setPhoto(Data(TestImages.png), forKey: item.itemKey)
         try first.inventory.updateSettings(sortOrder: "value", currencyFormat: "cents", showSerialNumbers: false)
         first.application.send(.terminate)
         #expect(first.application.state == .notRunning)
 
         let second = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
         #expect(second.inventory.allItems == [item])
-        #expect(try second.inventory.photo(forKey: item.itemKey).data == Data(TestImages.png))
+        #expect(try await second.inventory.photo(forKey: item.itemKey).data == Data(TestImages.png))
         #expect(second.inventory.sortOrder == .value)
         #expect(second.inventory.currencyFormat == .cents)
         #expect(!second.inventory.showsSerialNumbers)
@@ -103,25 +103,25 @@ import Testing
     }
 
     @Test("Killed before saving: a deleted item comes back with its photo, and a new item's photo does not linger")
-    func photosFollowTheSavedItems() throws {
+    func photosFollowTheSavedItems() async throws {
         let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
         defer { try? container.destroy() }
         let kept: Item
         do {
             let inventory = try Inventory(container: container)
             kept = try inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
-            try inventory.setPhoto(Data(TestImages.png), forKey: kept.itemKey)
+            try await inventory.setPhoto(Data(TestImages.png), forKey: kept.itemKey)
             try inventory.save()
             // Then, unsaved: the item is deleted and another added with a photo.
             try inventory.deleteItem(forKey: kept.itemKey)
             let unsaved = try inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
-            try inventory.setPhoto(Data(TestImages.jpeg), forKey: unsaved.itemKey)
+            try await inventory.setPhoto(Data(TestImages.jpeg), forKey: unsaved.itemKey)
             // Killed here: no save, no callback. Opening the container again is the restart.
         }
         let restarted = try Inventory(container: container)
         #expect(restarted.allItems.map(\.itemKey) == [kept.itemKey])
         #expect(
-            try restarted.photo(forKey: kept.itemKey).data == Data(TestImages.png),
+            try await restarted.photo(forKey: kept.itemKey).data == Data(TestImages.png),
             "the item came back without its photo")
         #expect(try restarted.imageStore.allKeys() == [kept.itemKey], "a photo of an item never saved stayed")
     }

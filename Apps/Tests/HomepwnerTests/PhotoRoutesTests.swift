@@ -53,7 +53,7 @@ import Testing
             #expect(try await client.get("/items/\(item.itemKey)/photo").status == .notFound)
             try harness.inventory.save()
             #expect(!harness.inventory.hasPhoto(forKey: item.itemKey))
-            #expect(try harness.inventory.photo(forKey: other.itemKey).data == Data(TestImages.jpeg))
+            #expect(try await harness.inventory.photo(forKey: other.itemKey).data == Data(TestImages.jpeg))
         }
     }
 

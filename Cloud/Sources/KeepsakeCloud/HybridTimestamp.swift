@@ -3,7 +3,7 @@
 ///
 /// Ordered by physical time, then by the logical counter, then by replica: two
 /// timestamps are equal only when they are the same change.
-public struct HybridTimestamp: Hashable, Comparable, Sendable, CustomStringConvertible {
+public struct HybridTimestamp: Hashable, Comparable, Codable, Sendable, CustomStringConvertible {
     /// Milliseconds since 1970, as the clock that made it saw them (or later, when a
     /// change from elsewhere had moved the clock on).
     public var milliseconds: Int64

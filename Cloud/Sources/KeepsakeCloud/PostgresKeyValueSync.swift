@@ -29,17 +29,10 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     /// - Throws: ``UbiquitousStoreError`` `.syncFailed` for a URL it cannot use.
     public convenience init(url: String, store: String) throws(UbiquitousStoreError) {
-        guard let components = URLComponents(string: url), ["postgres", "postgresql"].contains(components.scheme),
-            let host = components.host, let user = components.user
-        else {
+        guard let configuration = PostgresClient.Configuration(url: url) else {
             throw UbiquitousStoreError(.syncFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
         }
-        let database = String(components.path.drop { $0 == "/" })
-        self.init(
-            configuration: PostgresClient.Configuration(
-                host: host, port: components.port ?? 5432, username: user, password: components.password,
-                database: database.isEmpty ? nil : database, tls: .disable),
-            store: store)
+        self.init(configuration: configuration, store: store)
     }
 
     public init(configuration: PostgresClient.Configuration, store: String) {

@@ -23,7 +23,9 @@ enum Assets {
     /// Niceties (confirming deletes, the state badge) and lifecycle reports: the
     /// page's `visibilitychange`, `blur`, `focus` and `pagehide` go to
     /// `POST /lifecycle`. Moving between the app's own pages is not reported as the
-    /// page going away.
+    /// page going away. A page that shows its revision asks `/api/revision` four times
+    /// a second while visible and, when it moved on, replaces its content with the
+    /// page's current one (unless a form on it is being filled in).
     static let script = """
         (function () {
           var navigating = false;
@@ -52,6 +54,30 @@ enum Assets {
             var a = e.target.closest && e.target.closest('a[href^="/"]');
             if (a) navigating = true;
           });
+          var main = document.querySelector('main[data-revision]');
+          var polling = false;
+          function refresh() {
+            if (!main || polling || document.visibilityState !== 'visible') return;
+            var active = document.activeElement;
+            if (active && active.form && active !== document.body) return;
+            polling = true;
+            fetch('/api/revision', { cache: 'no-store' })
+              .then(function (r) { return r.text(); })
+              .then(function (revision) {
+                if (revision.trim() === main.getAttribute('data-revision')) return;
+                return fetch(location.href, { cache: 'no-store' })
+                  .then(function (r) { return r.ok ? r.text() : ''; })
+                  .then(function (html) {
+                    var next = new DOMParser().parseFromString(html, 'text/html').querySelector('main[data-revision]');
+                    if (!next) return;
+                    main.innerHTML = next.innerHTML;
+                    main.setAttribute('data-revision', next.getAttribute('data-revision'));
+                  });
+              })
+              .catch(function () {})
+              .then(function () { polling = false; });
+          }
+          setInterval(refresh, 250);
           window.addEventListener('pageshow', function () {
             navigating = false;
             if (document.visibilityState === 'visible') report('visible');

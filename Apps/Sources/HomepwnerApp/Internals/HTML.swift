@@ -25,7 +25,9 @@ func escapePath(_ text: String) -> String {
 /// The server-rendered pages. They work without JavaScript; `/app.js` adds niceties
 /// and reports the page's lifecycle.
 enum Pages {
-    static func layout(title: String, current: String, state: String, body: String) -> String {
+    /// A page; `revision` (the inventory's) makes the page update itself when the
+    /// items or settings change, here or in another instance.
+    static func layout(title: String, current: String, state: String, revision: Int? = nil, body: String) -> String {
         func link(_ path: String, _ name: String) -> String {
             "<a href=\"\(path)\"\(current == path ? " class=\"current\"" : "")>\(name)</a>"
         }
@@ -42,7 +44,7 @@ enum Pages {
             <body>
             <header><strong>Homepwner</strong> \(link("/", "Items")) \(link("/settings", "Settings")) \(link("/container", "Container")) \(link("/lifecycle", "Lifecycle"))
             <span id="app-state" title="application state">\(escapeHTML(state))</span></header>
-            <main>
+            <main\(revision.map { " data-revision=\"\($0)\"" } ?? "")>
             <h1>\(escapeHTML(title))</h1>
             \(body)
             </main>

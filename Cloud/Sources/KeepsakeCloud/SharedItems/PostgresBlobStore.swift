@@ -1,0 +1,151 @@
+public import AppStores
+public import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// Large blobs (an item store's photos) shared through PostgreSQL, in chunks, beside a
+/// ``PostgresItemStoreBackend``.
+///
+/// Why in the database rather than in the container: processes sharing an inventory
+/// need not share a disk (a laptop and a server), and a photo must reach every one of
+/// them as its item does. Why in chunks: each row stays small (256 KiB), so no message
+/// or row approaches PostgreSQL's limits whatever the photo's size, and a write is one
+/// transaction, so a reader sees the old blob or the new one, never a mix. Each write
+/// gives the blob a new version; ``versions()`` lets a process keep a local cache and
+/// drop what changed elsewhere. Writes notify the item store's watchers.
+///
+/// ```swift
+/// let photos = try PostgresBlobStore(url: databaseURL, store: "com.example.Homepwner")
+/// try await photos.set(jpeg, forKey: item.itemKey)
+/// let jpeg = try await photos.data(forKey: item.itemKey, maxBytes: 8 << 20)
+/// ```
+public final class PostgresBlobStore: Sendable {
+    public let store: String
+    static let chunkSize = 256 << 10
+    private let client: PostgresClient
+    private let logger: Logger
+    private let prepared = Mutex(false)
+    private let runner: Task<Void, Never>
+
+    /// Starts a client of its own, which runs until the store is released.
+    /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
+    public init(url: String, store: String) throws(StoreError) {
+        guard let configuration = PostgresClient.Configuration(url: url) else {
+            throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
+        }
+        self.store = store
+        var logger = Logger(label: "keepsake.cloud.blobs")
+        logger.logLevel = .critical
+        self.logger = logger
+        let client = PostgresClient(configuration: configuration)
+        self.client = client
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    /// Stores `data` under `key`, replacing any previous blob, in one transaction.
+    /// - Throws: the database's error; the previous blob is then intact.
+    public func set(_ data: Data, forKey key: String) async throws {
+        try await prepare()
+        try await client.withTransaction(logger: logger) { [store, logger] connection in
+            let rows = try await connection.query("SELECT nextval('keepsake_item_tags')", logger: logger)
+            var version: Int64 = 0
+            for try await tag in rows.decode(Int64.self) { version = tag }
+            var chunk: Int32 = 0
+            var offset = data.startIndex
+            repeat {
+                let end = min(offset + Self.chunkSize, data.endIndex)
+                let bytes = ByteBuffer(bytes: data[offset..<end])
+                try await connection.query(
+                    """
+                    INSERT INTO keepsake_blob_chunks (store, key, version, chunk, bytes)
+                    VALUES (\(store), \(key), \(version), \(chunk), \(bytes))
+                    """, logger: logger)
+                chunk += 1
+                offset = end
+            } while offset < data.endIndex
+            try await connection.query(
+                """
+                INSERT INTO keepsake_blobs (store, key, version, size) VALUES (\(store), \(key), \(version), \(Int64(data.count)))
+                ON CONFLICT (store, key) DO UPDATE SET version = EXCLUDED.version, size = EXCLUDED.size
+                """, logger: logger)
+            try await connection.query(
+                "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key) AND version <> \(version)",
+                logger: logger)
+            try await connection.query("SELECT pg_notify(\(SharedItemTable.channel), \(store))", logger: logger)
+        }
+    }
+
+    /// The blob under `key`, or `nil` when there is none.
+    /// - Throws: ``StoreError`` `.readFailed` when it is larger than `maxBytes` (nothing
+    ///   of it is read) or the database fails.
+    public func data(forKey key: String, maxBytes: Int) async throws -> Data? {
+        try await prepare()
+        let rows = try await client.query(
+            """
+            SELECT b.size, c.bytes FROM keepsake_blobs b JOIN keepsake_blob_chunks c USING (store, key, version)
+            WHERE b.store = \(store) AND b.key = \(key) AND b.size <= \(Int64(maxBytes)) ORDER BY c.chunk
+            """, logger: logger)
+        var data: Data?
+        for try await (size, bytes) in rows.decode((Int64, ByteBuffer).self) {
+            if data == nil { data = Data(capacity: Int(size)) }
+            guard data!.count + bytes.readableBytes <= size else {
+                throw StoreError(.readFailed, "the blob \(key) has more bytes than its size", key: key)
+            }
+            data!.append(contentsOf: bytes.readableBytesView)
+        }
+        if data == nil, try await versions()[key] != nil {
+            throw StoreError(.readFailed, "the blob \(key) is larger than \(maxBytes) bytes", key: key)
+        }
+        return data
+    }
+
+    /// Removes the blob under `key`; a missing one is not an error.
+    public func delete(forKey key: String) async throws {
+        try await prepare()
+        try await client.withTransaction(logger: logger) { [store, logger] connection in
+            try await connection.query(
+                "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key)", logger: logger)
+            try await connection.query(
+                "DELETE FROM keepsake_blobs WHERE store = \(store) AND key = \(key)", logger: logger)
+            try await connection.query("SELECT pg_notify(\(SharedItemTable.channel), \(store))", logger: logger)
+        }
+    }
+
+    /// Every key with the version of its blob, which changes with each write.
+    public func versions() async throws -> [String: Int64] {
+        try await prepare()
+        let rows = try await client.query(
+            "SELECT key, version FROM keepsake_blobs WHERE store = \(store)", logger: logger)
+        var versions: [String: Int64] = [:]
+        for try await (key, version) in rows.decode((String, Int64).self) { versions[key] = version }
+        return versions
+    }
+
+    /// Creates the tables if they are missing, once per store.
+    private func prepare() async throws {
+        guard !prepared.withLock({ $0 }) else { return }
+        try await client.withTransaction(logger: logger) { [logger] connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
+            try await connection.query("CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS keepsake_blobs (
+                    store text NOT NULL, key text NOT NULL, version bigint NOT NULL, size bigint NOT NULL,
+                    PRIMARY KEY (store, key))
+                """, logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS keepsake_blob_chunks (
+                    store text NOT NULL, key text NOT NULL, version bigint NOT NULL, chunk integer NOT NULL,
+                    bytes bytea NOT NULL, PRIMARY KEY (store, key, version, chunk))
+                """, logger: logger)
+        }
+        prepared.withLock { $0 = true }
+    }
+
+    /// The advisory lock held while the tables are created ("kb" in ASCII).
+    private static let creationLock: Int64 = 0x6b62
+}

@@ -1,0 +1,164 @@
+public import AppStores
+import Foundation
+public import KeyedArchive
+import Logging
+public import PostgresNIO
+
+/// An ``ItemStoreBackend`` that several processes share: the items live in PostgreSQL,
+/// a row each, with CloudKit's optimistic concurrency.
+///
+/// Every row carries the server change tag of the save that wrote it. A save writes
+/// only the items changed since this process last loaded them; when one of those was
+/// also changed by another process in the meantime, the save settles it by
+/// ``mergePolicy``: by default it saves nothing and throws ``StoreError`` `.conflict`
+/// with each item's ancestor, local and server versions (``RecordConflict``); the
+/// other policies resolve it and report it to ``onConflict``. A deleted item keeps its
+/// row, so that every process learns of the deletion. The order of the items is kept
+/// as a position per row, changed only for the items that moved.
+///
+/// ```swift
+/// let backend = try PostgresItemStoreBackend<Item>(
+///     url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner", mergePolicy: .fieldLastWriterWins)
+/// let itemStore = try ItemStore(backend: backend)
+/// Task { await backend.watch { Task { @MainActor in try itemStore.reloadIfSaved() } } }
+/// ```
+///
+/// One ``ItemStore`` per backend. Items are identified by `id`; two items with the same
+/// id cannot be saved. Loads and saves block the calling thread (``ItemStore`` calls
+/// them from the main actor and from its queue of writes, never from the cooperative
+/// pool) while the database client runs on the pool.
+///
+/// Photos and other large blobs stay out of the table: see ``BlobStore``, whose files
+/// the processes share through one container folder, named by the item's key.
+public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiable>: ItemStoreBackend, Sendable {
+    public typealias Snapshot = SharedItemSnapshot
+
+    /// The store's name; many stores share one table.
+    public let store: String
+    public var mergePolicy: MergePolicy { replica.mergePolicy }
+    private let replica: SharedItemReplica
+    private let runner: Task<Void, Never>
+
+    /// - Parameters:
+    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+    ///   - mergePolicy: how a save settles items changed elsewhere since they were loaded.
+    ///   - replica: this process's name in the stamps of its changes; by default a new one.
+    ///   - onConflict: called, on the save's thread, with each conflict a policy other
+    ///     than `.reportConflicts` settled, so that no change is dropped silently.
+    /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
+    public convenience init(
+        url: String, store: String, mergePolicy: MergePolicy = .reportConflicts, replica: String? = nil,
+        onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
+    ) throws(StoreError) {
+        guard let configuration = PostgresClient.Configuration(url: url) else {
+            throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
+        }
+        self.init(
+            configuration: configuration, store: store, mergePolicy: mergePolicy, replica: replica,
+            onConflict: onConflict)
+    }
+
+    /// Starts a client of its own, which runs until the backend is released.
+    public init(
+        configuration: PostgresClient.Configuration, store: String, mergePolicy: MergePolicy = .reportConflicts,
+        replica: String? = nil, onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
+    ) {
+        self.store = store
+        var logger = Logger(label: "keepsake.cloud.items")
+        logger.logLevel = .critical
+        let client = PostgresClient(configuration: configuration)
+        self.replica = SharedItemReplica(
+            table: SharedItemTable(client: client, store: store, logger: logger),
+            clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
+            onConflict: onConflict)
+        runner = Task { await client.run() }
+    }
+
+    deinit { runner.cancel() }
+
+    // MARK: ItemStoreBackend
+
+    /// Every item the table holds for the store, in order.
+    /// - Throws: ``StoreError`` `.readFailed` (the database), `.corruptArchive` (a row
+    ///   that is not an archive of `Model`; nothing is changed).
+    public func loadItems() throws(StoreError) -> [Model] {
+        let records: [SharedItemRecord]
+        do {
+            records = try waitForAsync { [replica] in try await replica.readNewRows() }
+        } catch {
+            throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
+        }
+        var items: [Model] = []
+        for record in records.sorted(by: { ($0.position, $0.id) < ($1.position, $1.id) }) {
+            guard let archive = record.archive else { continue }
+            do {
+                guard let item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive) else {
+                    throw KeyedArchiveError(.keyNotFound, "the archive has no root object")
+                }
+                items.append(item)
+            } catch {
+                throw StoreError(
+                    .corruptArchive, "item \(record.id) of the shared store \(store) cannot be read",
+                    key: record.id, underlyingError: error)
+            }
+        }
+        replica.loaded(records)
+        return items
+    }
+
+    /// The items archived one by one, stamped with the time of the save.
+    /// - Throws: ``StoreError`` `.encodingFailed`, also when two items have one id.
+    public func snapshot(of items: [Model]) throws(StoreError) -> Snapshot {
+        var archived: [ArchivedItem] = []
+        var ids = Set<String>()
+        archived.reserveCapacity(items.count)
+        for item in items {
+            let id = String(describing: item.id)
+            guard ids.insert(id).inserted else {
+                throw StoreError(.encodingFailed, "two items have the id \(id)", key: id)
+            }
+            do {
+                archived.append(ArchivedItem(id: id, archive: try KeyedArchiver.archivedData(withRootObject: item)))
+            } catch {
+                throw StoreError(.encodingFailed, "cannot archive item \(id)", key: id, underlyingError: error)
+            }
+        }
+        return Snapshot(items: archived, stamp: replica.clock.tick())
+    }
+
+    /// Saves the items changed since they were loaded, in one transaction.
+    /// - Throws: ``StoreError`` `.conflict` (with `.reportConflicts`; nothing is
+    ///   saved), `.writeFailed` (nothing is saved), `.encodingFailed`.
+    public func write(_ snapshot: Snapshot) throws(StoreError) {
+        do {
+            try waitForAsync { [replica] in try await replica.commit(snapshot.items, stamp: snapshot.stamp) }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.writeFailed, "cannot save to the shared store \(store)", underlyingError: error)
+        }
+    }
+
+    /// Reads what other processes saved since the last read, without blocking the
+    /// caller's thread; returns whether the store's items in memory are out of date (a
+    /// save elsewhere, or a merge made by a save here): then
+    /// ``ItemStore/reloadIfSaved()`` reads them.
+    /// - Throws: the database's error.
+    public func refresh() async throws -> Bool {
+        try await replica.refresh()
+    }
+
+    /// Runs until cancelled, calling `changed` whenever another process may have saved
+    /// (and once when it starts listening): the moment to call
+    /// ``ItemStore/reloadIfSaved()``.
+    public func watch(_ changed: @escaping @Sendable () -> Void) async {
+        await replica.table.watch(changed)
+    }
+}
+
+/// The items of a save of a ``PostgresItemStoreBackend``, archived one by one, and the
+/// time of the save.
+public struct SharedItemSnapshot: Sendable {
+    let items: [ArchivedItem]
+    let stamp: HybridTimestamp
+}

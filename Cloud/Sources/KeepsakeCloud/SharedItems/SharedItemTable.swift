@@ -1,0 +1,121 @@
+import Foundation
+import Logging
+import PostgresNIO
+import Synchronization
+
+/// The shared item stores' table in PostgreSQL: a row per item of every store, each
+/// with the change tag of the save that wrote it. Saves of one store take a lock of
+/// that store's, so change tags are committed in order: a replica that has read every
+/// tag up to n has read every row written up to n.
+final class SharedItemTable: Sendable {
+    let client: PostgresClient
+    let store: String
+    let logger: Logger
+    private let prepared = Mutex(false)
+    static let channel = "keepsake_items"
+    /// The advisory lock held while the table is created ("ki" in ASCII).
+    private static let creationLock: Int64 = 0x6b69
+
+    init(client: PostgresClient, store: String, logger: Logger) {
+        self.client = client
+        self.store = store
+        self.logger = logger
+    }
+
+    /// Creates the table if it is missing, once per backend.
+    func prepare() async throws {
+        guard !prepared.withLock({ $0 }) else { return }
+        try await client.withTransaction(logger: logger) { [logger] connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
+            try await connection.query("CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS keepsake_items (
+                    store text NOT NULL,
+                    record_id text NOT NULL,
+                    change_tag bigint NOT NULL,
+                    position double precision NOT NULL,
+                    archive bytea,
+                    stamps text NOT NULL,
+                    PRIMARY KEY (store, record_id)
+                )
+                """, logger: logger)
+            try await connection.query(
+                "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
+                logger: logger)
+        }
+        prepared.withLock { $0 = true }
+    }
+
+    /// Takes the store's lock until the transaction ends.
+    func lock(on connection: PostgresConnection) async throws {
+        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('items:' || \(store)))", logger: logger)
+    }
+
+    /// Every row written after change tag `tag`, deletions included.
+    func records(after tag: Int64, on connection: PostgresConnection) async throws -> [SharedItemRecord] {
+        let rows = try await connection.query(
+            """
+            SELECT record_id, change_tag, position, archive, stamps FROM keepsake_items
+            WHERE store = \(store) AND change_tag > \(tag) ORDER BY change_tag
+            """, logger: logger)
+        var records: [SharedItemRecord] = []
+        for try await (id, changeTag, position, archive, stamps) in rows.decode(
+            (String, Int64, Double, ByteBuffer?, String).self)
+        {
+            records.append(
+                SharedItemRecord(
+                    id: id, changeTag: changeTag, position: position,
+                    archive: archive.map { Data($0.readableBytesView) },
+                    stamps: try FieldStamps(decoding: stamps)))
+        }
+        return records
+    }
+
+    /// Writes `records` (their change tags are ignored) with new change tags, which it
+    /// returns by record id, and tells the listeners.
+    func write(_ records: [SharedItemRecord], on connection: PostgresConnection) async throws -> [String: Int64] {
+        guard !records.isEmpty else { return [:] }
+        let ids = records.map(\.id)
+        let positions = records.map(\.position)
+        let deleted = records.map(\.isDeleted)
+        let archives = records.map { ByteBuffer(bytes: $0.archive ?? Data()) }
+        let stamps = records.map { $0.stamps.encoded() }
+        let rows = try await connection.query(
+            """
+            INSERT INTO keepsake_items (store, record_id, change_tag, position, archive, stamps)
+            SELECT \(store), id, nextval('keepsake_item_tags'), position,
+                CASE WHEN deleted THEN NULL ELSE archive END, stamps
+            FROM unnest(\(ids)::text[], \(positions)::float8[], \(deleted)::bool[], \(archives)::bytea[], \(stamps)::text[])
+                WITH ORDINALITY AS t(id, position, deleted, archive, stamps, ordinal)
+            ORDER BY ordinal
+            ON CONFLICT (store, record_id) DO UPDATE SET change_tag = EXCLUDED.change_tag,
+                position = EXCLUDED.position, archive = EXCLUDED.archive, stamps = EXCLUDED.stamps
+            RETURNING record_id, change_tag
+            """, logger: logger)
+        var tags: [String: Int64] = [:]
+        for try await (id, tag) in rows.decode((String, Int64).self) { tags[id] = tag }
+        try await connection.query("SELECT pg_notify(\(Self.channel), \(store))", logger: logger)
+        return tags
+    }
+
+    /// Runs until cancelled, calling `changed` whenever another save of the store may
+    /// have been committed (and once when it starts listening, for what came before).
+    func watch(_ changed: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await client.withConnection { connection in
+                    try await connection.listen(on: Self.channel) { notifications in
+                        changed()
+                        for try await notification in notifications where notification.payload == store {
+                            changed()
+                        }
+                    }
+                }
+            } catch {
+                logger.debug("listening failed: \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
+}

@@ -1,0 +1,219 @@
+import AppStores
+import Foundation
+import KeyedArchive
+import Synchronization
+import Testing
+
+@testable import KeepsakeCloud
+
+/// A model as the books write one, identified by a key.
+struct Gadget: KeyedCoding, Identifiable, Equatable {
+    var id: String
+    var name: String
+    var value: Int
+    var serial: String? = nil
+
+    static var archiveClassName: String { "Gadget" }
+
+    init(_ name: String, value: Int, id: String = UUID().uuidString) {
+        self.id = id
+        self.name = name
+        self.value = value
+    }
+
+    func encode(with coder: KeyedEncoder) {
+        coder.encode(id, forKey: "id")
+        coder.encode(name, forKey: "name")
+        coder.encode(value, forKey: "value")
+        coder.encode(serial, forKey: "serial")
+    }
+
+    init(coder: KeyedDecoder) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        name = try coder.decode(String.self, forKey: "name")
+        value = coder.decodeInteger(forKey: "value")
+        serial = coder.decodeObject(forKey: "serial") as? String
+    }
+}
+
+@Suite("Positions kept in the shared table")
+struct ItemPositionsTests {
+    @Test("Items that kept their relative order keep their positions; moved and new ones go between neighbours")
+    func onlyMovedItemsChange() {
+        let previous = ["a": 1.0, "b": 2.0, "c": 3.0, "d": 4.0]
+        let moved = ItemPositions.assign(to: ["b", "c", "a", "d", "new"], previous: previous)
+        #expect(moved[0] == 2 && moved[1] == 3 && moved[3] == 4, "b, c and d did not move relative to each other")
+        #expect(moved[2] > 3 && moved[2] < 4 && moved[4] > 4)
+        #expect(zip(moved, moved.dropFirst()).allSatisfy { $0 < $1 })
+        #expect(ItemPositions.assign(to: ["x", "y"], previous: [:]) == [1, 2])
+    }
+
+    @Test("When halving runs out of precision, every item is renumbered in order")
+    func exhaustedGapsRenumber() {
+        let previous = ["a": 1.0, "b": 1.0.nextUp]
+        let positions = ItemPositions.assign(to: ["a", "n", "b"], previous: previous)
+        #expect(positions == [1, 2, 3])
+    }
+}
+
+/// Two processes' item stores on one shared store, each with its own backend, clock and
+/// connection pool.
+@MainActor
+@Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage), .serialized)
+struct SharedItemStoreTests {
+    let storeName = "test.items.\(UUID().uuidString)"
+
+    func store(
+        _ replica: String, policy: MergePolicy = .reportConflicts, conflicts: ConflictLog? = nil
+    ) throws -> ItemStore<Gadget> {
+        let backend = try PostgresItemStoreBackend<Gadget>(
+            url: try #require(TestDatabase.url), store: storeName, mergePolicy: policy, replica: replica,
+            onConflict: { conflict in conflicts?.append(conflict) })
+        return try ItemStore(backend: backend)
+    }
+
+    /// Two stores that both loaded one saved item, "Bike" at 300.
+    func twoStoresWithABike(
+        policy: MergePolicy, conflicts: ConflictLog? = nil
+    ) throws -> (ItemStore<Gadget>, ItemStore<Gadget>) {
+        let first = try store("A", policy: policy, conflicts: conflicts)
+        first.add(Gadget("Bike", value: 300, id: "bike"))
+        try first.save()
+        let second = try store("B", policy: policy, conflicts: conflicts)
+        #expect(second.allItems == first.allItems)
+        return (first, second)
+    }
+
+    @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved")
+    func staleSaveReportsTheConflict() throws {
+        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+        first.allItems[0].name = "Red bike"
+        try first.save()
+        second.allItems[0].value = 500
+        let error = try #require(throws: StoreError.self) { try second.save() }
+        #expect(error.code == .conflict)
+        let conflict = try #require(error.conflicts.first)
+        #expect(error.conflicts.count == 1 && conflict.recordID == "bike")
+        let versions = try conflict.versions(as: Gadget.self)
+        #expect(versions.ancestor?.name == "Bike" && versions.ancestor?.value == 300)
+        #expect(versions.local?.name == "Bike" && versions.local?.value == 500)
+        #expect(versions.server?.name == "Red bike" && versions.server?.value == 300)
+        #expect(second.isDirty, "the refused change is still there to settle")
+        #expect(try store("C").allItems.map(\.value) == [300], "nothing of the stale save reached the table")
+    }
+
+    @Test("Field by field, last writer wins: a name changed there and a value changed here both survive")
+    func fieldMergeKeepsBothEdits() throws {
+        let conflicts = ConflictLog()
+        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
+        first.allItems[0].name = "Red bike"
+        try first.save()
+        second.allItems[0].value = 500
+        try second.save()
+        #expect(conflicts.all.map(\.recordID) == ["bike"], "the settled conflict is reported")
+        #expect(try second.reloadIfSaved())
+        #expect(try first.reloadIfSaved())
+        for store in [first, second] {
+            #expect(store.allItems.map(\.name) == ["Red bike"] && store.allItems.map(\.value) == [500])
+        }
+    }
+
+    @Test("An edit made after a merge, before reloading it, keeps the other side's fields")
+    func editBeforeReloadingAMergeKeepsIt() throws {
+        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins)
+        first.allItems[0].name = "Red bike"
+        try first.save()
+        second.allItems[0].value = 500
+        try second.save()
+        second.allItems[0].serial = "B1K3"
+        try second.save()
+        #expect(try store("C").allItems == [Gadget("Red bike", value: 500, id: "bike").with(serial: "B1K3")])
+    }
+
+    @Test("Both sides change one field: the later change wins under field merging; each policy is applied")
+    func policiesOnTheSameField() throws {
+        for policy in [MergePolicy.fieldLastWriterWins, .localWins, .serverWins] {
+            let conflicts = ConflictLog()
+            let names = "\(policy)"
+            let first = try store("A-\(names)", policy: policy, conflicts: conflicts)
+            let id = UUID().uuidString
+            first.add(Gadget("Bike", value: 300, id: id))
+            try first.save()
+            let second = try store("B-\(names)", policy: policy, conflicts: conflicts)
+            first.allItems[first.allItems.firstIndex { $0.id == id }!].name = "First's bike"
+            try first.save()
+            second.allItems[second.allItems.firstIndex { $0.id == id }!].name = "Second's bike"
+            try second.save()
+            let saved = try store("C").allItems.first { $0.id == id }?.name
+            #expect(saved == (policy == .serverWins ? "First's bike" : "Second's bike"), "\(policy)")
+            let conflict = try #require(conflicts.all.first, "\(policy): the conflict is reported")
+            #expect(try conflict.versions(as: Gadget.self).local?.name == "Second's bike", "\(policy)")
+        }
+    }
+
+    @Test("An item deleted there and edited here: the later change wins")
+    func deletionAgainstAnEdit() throws {
+        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins)
+        first.allItems.removeAll()
+        try first.save()
+        second.allItems[0].value = 900
+        try second.save()
+        #expect(try store("C").allItems.map(\.value) == [900], "the edit came after the deletion")
+        second.allItems.removeAll()
+        try second.save()
+        #expect(try store("D").allItems.isEmpty)
+        #expect(try first.reloadIfSaved() && first.allItems.isEmpty)
+    }
+
+    @Test("A move there and an edit of another item here do not conflict; both stores end in one order")
+    func moveAndEditOfOtherItems() throws {
+        let first = try store("A")
+        for name in ["one", "two", "three"] { first.add(Gadget(name, value: 1, id: name)) }
+        try first.save()
+        let second = try store("B")
+        first.move(from: 0, to: 2)
+        try first.save()
+        second.allItems[1].value = 2
+        try second.save()
+        #expect(try second.reloadIfSaved())
+        #expect(second.allItems.map(\.id) == ["two", "three", "one"])
+        #expect(second.allItems.map(\.value) == [2, 1, 1])
+    }
+
+    @Test("A store's watcher is called within a second of another store's save")
+    func watchersHearOfSaves() async throws {
+        let first = try store("A")
+        let backend = try PostgresItemStoreBackend<Gadget>(url: try #require(TestDatabase.url), store: storeName)
+        let calls = Mutex(0)
+        let watching = Task { await backend.watch { calls.withLock { $0 += 1 } } }
+        defer { watching.cancel() }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while calls.withLock({ $0 }) == 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        let before = calls.withLock { $0 }
+        first.add(Gadget("Bike", value: 1))
+        try await first.saveInBackground()
+        let saved = ContinuousClock.now
+        while calls.withLock({ $0 }) == before, ContinuousClock.now < saved + .seconds(1) {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        #expect(calls.withLock { $0 } > before)
+        #expect(try ItemStore(backend: backend).allItems.map(\.name) == ["Bike"])
+    }
+}
+
+extension Gadget {
+    func with(serial: String?) -> Gadget {
+        var copy = self
+        copy.serial = serial
+        return copy
+    }
+}
+
+/// The conflicts a backend reported as it settled them.
+final class ConflictLog: Sendable {
+    private let entries = Mutex<[RecordConflict]>([])
+    func append(_ conflict: RecordConflict) { entries.withLock { $0.append(conflict) } }
+    var all: [RecordConflict] { entries.withLock { $0 } }
+}
