@@ -13,6 +13,9 @@ let package = Package(
         .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
         .library(name: "AppStores", targets: ["AppStores"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
+        // What `keepsake` shares with its companion commands (keepsake-cloud, in Cloud/):
+        // values typed and printed as macOS `defaults` does.
+        .library(name: "KeepsakeCommandLine", targets: ["KeepsakeCommandLine"]),
         // For this repository's other packages (Apps/, Benchmarks/): the shared corpus and
         // the built executables their tests run. Not meant for users of the library.
         .library(name: "KeepsakeTestSupport", targets: ["TestSupport"]),
@@ -70,9 +73,14 @@ let package = Package(
             dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores"]
         ),
 
+        .target(
+            name: "KeepsakeCommandLine",
+            dependencies: ["PropertyList", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(
             name: "KeepsakeCLI",
             dependencies: [
+                "KeepsakeCommandLine",
                 "PropertyList",
                 "KeyedArchive",
                 "AppSandbox",

@@ -12,11 +12,15 @@ let package = Package(
     name: "KeepsakeCloud",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "KeepsakeCloud", targets: ["KeepsakeCloud"])
+        .library(name: "KeepsakeCloud", targets: ["KeepsakeCloud"]),
+        // Run by `keepsake cloud`, which the library's CLI cannot be: it would pull in the
+        // database client.
+        .executable(name: "keepsake-cloud", targets: ["KeepsakeCloudCLI"]),
     ],
     dependencies: [
         .package(path: ".."),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
     ],
     targets: [
         .target(
@@ -27,6 +31,16 @@ let package = Package(
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+            ]
+        ),
+        .executableTarget(
+            name: "KeepsakeCloudCLI",
+            dependencies: [
+                "KeepsakeCloud",
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+                .product(name: "KeepsakeCommandLine", package: keepsake),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),
         // One replica as a process of its own, for the convergence test.

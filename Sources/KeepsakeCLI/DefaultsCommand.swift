@@ -2,6 +2,7 @@ import AppDefaults
 import AppSandbox
 import ArgumentParser
 import Foundation
+import KeepsakeCommandLine
 import PropertyList
 
 /// `keepsake defaults read|write|delete|domains|export|import DOMAIN …`, shaped like

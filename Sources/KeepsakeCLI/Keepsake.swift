@@ -12,7 +12,7 @@ struct Keepsake: ParsableCommand {
             PrintCommand.self, LintCommand.self, ConvertCommand.self, ExtractCommand.self, TypeCommand.self,
             InsertCommand.self, ReplaceCommand.self, RemoveCommand.self, CreateCommand.self,
             ArchiveCommand.self, UnarchiveCommand.self,
-            DefaultsCommand.self, SandboxCommand.self, PortCheckCommand.self,
+            DefaultsCommand.self, SandboxCommand.self, PortCheckCommand.self, CloudCommand.self,
         ]
     )
 }

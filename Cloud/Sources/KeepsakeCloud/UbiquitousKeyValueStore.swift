@@ -119,6 +119,9 @@ public final class UbiquitousKeyValueStore: Sendable {
     public func bool(forKey key: String) -> Bool { value(forKey: key)?.boolValue ?? false }
 
     /// Every key and value. Corresponds to `dictionaryRepresentation`.
+    /// How many changes made here the service does not have yet.
+    public var pendingChangeCount: Int { state.withLock { $0.file.pending.count } }
+
     public var dictionaryRepresentation: [String: Any] {
         state.withLock { $0.values.entries.mapValues(\.value.bridgedObject) }
     }

@@ -1,17 +1,17 @@
-import ArgumentParser
-import Foundation
-import PropertyList
+public import ArgumentParser
+public import Foundation
+public import PropertyList
 
 /// Values as macOS `defaults read` prints them: old-style plist text with bare
 /// numbers, booleans as 1 and 0, dates in UTC and data as hex.
-enum DefaultsText {
+public enum DefaultsText {
     /// One value for `read DOMAIN KEY`: strings without quotes, the rest as ``render(_:)``.
-    static func bare(_ value: PropertyListValue) -> String {
+    public static func bare(_ value: PropertyListValue) -> String {
         if case .string(let string) = value { return string }
         return render(value)
     }
 
-    static func render(_ value: PropertyListValue, indent: String = "") -> String {
+    public static func render(_ value: PropertyListValue, indent: String = "") -> String {
         let inner = indent + "    "
         switch value {
         case .string(let string): return quoted(string)
@@ -36,7 +36,7 @@ enum DefaultsText {
     }
 
     /// Bare when only letters, digits, `_`, `.` and `$`; quoted and escaped otherwise.
-    static func quoted(_ string: String) -> String {
+    public static func quoted(_ string: String) -> String {
         let bare =
             !string.isEmpty
             && string.unicodeScalars.allSatisfy {
@@ -56,7 +56,7 @@ enum DefaultsText {
         return escaped + "\""
     }
 
-    static let dateFormatter: DateFormatter = {
+    public static let dateFormatter: DateFormatter = {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")
@@ -66,10 +66,10 @@ enum DefaultsText {
 }
 
 /// The value of `defaults write DOMAIN KEY …`: a plist literal, or a type flag and its value(s).
-enum TypedValue {
+public enum TypedValue {
     /// - Parameter current: the key's stored value, for `-array-add` and `-dict-add`.
     /// - Throws: `ValidationError` for anything malformed (exit status 64).
-    static func parse(_ arguments: [String], current: PropertyListValue?) throws -> PropertyListValue {
+    public static func parse(_ arguments: [String], current: PropertyListValue?) throws -> PropertyListValue {
         guard let first = arguments.first else { throw ValidationError("Missing value.") }
         switch first {
         case "-array", "-array-add":
@@ -152,7 +152,7 @@ enum TypedValue {
     }
 
     /// A plist literal (`(a, b)`, `{ k = v; }`, XML), else the text as a string.
-    static func literal(_ text: String) -> PropertyListValue {
+    public static func literal(_ text: String) -> PropertyListValue {
         if let first = text.first, "({<\"".contains(first), let value = try? PropertyListReader().read(Array(text.utf8))
         {
             return value
@@ -160,12 +160,12 @@ enum TypedValue {
         return .string(text)
     }
 
-    static func parseDate(_ text: String) -> Date? {
+    public static func parseDate(_ text: String) -> Date? {
         if let date = ISO8601DateFormatter().date(from: text) { return date }
         return DefaultsText.dateFormatter.date(from: text)
     }
 
-    static func hex(_ text: String) -> Data? {
+    public static func hex(_ text: String) -> Data? {
         let digits = Array(text.utf8.filter { $0 != UInt8(ascii: " ") })
         guard digits.count % 2 == 0 else { return nil }
         var data = Data(capacity: digits.count / 2)

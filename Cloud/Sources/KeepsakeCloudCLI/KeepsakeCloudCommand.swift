@@ -1,0 +1,171 @@
+import AppSandbox
+import ArgumentParser
+import Foundation
+import KeepsakeCloud
+import KeepsakeCommandLine
+import PropertyList
+
+/// `keepsake-cloud status|get|set|remove|sync`, which `keepsake cloud` runs: a
+/// ubiquitous key-value store on a database, shaped like macOS `defaults`.
+@main
+struct KeepsakeCloudCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "keepsake cloud",
+        abstract: "Read and write an app's ubiquitous key-value store in PostgreSQL (shaped like defaults).",
+        discussion: """
+            STORE is the store's name, an app identifier (com.example.Homepwner). get, set \
+            and remove work on the log in the database, as every replica will see it; sync \
+            brings an app's own replica, in its container, in step with it.
+            """,
+        subcommands: [Status.self, Get.self, Set.self, Remove.self, Sync.self]
+    )
+
+    struct StoreOptions: ParsableArguments {
+        @Option(
+            name: .long,
+            help: ArgumentHelp(
+                "The database. Default: $KEEPSAKE_DATABASE_URL.", valueName: "postgres://USER@HOST:PORT/DB"))
+        var database: String?
+
+        @Argument(help: "The store: an app identifier (reverse DNS, e.g. com.example.Homepwner).")
+        var store: String
+
+        /// The store's log, with its client running for as long as `body` does.
+        func withLog<Result: Sendable>(
+            _ body: @Sendable (PostgresKeyValueSync) async throws -> Result
+        ) async throws -> Result {
+            guard let url = database ?? ProcessInfo.processInfo.environment["KEEPSAKE_DATABASE_URL"] else {
+                throw ValidationError("Give the database with --database or $KEEPSAKE_DATABASE_URL.")
+            }
+            let service: PostgresKeyValueSync
+            do {
+                service = try PostgresKeyValueSync(url: url, store: store)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            let client = Task { await service.run() }
+            defer { client.cancel() }
+            return try await body(service)
+        }
+    }
+
+    struct Status: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print the store's keys, size against Apple's limits, changes and replicas.")
+
+        @OptionGroup var location: StoreOptions
+
+        func run() async throws {
+            let summary = try await location.withLog { try await $0.summary() }
+            let limits = UbiquitousStoreLimits()
+            print("store: \(location.store)")
+            print("keys: \(summary.values.count) of \(limits.maxKeys)")
+            print("bytes: \(summary.totalBytes) of \(limits.maxTotalBytes)")
+            print(
+                "changes: \(summary.changeCount) from \(summary.replicaCount) replicas, last at position \(summary.position)"
+            )
+            print("latest: \(summary.latest.map(\.description) ?? "none")")
+        }
+    }
+
+    struct Get: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Print the store, or the bare value of one key.")
+
+        @OptionGroup var location: StoreOptions
+
+        @Argument(help: "The key to print; the whole store when absent.")
+        var key: String?
+
+        func run() async throws {
+            let values = try await location.withLog { try await $0.summary() }.values
+            guard let key else {
+                print(DefaultsText.render(.dictionary(PropertyListDictionary(values.sorted { $0.key < $1.key }))))
+                return
+            }
+            guard let value = values[key] else {
+                throw CloudFailure("The store/key pair of (\(location.store), \(key)) does not exist")
+            }
+            print(DefaultsText.bare(value))
+        }
+    }
+
+    struct Set: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Set one key, as a change every replica will apply.",
+            discussion: """
+                VALUE is a plist literal ('(a, b)', '{ k = v; }'), else a string. Typed: \
+                -string S, -int N, -float N, -bool YES|NO, -date 2026-01-02T03:04:05Z, \
+                -data HEX, -array V…, -array-add V…, -dict K V…, -dict-add K V…. A change \
+                that would break Apple's limits (1,024 keys, 1 MB, 64-byte keys) is refused.
+                """)
+
+        @OptionGroup var location: StoreOptions
+
+        @Argument(help: "The key to set.")
+        var key: String
+
+        @Argument(parsing: .allUnrecognized, help: "The value, optionally after a type flag.")
+        var value: [String] = []
+
+        func run() async throws {
+            let (key, arguments) = (key, value)
+            try await location.withLog { log in
+                let current = try await log.summary().values[key]
+                let value = try TypedValue.parse(arguments, current: current)
+                try await log.write(value, forKey: key, replica: CloudFailure.replicaName)
+            }
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Remove one key, as a change every replica will apply.")
+
+        @OptionGroup var location: StoreOptions
+
+        @Argument(help: "The key to remove.")
+        var key: String
+
+        func run() async throws {
+            let (key, store) = (key, location.store)
+            try await location.withLog { log in
+                guard try await log.summary().values[key] != nil else {
+                    throw CloudFailure("The store/key pair of (\(store), \(key)) does not exist")
+                }
+                try await log.write(nil, forKey: key, replica: CloudFailure.replicaName)
+            }
+        }
+    }
+
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring an app's replica, in its container, in step with the database now.",
+            discussion: "Pushes the changes the app made offline, then applies everyone else's.")
+
+        @OptionGroup var location: StoreOptions
+
+        @Option(
+            help:
+                "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers."
+        )
+        var containers: String?
+
+        func run() async throws {
+            let folder = containers.map { URL(fileURLWithPath: $0) }
+            let container = try AppContainer(identifier: location.store, containersDirectory: folder)
+            let store = try UbiquitousKeyValueStore(container: container)
+            let pending = store.pendingChangeCount
+            try await location.withLog { log in try await store.sync(with: log) }
+            print("pushed \(pending) changes; \(store.dictionaryRepresentation.count) keys in \(container.url.path)")
+        }
+    }
+}
+
+/// A failure `defaults` reports on standard error with exit status 1.
+struct CloudFailure: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+
+    /// The replica name of changes made from the command line.
+    static let replicaName = "keepsake-cloud-\(ProcessInfo.processInfo.hostName)-\(getpid())"
+}

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// `keepsake port-check` and `keepsake cloud` run executables of the repository's
+/// other packages (`keepsake-port-check` in Tools, `keepsake-cloud` in Cloud), which the
+/// library does not build; here a stand-in on `PATH` shows what each is given.
+@Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
+final class SubcommandToolTests {
+    let folder: URL
+
+    init() throws {
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-companion-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    static let commands = [
+        (command: "port-check", tool: "keepsake-port-check", package: "Tools", arguments: ["Item.swift", "Sources"]),
+        (command: "cloud", tool: "keepsake-cloud", package: "Cloud", arguments: ["get", "--database", "x", "com.a.b"]),
+    ]
+
+    @Test("The companion runs from PATH with the arguments, its output and status passed through", arguments: commands)
+    func runsTheTool(_ command: (command: String, tool: String, package: String, arguments: [String])) throws {
+        let tool = folder.appendingPathComponent(command.tool)
+        try "#!/bin/sh\necho \"ran: $*\"\necho \"a warning\" >&2\nexit 1\n".write(
+            to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let result = try CLIRunner.run(
+            [command.command] + command.arguments, environment: ["PATH": folder.path + ":/usr/bin:/bin"])
+        #expect(result.status == 1)
+        #expect(result.stdout == "ran: \(command.arguments.joined(separator: " "))\n")
+        #expect(result.stderr == "a warning\n")
+    }
+
+    @Test("Without the companion, the command says how to build it and exits 69", arguments: commands)
+    func missingTool(_ command: (command: String, tool: String, package: String, arguments: [String])) throws {
+        let result = try CLIRunner.run([command.command] + command.arguments, environment: ["PATH": folder.path])
+        #expect(result.status == 69)
+        #expect(result.stderr.contains("swift build --package-path \(command.package)"), "\(result.stderr)")
+    }
+}
