@@ -12,6 +12,9 @@ let package = Package(
     platforms: [.macOS(.v13)],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../Cloud"),
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Only the malloc interposer: the runtime interposer is not available here, and
         // the harness does not build without the malloc one.
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
@@ -42,6 +45,20 @@ let package = Package(
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppDefaults", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
+            ]
+        ),
+        // The cloud stores on PostgreSQL; scripts/cloud-benchmark.sh runs it.
+        .executableTarget(
+            name: "CloudRatios",
+            dependencies: [
+                "BenchmarkData",
+                .product(name: "KeepsakeCloud", package: "Cloud"),
+                .product(name: "AppStores", package: keepsake),
+                .product(name: "AppSandbox", package: keepsake),
+                .product(name: "KeyedArchive", package: keepsake),
+                .product(name: "PropertyList", package: keepsake),
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .executableTarget(

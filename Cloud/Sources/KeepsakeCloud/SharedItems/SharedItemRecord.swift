@@ -20,7 +20,7 @@ struct SharedItemRecord: Sendable, Equatable {
 
 /// When the fields of one record were last written: a field's own time if a save
 /// changed it alone, else the time of the save that wrote the whole record.
-struct FieldStamps: Sendable, Equatable, Codable {
+struct FieldStamps: Sendable, Equatable {
     /// The save that created the record, or that deleted it.
     var record: HybridTimestamp
     /// Fields changed since, by name; ``positionField`` for the order.
@@ -34,10 +34,14 @@ struct FieldStamps: Sendable, Equatable, Codable {
     /// The latest write to any part of the record.
     var latest: HybridTimestamp { fields.values.reduce(record, max) }
 
-    /// As stored in the table.
-    func encoded() -> String {
-        // Encoding a struct of strings and integers cannot fail.
-        String(decoding: (try? JSONEncoder().encode(self)) ?? Data(), as: UTF8.self)
+    /// ``fields`` as stored in the table: `nil` when there are none, as for most rows,
+    /// which then need no parsing.
+    func encodedFields() -> String? {
+        guard !fields.isEmpty else { return nil }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        // Encoding strings and integers cannot fail.
+        return String(decoding: (try? encoder.encode(fields)) ?? Data(), as: UTF8.self)
     }
 
     init(record: HybridTimestamp, fields: [String: HybridTimestamp] = [:]) {
@@ -45,7 +49,10 @@ struct FieldStamps: Sendable, Equatable, Codable {
         self.fields = fields
     }
 
-    init(decoding text: String) throws {
-        self = try JSONDecoder().decode(FieldStamps.self, from: Data(text.utf8))
+    init(record: HybridTimestamp, encodedFields: String?) throws {
+        self.record = record
+        fields =
+            try encodedFields.map { try JSONDecoder().decode([String: HybridTimestamp].self, from: Data($0.utf8)) }
+            ?? [:]
     }
 }

@@ -36,7 +36,10 @@ final class SharedItemTable: Sendable {
                     change_tag bigint NOT NULL,
                     position double precision NOT NULL,
                     archive bytea,
-                    stamps text NOT NULL,
+                    stamp_milliseconds bigint NOT NULL,
+                    stamp_counter bigint NOT NULL,
+                    stamp_replica text NOT NULL,
+                    field_stamps text,
                     PRIMARY KEY (store, record_id)
                 )
                 """, logger: logger)
@@ -56,18 +59,20 @@ final class SharedItemTable: Sendable {
     func records(after tag: Int64, on connection: PostgresConnection) async throws -> [SharedItemRecord] {
         let rows = try await connection.query(
             """
-            SELECT record_id, change_tag, position, archive, stamps FROM keepsake_items
-            WHERE store = \(store) AND change_tag > \(tag) ORDER BY change_tag
+            SELECT record_id, change_tag, position, archive, stamp_milliseconds, stamp_counter, stamp_replica,
+                field_stamps
+            FROM keepsake_items WHERE store = \(store) AND change_tag > \(tag) ORDER BY change_tag
             """, logger: logger)
         var records: [SharedItemRecord] = []
-        for try await (id, changeTag, position, archive, stamps) in rows.decode(
-            (String, Int64, Double, ByteBuffer?, String).self)
+        for try await (id, changeTag, position, archive, milliseconds, counter, replica, fields) in rows.decode(
+            (String, Int64, Double, ByteBuffer?, Int64, Int64, String, String?).self)
         {
+            let record = HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)
             records.append(
                 SharedItemRecord(
                     id: id, changeTag: changeTag, position: position,
                     archive: archive.map { Data($0.readableBytesView) },
-                    stamps: try FieldStamps(decoding: stamps)))
+                    stamps: try FieldStamps(record: record, encodedFields: fields)))
         }
         return records
     }
@@ -80,17 +85,25 @@ final class SharedItemTable: Sendable {
         let positions = records.map(\.position)
         let deleted = records.map(\.isDeleted)
         let archives = records.map { ByteBuffer(bytes: $0.archive ?? Data()) }
-        let stamps = records.map { $0.stamps.encoded() }
+        let milliseconds = records.map(\.stamps.record.milliseconds)
+        let counters = records.map(\.stamps.record.counter)
+        let replicas = records.map(\.stamps.record.replica)
+        // Arrays cannot hold NULL here: an empty text stands for no field stamps.
+        let fields = records.map { $0.stamps.encodedFields() ?? "" }
         let rows = try await connection.query(
             """
-            INSERT INTO keepsake_items (store, record_id, change_tag, position, archive, stamps)
-            SELECT \(store), id, nextval('keepsake_item_tags'), position,
-                CASE WHEN deleted THEN NULL ELSE archive END, stamps
-            FROM unnest(\(ids)::text[], \(positions)::float8[], \(deleted)::bool[], \(archives)::bytea[], \(stamps)::text[])
-                WITH ORDINALITY AS t(id, position, deleted, archive, stamps, ordinal)
+            INSERT INTO keepsake_items (store, record_id, change_tag, position, archive, stamp_milliseconds,
+                stamp_counter, stamp_replica, field_stamps)
+            SELECT \(store), id, nextval('keepsake_item_tags'), position, CASE WHEN deleted THEN NULL ELSE archive END,
+                milliseconds, counter, replica, NULLIF(fields, '')
+            FROM unnest(\(ids)::text[], \(positions)::float8[], \(deleted)::bool[], \(archives)::bytea[],
+                \(milliseconds)::int8[], \(counters)::int8[], \(replicas)::text[], \(fields)::text[])
+                WITH ORDINALITY AS t(id, position, deleted, archive, milliseconds, counter, replica, fields, ordinal)
             ORDER BY ordinal
             ON CONFLICT (store, record_id) DO UPDATE SET change_tag = EXCLUDED.change_tag,
-                position = EXCLUDED.position, archive = EXCLUDED.archive, stamps = EXCLUDED.stamps
+                position = EXCLUDED.position, archive = EXCLUDED.archive,
+                stamp_milliseconds = EXCLUDED.stamp_milliseconds, stamp_counter = EXCLUDED.stamp_counter,
+                stamp_replica = EXCLUDED.stamp_replica, field_stamps = EXCLUDED.field_stamps
             RETURNING record_id, change_tag
             """, logger: logger)
         var tags: [String: Int64] = [:]
