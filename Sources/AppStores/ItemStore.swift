@@ -47,6 +47,8 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// order. The newest one known to be written is what the store compares itself with.
     private var lastSaveNumber = 0
     private var savedSaveNumber = 0
+    /// Saves whose write has not finished, successfully or not.
+    private var writesInFlight = 0
     private var autosaveTokens: [ObservationToken] = []
     /// Writes run here one at a time, in the order the saves were asked for, off the
     /// main actor and off Swift's cooperative pool.
@@ -187,7 +189,9 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     private func save(fingerprint: Int?) throws(StoreError) {
         let (write, saved) = try prepareSave(fingerprint: fingerprint)
-        try writes.sync { Result(catching: write) }.get()
+        let result = writes.sync { Result(catching: write) }
+        writesInFlight -= 1
+        try result.get()
         markSaved(saved)
     }
 
@@ -201,6 +205,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
             writes.async { continuation.resume(returning: Result(catching: write)) }
         }
+        writesInFlight -= 1
         try result.get()
         markSaved(saved)
     }
@@ -216,6 +221,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     ) throws(StoreError) -> (write: @Sendable () throws(StoreError) -> Void, SavedState) {
         let write = try Self.write(allItems, to: backend)
         lastSaveNumber += 1
+        writesInFlight += 1
         return (write, (lastSaveNumber, version, fingerprint))
     }
 
@@ -252,17 +258,29 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     /// Replaces the items with what the backend holds now, other processes' saves
     /// included when the backend is shared with them, and returns `true`. When there
-    /// are changes here that are not saved yet, or a save is still being written, a
-    /// reload would lose them: it returns `false` and changes nothing; save first.
+    /// are changes here that are not saved (a save of them failed, or was refused for a
+    /// conflict), or a save is still being written, a reload would lose them: it
+    /// returns `false` and changes nothing; save first, or ``reload()``.
     /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
     @discardableResult
     public func reloadIfSaved() throws(StoreError) -> Bool {
-        guard lastSaveNumber == savedSaveNumber, !isDirty else { return false }
+        guard writesInFlight == 0, !isDirty else { return false }
+        try reload()
+        return true
+    }
+
+    /// Replaces the items with what the backend holds now, dropping the changes here
+    /// that are not saved: the app's choice after a conflict it settles in the
+    /// backend's favour. Waits for the saves being written.
+    /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
+    public func reload() throws(StoreError) {
+        writes.sync {}
         let items = try backend.loadItems()
         allItems = items
+        // Saves asked for before, finishing late, must not mark anything saved.
+        savedSaveNumber = lastSaveNumber
         savedVersion = version
         savedFingerprint = Self.fingerprint(of: items)
-        return true
     }
 
     // MARK: Automatic saving

@@ -20,18 +20,23 @@ public import KeyedArchive
 public struct RecordConflict: Sendable, CustomStringConvertible {
     /// The item's identity (`Identifiable.id`, as text).
     public let recordID: String
-    /// The item as this store last read it; `nil` when it was new here.
+    /// The item as this store's items in memory have it from their last load (or
+    /// from this store's last save of it); `nil` when it was new here.
     public let ancestor: Data?
     /// The item as this store would have saved it; `nil` when it was deleted here.
     public let local: Data?
     /// The item as it is saved now; `nil` when it was deleted there.
     public let server: Data?
+    /// The backend's change tag of ``server``, which the backend checks when the app
+    /// says it has settled the conflict.
+    public let serverChangeTag: String?
 
-    public init(recordID: String, ancestor: Data?, local: Data?, server: Data?) {
+    public init(recordID: String, ancestor: Data?, local: Data?, server: Data?, serverChangeTag: String? = nil) {
         self.recordID = recordID
         self.ancestor = ancestor
         self.local = local
         self.server = server
+        self.serverChangeTag = serverChangeTag
     }
 
     /// The three versions decoded.

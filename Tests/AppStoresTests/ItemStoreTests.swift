@@ -31,7 +31,7 @@ import Glibc
                 atPath: container.documentsDirectory.appendingPathComponent("items.archive").path))
     }
 
-    @Test("reloadIfSaved reads another store's save, and refuses while changes here are unsaved")
+    @Test("reloadIfSaved reads another store's save and refuses while changes here are unsaved; reload drops them")
     func reloadIfSavedNeverDropsAChange() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }
@@ -46,6 +46,9 @@ import Glibc
         try writer.save()
         #expect(try !reader.reloadIfSaved(), "a reload would have dropped the rename")
         #expect(reader.allItems.map(\.name) == ["Red bike"])
+        // The app's choice: drop the rename for what is saved.
+        try reader.reload()
+        #expect(reader.allItems.map(\.name) == ["Bike", "Lamp"] && !reader.isDirty)
     }
 
     @Test("A class item changed in place, not through the store, makes it dirty and is saved")

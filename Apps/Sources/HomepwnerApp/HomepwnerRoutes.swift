@@ -175,13 +175,14 @@ public struct HomepwnerRoutes: Sendable {
             number = parsed
         }
         let page = ItemPage(inventory.items(sortedBy: order), number: number, size: pageSize)
-        let photos = Set(page.items.map(\.itemKey).filter(inventory.hasPhoto(forKey:)))
+        var photos: [String: String] = [:]
+        for item in page.items { photos[item.itemKey] = inventory.photoPath(forKey: item.itemKey) }
         return html(
             Pages.layout(
                 title: "Items", current: "/", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.itemList(
                     page, order: order, format: inventory.currencyFormat, showsSerials: inventory.showsSerialNumbers,
-                    photoKeys: photos)))
+                    photoPaths: photos)))
     }
 
     @MainActor
@@ -191,7 +192,7 @@ public struct HomepwnerRoutes: Sendable {
             Pages.layout(
                 title: item.name, current: "", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.itemDetail(
-                    item, format: inventory.currencyFormat, hasPhoto: inventory.hasPhoto(forKey: key),
+                    item, format: inventory.currencyFormat, photoPath: inventory.photoPath(forKey: key),
                     maxPhotoBytes: inventory.limits.maxPhotoBytes)))
     }
 

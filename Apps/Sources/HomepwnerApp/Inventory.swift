@@ -277,6 +277,14 @@ public final class Inventory {
         sharedPhotos?.contains(key) ?? imageStore.contains(key: key)
     }
 
+    /// Where a page finds the item's photo, `nil` when it has none. A shared photo's
+    /// path names its version, so a page updated in place shows a replaced photo.
+    public func photoPath(forKey key: String) -> String? {
+        guard hasPhoto(forKey: key) else { return nil }
+        let path = "/items/\(escapePath(key))/photo"
+        return sharedPhotos?.version(of: key).map { "\(path)?v=\($0)" } ?? path
+    }
+
     /// Removes the item's photo; an item without one is not an error.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
     public func deletePhoto(forKey key: String) async throws {

@@ -12,8 +12,9 @@ public import KeepsakeCloud
 /// ``Inventory/revision``, show it within a second. Items changed on both sides are
 /// merged field by field, the later change winning (``MergePolicy/fieldLastWriterWins``);
 /// every such conflict goes to the lifecycle log with its three versions. While the
-/// database is away, changes stay in memory and saving is tried again every second;
-/// the settings stay queued in the container.
+/// database is away, changes stay in memory; a save that fails, or gets no answer
+/// within the backend's timeout, is tried again a second later. The settings stay
+/// queued in the container.
 @MainActor
 public final class SharedInventory {
     public let items: PostgresItemStoreBackend<Item>
@@ -98,10 +99,7 @@ public final class SharedInventory {
         var failing = false
         for await _ in wakeups {
             do {
-                if inventory.itemStore.isDirty {
-                    try await inventory.itemStore.saveInBackground()
-                    await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
-                }
+                if inventory.itemStore.isDirty { try await inventory.itemStore.saveInBackground() }
                 // Read off the main actor first: a reload, which blocks it, only follows
                 // when the database answered and has something new.
                 if try await photos.refresh() { inventory.changedElsewhere() }
@@ -110,6 +108,10 @@ public final class SharedInventory {
                     if try inventory.itemStore.reloadIfSaved(), inventory.allItems != before {
                         inventory.changedElsewhere()
                     }
+                }
+                // The items in memory are now the database's, merges included.
+                if !inventory.itemStore.isDirty {
+                    await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
                 }
                 if failing { log.record("Saving to the database works again") }
                 failing = false

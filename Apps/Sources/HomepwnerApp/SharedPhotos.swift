@@ -5,7 +5,8 @@ import KeepsakeCloud
 
 /// The photos of a shared inventory: in the database (``PostgresBlobStore``: see there
 /// why), each also copied into the container's `Library/Caches/shared-images/` when
-/// first shown, and dropped from there when another instance replaces or removes it.
+/// first shown. A copy is named by the photo's version, so a photo replaced elsewhere
+/// is never served from an old copy; the old copy goes when the new version is read.
 @MainActor
 public final class SharedPhotos {
     public let blobs: PostgresBlobStore
@@ -23,30 +24,41 @@ public final class SharedPhotos {
 
     func contains(_ key: String) -> Bool { versions[key] != nil }
 
+    /// The photo's version, for URLs that change when it does.
+    func version(of key: String) -> Int64? { versions[key] }
+
+    private static func copyName(_ key: String, _ version: Int64) -> String { "\(key).v\(version)" }
+
     func set(_ data: Data, forKey key: String) async throws {
-        try await blobs.set(data, forKey: key)
-        try? cache.set(data, forKey: key)
-        _ = try? await refresh()
+        let version = try await blobs.set(data, forKey: key)
+        remember(version, of: key)
+        try? cache.set(data, forKey: Self.copyName(key, version))
     }
 
     func data(forKey key: String, maxBytes: Int) async throws -> Data? {
-        if let copy = try? cache.data(forKey: key) { return copy }
-        guard let data = try await blobs.data(forKey: key, maxBytes: maxBytes) else { return nil }
-        try? cache.set(data, forKey: key)
-        return data
+        if let version = versions[key], let copy = try? cache.data(forKey: Self.copyName(key, version)) { return copy }
+        guard let blob = try await blobs.data(forKey: key, maxBytes: maxBytes) else { return nil }
+        remember(blob.version, of: key)
+        try? cache.set(blob.data, forKey: Self.copyName(key, blob.version))
+        return blob.data
     }
 
     func delete(forKey key: String) async throws {
         try await blobs.delete(forKey: key)
-        try? cache.delete(forKey: key)
-        versions[key] = nil
+        remember(nil, of: key)
+    }
+
+    /// Records `version` as the photo's newest known one, dropping an older copy.
+    private func remember(_ version: Int64?, of key: String) {
+        if let old = versions[key], old != version { try? cache.delete(forKey: Self.copyName(key, old)) }
+        versions[key] = version
     }
 
     func itemWasDeleted(_ key: String) { deletedItemKeys.insert(key) }
 
-    /// Removes the photos of items deleted here once the saved inventory no longer
-    /// lists them (a merge can bring an item back, with its photo). Best effort: what
-    /// fails is tried again after the next save.
+    /// Removes the photos of items deleted here that `savedKeys`, the items as the
+    /// database now holds them, no longer lists (a merge can keep an item deleted here,
+    /// and its photo with it). Best effort: what fails is tried again next time.
     func removePhotos(ofDeletedItemsNotIn savedKeys: Set<String>) async {
         for key in deletedItemKeys {
             if savedKeys.contains(key) {
@@ -57,13 +69,12 @@ public final class SharedPhotos {
         }
     }
 
-    /// Reads the photos' versions; drops the copies of those changed elsewhere. Returns
-    /// whether any photo was added, replaced or removed since the last read.
+    /// Reads the photos' versions. Returns whether any photo was added, replaced or
+    /// removed since the last read.
     func refresh() async throws -> Bool {
         let current = try await blobs.versions()
         guard current != versions else { return false }
-        for (key, version) in versions where current[key] != version { try? cache.delete(forKey: key) }
-        versions = current
+        for key in Set(versions.keys).union(current.keys) { remember(current[key], of: key) }
         return true
     }
 }

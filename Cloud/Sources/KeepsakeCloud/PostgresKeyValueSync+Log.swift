@@ -29,7 +29,9 @@ extension PostgresKeyValueSync {
     }
 
     /// Adds a change of `key` to `value` (`nil` removes it) made by `replica`, later
-    /// than every change in the log, unless the limits refuse it.
+    /// than every change in the log, unless the limits refuse it. A replica pushing at
+    /// the same moment is not seen by the check; every replica's replay applies the
+    /// limits again in timestamp order, so they still agree on whether it stands.
     /// - Throws: ``UbiquitousStoreError`` `.quotaViolation` (nothing is written),
     ///   `.syncFailed`.
     public func write(

@@ -84,7 +84,7 @@ struct SharedItemStoreTests {
         return (first, second)
     }
 
-    @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved")
+    @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved until settled")
     func staleSaveReportsTheConflict() throws {
         let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
         first.allItems[0].name = "Red bike"
@@ -99,7 +99,51 @@ struct SharedItemStoreTests {
         #expect(versions.local?.name == "Bike" && versions.local?.value == 500)
         #expect(versions.server?.name == "Red bike" && versions.server?.value == 300)
         #expect(second.isDirty, "the refused change is still there to settle")
+        #expect(try !second.reloadIfSaved(), "a reload would drop the refused change")
         #expect(try store("C").allItems.map(\.value) == [300], "nothing of the stale save reached the table")
+        // Saving again without settling is refused again: never a silent overwrite.
+        #expect(throws: StoreError.self) { try second.save() }
+
+        // The app settles: the server's version with its own change on top.
+        var settled = try #require(versions.server)
+        settled.value = 500
+        second.allItems[0] = settled
+        let backend = try #require(second.backend as? PostgresItemStoreBackend<Gadget>)
+        backend.settle(error.conflicts)
+        try second.save()
+        #expect(try store("D").allItems == [Gadget("Red bike", value: 500, id: "bike")])
+    }
+
+    @Test("An item deleted on both sides, or changed to the same version, is no conflict")
+    func sameChangeOnBothSidesIsNoConflict() throws {
+        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+        first.allItems.removeAll()
+        try first.save()
+        second.allItems.removeAll()
+        try second.save()
+        #expect(try store("C").allItems.isEmpty)
+        first.add(Gadget("Lamp", value: 20, id: "lamp"))
+        try first.save()
+        #expect(try second.reloadIfSaved())
+        first.allItems[0].value = 25
+        second.allItems[0].value = 25
+        try first.save()
+        try second.save()
+        #expect(try store("D").allItems.map(\.value) == [25])
+    }
+
+    @Test("reload() drops the changes a conflict refused, for the server's versions")
+    func reloadTakesTheServersVersions() throws {
+        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+        first.allItems[0].name = "Red bike"
+        try first.save()
+        second.allItems[0].value = 500
+        #expect(throws: StoreError.self) { try second.save() }
+        try second.reload()
+        #expect(second.allItems == [Gadget("Red bike", value: 300, id: "bike")] && !second.isDirty)
+        second.allItems[0].value = 400
+        try second.save()
+        #expect(try store("C").allItems == [Gadget("Red bike", value: 400, id: "bike")])
     }
 
     @Test("Field by field, last writer wins: a name changed there and a value changed here both survive")
@@ -118,9 +162,10 @@ struct SharedItemStoreTests {
         }
     }
 
-    @Test("An edit made after a merge, before reloading it, keeps the other side's fields")
+    @Test("An edit made after a merge, before reloading it, keeps the other side's fields and is no new conflict")
     func editBeforeReloadingAMergeKeepsIt() throws {
-        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins)
+        let conflicts = ConflictLog()
+        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
         first.allItems[0].name = "Red bike"
         try first.save()
         second.allItems[0].value = 500
@@ -128,6 +173,7 @@ struct SharedItemStoreTests {
         second.allItems[0].serial = "B1K3"
         try second.save()
         #expect(try store("C").allItems == [Gadget("Red bike", value: 500, id: "bike").with(serial: "B1K3")])
+        #expect(conflicts.all.count == 1, "only the first save met another process's change")
     }
 
     @Test("Both sides change one field: the later change wins under field merging; each policy is applied")
@@ -175,9 +221,11 @@ struct SharedItemStoreTests {
         try first.save()
         second.allItems[1].value = 2
         try second.save()
-        #expect(try second.reloadIfSaved())
-        #expect(second.allItems.map(\.id) == ["two", "three", "one"])
-        #expect(second.allItems.map(\.value) == [2, 1, 1])
+        for store in [first, second] {
+            #expect(try store.reloadIfSaved())
+            #expect(store.allItems.map(\.id) == ["two", "three", "one"])
+            #expect(store.allItems.map(\.value) == [2, 1, 1])
+        }
     }
 
     @Test("A store's watcher is called within a second of another store's save")

@@ -25,7 +25,7 @@ enum Assets {
     /// `POST /lifecycle`. Moving between the app's own pages is not reported as the
     /// page going away. A page that shows its revision asks `/api/revision` four times
     /// a second while visible and, when it moved on, replaces its content with the
-    /// page's current one (unless a form on it is being filled in).
+    /// page's current one, unless a form on it is being filled in.
     static let script = """
         (function () {
           var navigating = false;
@@ -56,17 +56,33 @@ enum Assets {
           });
           var main = document.querySelector('main[data-revision]');
           var polling = false;
-          function refresh() {
-            if (!main || polling || document.visibilityState !== 'visible') return;
+          // A form being filled in, or filled in and left, is never replaced.
+          function editing() {
             var active = document.activeElement;
-            if (active && active.form && active !== document.body) return;
+            if (active && active.form) return true;
+            var fields = main.querySelectorAll('input, textarea');
+            for (var i = 0; i < fields.length; i++) {
+              var f = fields[i];
+              if (f.type === 'checkbox' || f.type === 'radio') { if (f.checked !== f.defaultChecked) return true; }
+              else if (f.type === 'file') { if (f.files && f.files.length) return true; }
+              else if (f.type !== 'hidden' && f.value !== f.defaultValue) return true;
+            }
+            return false;
+          }
+          function refresh() {
+            if (!main || polling || document.visibilityState !== 'visible' || editing()) return;
             polling = true;
             fetch('/api/revision', { cache: 'no-store' })
               .then(function (r) { return r.text(); })
               .then(function (revision) {
-                if (revision.trim() === main.getAttribute('data-revision')) return;
+                revision = revision.trim();
+                if (revision === main.getAttribute('data-revision')) return;
                 return fetch(location.href, { cache: 'no-store' })
-                  .then(function (r) { return r.ok ? r.text() : ''; })
+                  .then(function (r) {
+                    // Gone (an item deleted elsewhere): keep the page, stop asking for it.
+                    if (!r.ok) { main.setAttribute('data-revision', revision); return ''; }
+                    return r.text();
+                  })
                   .then(function (html) {
                     var next = new DOMParser().parseFromString(html, 'text/html').querySelector('main[data-revision]');
                     if (!next) return;

@@ -57,7 +57,7 @@ enum Pages {
     /// One page of the item list: the rows of `page`, with the count and total of every
     /// item and links to the other pages.
     static func itemList(
-        _ page: ItemPage, order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoKeys: Set<String>
+        _ page: ItemPage, order: SortOrder, format: CurrencyFormat, showsSerials: Bool, photoPaths: [String: String]
     ) -> String {
         let items = page.items
         var rows = ""
@@ -72,8 +72,9 @@ enum Pages {
                     """
             }
             let thumb =
-                photoKeys.contains(item.itemKey)
-                ? "<img class=\"thumb\" src=\"/items/\(key)/photo\" alt=\"photo of \(escapeHTML(item.name))\">" : ""
+                photoPaths[item.itemKey].map {
+                    "<img class=\"thumb\" src=\"\(escapeHTML($0))\" alt=\"photo of \(escapeHTML(item.name))\">"
+                } ?? ""
             rows += """
                 <tr data-key="\(escapeHTML(item.itemKey))">
                 <td>\(thumb)</td>
@@ -123,15 +124,15 @@ enum Pages {
             """
     }
 
-    static func itemDetail(_ item: Item, format: CurrencyFormat, hasPhoto: Bool, maxPhotoBytes: Int) -> String {
+    static func itemDetail(_ item: Item, format: CurrencyFormat, photoPath: String?, maxPhotoBytes: Int) -> String {
         let key = escapePath(item.itemKey)
         let photo =
-            hasPhoto
-            ? """
-            <p><img id="photo" class="photo" src="/items/\(key)/photo" alt="photo of \(escapeHTML(item.name))"></p>
-            <form method="post" action="/items/\(key)/photo/delete"><button>Delete photo</button></form>
-            """
-            : "<p class=\"empty\">No photo.</p>"
+            photoPath.map { path in
+                """
+                <p><img id="photo" class="photo" src="\(escapeHTML(path))" alt="photo of \(escapeHTML(item.name))"></p>
+                <form method="post" action="/items/\(key)/photo/delete"><button>Delete photo</button></form>
+                """
+            } ?? "<p class=\"empty\">No photo.</p>"
         return """
             <form method="post" action="/items/\(key)" id="edit-item">
             <label>Name <input name="name" required maxlength="200" value="\(escapeHTML(item.name))"></label>
@@ -143,7 +144,7 @@ enum Pages {
             <h2>Photo</h2>
             \(photo)
             <form method="post" action="/items/\(key)/photo" enctype="multipart/form-data" id="photo-upload">
-            <label>\(hasPhoto ? "Replace photo" : "Upload a photo") (JPEG or PNG, at most \(maxPhotoBytes >> 20) MiB) <input type="file" name="photo" accept="image/jpeg,image/png" required></label>
+            <label>\(photoPath != nil ? "Replace photo" : "Upload a photo") (JPEG or PNG, at most \(maxPhotoBytes >> 20) MiB) <input type="file" name="photo" accept="image/jpeg,image/png" required></label>
             <button>Upload</button>
             </form>
             <form method="post" action="/items/\(key)/delete" class="delete"><button>Delete item</button></form>

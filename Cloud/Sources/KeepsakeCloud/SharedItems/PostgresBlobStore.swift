@@ -18,7 +18,7 @@ import Synchronization
 /// ```swift
 /// let photos = try PostgresBlobStore(url: databaseURL, store: "com.example.Homepwner")
 /// try await photos.set(jpeg, forKey: item.itemKey)
-/// let jpeg = try await photos.data(forKey: item.itemKey, maxBytes: 8 << 20)
+/// if let photo = try await photos.data(forKey: item.itemKey, maxBytes: 8 << 20) { show(photo.data) }
 /// ```
 public final class PostgresBlobStore: Sendable {
     public let store: String
@@ -45,11 +45,14 @@ public final class PostgresBlobStore: Sendable {
 
     deinit { runner.cancel() }
 
-    /// Stores `data` under `key`, replacing any previous blob, in one transaction.
+    /// Stores `data` under `key`, replacing any previous blob, in one transaction;
+    /// returns its version.
     /// - Throws: the database's error; the previous blob is then intact.
-    public func set(_ data: Data, forKey key: String) async throws {
+    @discardableResult
+    public func set(_ data: Data, forKey key: String) async throws -> Int64 {
         try await prepare()
-        try await client.withTransaction(logger: logger) { [store, logger] connection in
+        return try await client.withTransaction(logger: logger) { [store, logger] connection in
+            try await Self.lock(key, of: store, on: connection, logger: logger)
             let rows = try await connection.query("SELECT nextval('keepsake_item_tags')", logger: logger)
             var version: Int64 = 0
             for try await tag in rows.decode(Int64.self) { version = tag }
@@ -75,37 +78,48 @@ public final class PostgresBlobStore: Sendable {
                 "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key) AND version <> \(version)",
                 logger: logger)
             try await connection.query("SELECT pg_notify(\(SharedItemTable.channel), \(store))", logger: logger)
+            return version
         }
     }
 
-    /// The blob under `key`, or `nil` when there is none.
+    /// Writes and deletions of one key wait for each other, so no chunk outlives its blob.
+    private static func lock(_ key: String, of store: String, on connection: PostgresConnection, logger: Logger)
+        async throws
+    {
+        try await connection.query(
+            "SELECT pg_advisory_xact_lock(hashtext('blobs:' || \(store) || ':' || \(key)))", logger: logger)
+    }
+
+    /// The blob under `key` and its version, or `nil` when there is none.
     /// - Throws: ``StoreError`` `.readFailed` when it is larger than `maxBytes` (nothing
     ///   of it is read) or the database fails.
-    public func data(forKey key: String, maxBytes: Int) async throws -> Data? {
+    public func data(forKey key: String, maxBytes: Int) async throws -> (data: Data, version: Int64)? {
         try await prepare()
+        // One statement, so one snapshot: the chunks of one version.
         let rows = try await client.query(
             """
-            SELECT b.size, c.bytes FROM keepsake_blobs b JOIN keepsake_blob_chunks c USING (store, key, version)
+            SELECT b.version, b.size, c.bytes FROM keepsake_blobs b JOIN keepsake_blob_chunks c USING (store, key, version)
             WHERE b.store = \(store) AND b.key = \(key) AND b.size <= \(Int64(maxBytes)) ORDER BY c.chunk
             """, logger: logger)
-        var data: Data?
-        for try await (size, bytes) in rows.decode((Int64, ByteBuffer).self) {
-            if data == nil { data = Data(capacity: Int(size)) }
-            guard data!.count + bytes.readableBytes <= size else {
+        var blob: (data: Data, version: Int64)?
+        for try await (version, size, bytes) in rows.decode((Int64, Int64, ByteBuffer).self) {
+            if blob == nil { blob = (Data(capacity: Int(size)), version) }
+            guard blob!.data.count + bytes.readableBytes <= size else {
                 throw StoreError(.readFailed, "the blob \(key) has more bytes than its size", key: key)
             }
-            data!.append(contentsOf: bytes.readableBytesView)
+            blob!.data.append(contentsOf: bytes.readableBytesView)
         }
-        if data == nil, try await versions()[key] != nil {
+        if blob == nil, try await versions()[key] != nil {
             throw StoreError(.readFailed, "the blob \(key) is larger than \(maxBytes) bytes", key: key)
         }
-        return data
+        return blob
     }
 
     /// Removes the blob under `key`; a missing one is not an error.
     public func delete(forKey key: String) async throws {
         try await prepare()
         try await client.withTransaction(logger: logger) { [store, logger] connection in
+            try await Self.lock(key, of: store, on: connection, logger: logger)
             try await connection.query(
                 "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key)", logger: logger)
             try await connection.query(

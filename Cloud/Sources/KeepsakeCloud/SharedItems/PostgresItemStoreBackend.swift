@@ -11,31 +11,44 @@ public import PostgresNIO
 /// only the items changed since this process last loaded them; when one of those was
 /// also changed by another process in the meantime, the save settles it by
 /// ``mergePolicy``: by default it saves nothing and throws ``StoreError`` `.conflict`
-/// with each item's ancestor, local and server versions (``RecordConflict``); the
-/// other policies resolve it and report it to ``onConflict``. A deleted item keeps its
-/// row, so that every process learns of the deletion. The order of the items is kept
-/// as a position per row, changed only for the items that moved.
+/// with each item's ancestor, local and server versions (``RecordConflict``), and the
+/// app settles the items in memory and calls ``settle(_:)`` before saving again; the
+/// other policies resolve it and report it to ``onConflict``. A change counts, in
+/// merges, from the first save that offered it, however many failed before. A deleted
+/// item keeps its row, so that every process learns of the deletion. The order of the
+/// items is kept as a position per row, changed only for the items that moved.
 ///
 /// ```swift
 /// let backend = try PostgresItemStoreBackend<Item>(
 ///     url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner", mergePolicy: .fieldLastWriterWins)
 /// let itemStore = try ItemStore(backend: backend)
-/// Task { await backend.watch { Task { @MainActor in try itemStore.reloadIfSaved() } } }
+/// // Whenever another process saves: read off the main actor, then reload if needed.
+/// Task {
+///     await backend.watch {
+///         Task { @MainActor in
+///             if try await backend.refresh() { try itemStore.reloadIfSaved() }
+///         }
+///     }
+/// }
 /// ```
 ///
 /// One ``ItemStore`` per backend. Items are identified by `id`; two items with the same
 /// id cannot be saved. Loads and saves block the calling thread (``ItemStore`` calls
 /// them from the main actor and from its queue of writes, never from the cooperative
-/// pool) while the database client runs on the pool.
+/// pool) while the database client runs on the pool, for at most ``timeout``.
 ///
-/// Photos and other large blobs stay out of the table: see ``BlobStore``, whose files
-/// the processes share through one container folder, named by the item's key.
+/// Photos and other large blobs stay out of the table, in a ``PostgresBlobStore``
+/// beside it, named by the item's key.
 public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiable>: ItemStoreBackend, Sendable {
     public typealias Snapshot = SharedItemSnapshot
 
     /// The store's name; many stores share one table.
     public let store: String
     public var mergePolicy: MergePolicy { replica.mergePolicy }
+    /// How long a load or save waits for the database before it fails (`.readFailed`,
+    /// `.writeFailed`). A save that timed out may still be committed; the next save
+    /// then finds its own version in the table and writes nothing more.
+    public let timeout: Duration
     private let replica: SharedItemReplica
     private let runner: Task<Void, Never>
 
@@ -48,22 +61,24 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
     public convenience init(
         url: String, store: String, mergePolicy: MergePolicy = .reportConflicts, replica: String? = nil,
-        onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
+        timeout: Duration = .seconds(10), onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
     ) throws(StoreError) {
         guard let configuration = PostgresClient.Configuration(url: url) else {
             throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
         }
         self.init(
-            configuration: configuration, store: store, mergePolicy: mergePolicy, replica: replica,
+            configuration: configuration, store: store, mergePolicy: mergePolicy, replica: replica, timeout: timeout,
             onConflict: onConflict)
     }
 
     /// Starts a client of its own, which runs until the backend is released.
     public init(
         configuration: PostgresClient.Configuration, store: String, mergePolicy: MergePolicy = .reportConflicts,
-        replica: String? = nil, onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
+        replica: String? = nil, timeout: Duration = .seconds(10),
+        onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
     ) {
         self.store = store
+        self.timeout = timeout
         var logger = Logger(label: "keepsake.cloud.items")
         logger.logLevel = .critical
         let client = PostgresClient(configuration: configuration)
@@ -84,7 +99,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     public func loadItems() throws(StoreError) -> [Model] {
         let records: [SharedItemRecord]
         do {
-            records = try waitForAsync { [replica] in try await replica.readNewRows() }
+            records = try waitForAsync(timeout: timeout) { [replica] in try await replica.readNewRows() }
         } catch {
             throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
         }
@@ -131,7 +146,9 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     ///   saved), `.writeFailed` (nothing is saved), `.encodingFailed`.
     public func write(_ snapshot: Snapshot) throws(StoreError) {
         do {
-            try waitForAsync { [replica] in try await replica.commit(snapshot.items, stamp: snapshot.stamp) }
+            try waitForAsync(timeout: timeout) { [replica] in
+                try await replica.commit(snapshot.items, stamp: snapshot.stamp)
+            }
         } catch let error as StoreError {
             throw error
         } catch {
@@ -148,9 +165,16 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         try await replica.refresh()
     }
 
+    /// Says that the app has seen the server versions of `conflicts` (from a
+    /// `.conflict` error) and settled those items in memory, for instance with
+    /// `conflict.server`'s fields and its own on top: the next save writes them, unless
+    /// the server's versions changed again meanwhile, which is a new conflict.
+    public func settle(_ conflicts: [RecordConflict]) {
+        replica.settle(conflicts)
+    }
+
     /// Runs until cancelled, calling `changed` whenever another process may have saved
-    /// (and once when it starts listening): the moment to call
-    /// ``ItemStore/reloadIfSaved()``.
+    /// (and once when it starts listening): the moment to ``refresh()``.
     public func watch(_ changed: @escaping @Sendable () -> Void) async {
         await replica.table.watch(changed)
     }

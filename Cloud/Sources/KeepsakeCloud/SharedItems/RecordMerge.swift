@@ -77,17 +77,47 @@ enum RecordMerge {
         return stamps
     }
 
+    /// `local`'s changes since `ancestor` put onto `current`, a version no one else
+    /// wrote (a merge saved from here that memory has not loaded): every field changed
+    /// here takes its local value, the others stay as `current` has them.
+    static func apply(
+        ancestor: SharedItemRecord, local: Data?, position: Double, stamp: HybridTimestamp,
+        onto current: SharedItemRecord
+    ) throws -> (archive: Data?, position: Double, stamps: FieldStamps) {
+        guard let local, current.archive != nil, ancestor.archive != nil else {
+            return (local, position, FieldStamps(record: stamp))
+        }
+        let merged = try combine(
+            ancestor: ancestor, local: local, position: position, onto: current, stamp: stamp,
+            takesLocal: { _ in true })
+        return merged ?? (current.archive, current.position, current.stamps)
+    }
+
     private static func mergeFields(
         ancestor: SharedItemRecord?, local: Data?, position: Double, server: SharedItemRecord,
         stamp: HybridTimestamp
     ) throws -> RecordResolution {
         // A deletion on either side is a change of the whole record at its time.
-        guard let local, let serverArchive = server.archive else {
-            let localIsLater = stamp > server.stamps.latest
+        guard let local, server.archive != nil else {
             if local == nil && server.isDeleted { return .keepServer }
-            return localIsLater
+            return stamp > server.stamps.latest
                 ? .write(archive: local, position: position, stamps: FieldStamps(record: stamp)) : .keepServer
         }
+        // A field changed on both sides goes to the later change.
+        let merged = try combine(
+            ancestor: ancestor, local: local, position: position, onto: server, stamp: stamp,
+            takesLocal: { field in field.serverChanged ? stamp > server.stamps.stamp(of: field.name) : true })
+        guard let merged else { return .keepServer }
+        return .write(archive: merged.archive, position: merged.position, stamps: merged.stamps)
+    }
+
+    /// `server`'s version with the fields `local` changed since `ancestor` (all of them
+    /// when there is no ancestor) where `takesLocal` accepts them; `nil` when none is.
+    private static func combine(
+        ancestor: SharedItemRecord?, local: Data, position: Double, onto server: SharedItemRecord,
+        stamp: HybridTimestamp, takesLocal: (_ field: (name: String, serverChanged: Bool)) -> Bool
+    ) throws -> (archive: Data, position: Double, stamps: FieldStamps)? {
+        guard let serverArchive = server.archive else { return nil }
         let mine = try ArchivedFields(local)
         let theirs = try ArchivedFields(serverArchive)
         let base = try ancestor?.archive.map(ArchivedFields.init)
@@ -96,10 +126,11 @@ enum RecordMerge {
         var changed = false
         let names = theirs.root.fields.map(\.key) + mine.root.fields.map(\.key).filter { theirs.values[$0] == nil }
         for name in names {
-            let localChanged = mine.values[name] != base?.values[name] || base == nil
-            let serverChanged = theirs.values[name] != base?.values[name] || base == nil
-            guard localChanged, mine.values[name] != theirs.values[name] else { continue }
-            guard !serverChanged || stamp > server.stamps.stamp(of: name) else { continue }
+            let localChanged = base == nil || mine.values[name] != base?.values[name]
+            let serverChanged = base == nil || theirs.values[name] != base?.values[name]
+            guard localChanged, mine.values[name] != theirs.values[name], takesLocal((name, serverChanged)) else {
+                continue
+            }
             let value = mine.root.fields.first(where: { $0.key == name })?.value
             if let index = fields.firstIndex(where: { $0.key == name }) {
                 fields[index].value = value
@@ -112,16 +143,15 @@ enum RecordMerge {
         var mergedPosition = server.position
         let positionField = FieldStamps.positionField
         if let ancestor, position != ancestor.position, position != server.position,
-            server.position == ancestor.position || stamp > server.stamps.stamp(of: positionField)
+            takesLocal((positionField, server.position != ancestor.position))
         {
             mergedPosition = position
             stamps.fields[positionField] = stamp
             changed = true
         }
-        guard changed else { return .keepServer }
+        guard changed else { return nil }
         let merged = ArchivedObject(
             className: theirs.root.className, classChain: theirs.root.classChain, fields: fields)
-        return .write(
-            archive: try KeyedArchiver.archivedData(withRootObject: merged), position: mergedPosition, stamps: stamps)
+        return (try KeyedArchiver.archivedData(withRootObject: merged), mergedPosition, stamps)
     }
 }

@@ -23,12 +23,17 @@ final class SharedItemReplica: Sendable {
         /// The table's rows of the store, as of change tag `readThrough`.
         var server: [String: SharedItemRecord] = [:]
         var readThrough: Int64 = 0
-        /// Each item as the store's items in memory have it: as last loaded, or as
-        /// last saved from here (then with the tag of what the table holds now).
+        /// Each item as the store's items in memory have it, with the change tag of the
+        /// row this process last knew to be consistent with it: as loaded, or as
+        /// saved from here. A row with another tag was written by someone else since.
         var base: [String: SharedItemRecord] = [:]
         /// Whether the table holds versions the items in memory do not: others'
         /// saves, or merges made here.
         var memoryIsStale = false
+        /// When each change not yet saved was first offered to a save: the time it
+        /// counts for in merges, however many saves fail or are refused before one
+        /// succeeds.
+        var editStamps: [String: (archive: Data?, stamp: HybridTimestamp)] = [:]
     }
 
     init(
@@ -46,6 +51,22 @@ final class SharedItemReplica: Sendable {
         state.withLock { state in
             state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
             state.memoryIsStale = false
+            state.editStamps = [:]
+        }
+    }
+
+    /// The app has seen the server versions of `conflicts` and settled the items in
+    /// memory: their next save is compared with those versions.
+    func settle(_ conflicts: [RecordConflict]) {
+        state.withLock { state in
+            for conflict in conflicts {
+                guard let tag = conflict.serverChangeTag.flatMap(Int64.init),
+                    let server = state.server[conflict.recordID],
+                    server.changeTag == tag
+                else { continue }
+                state.base[conflict.recordID] = server
+                state.editStamps[conflict.recordID] = nil
+            }
         }
     }
 
@@ -65,29 +86,35 @@ final class SharedItemReplica: Sendable {
         }
         return state.withLock { state in
             absorb(fresh, into: &state)
-            if !fresh.isEmpty { state.memoryIsStale = true }
             return Array(state.server.values)
         }
     }
 
+    /// Takes `records` into the mirror, unless it holds a later version already: a read
+    /// that started before a save here may finish after it.
     private func absorb(_ records: [SharedItemRecord], into state: inout State) {
-        for record in records {
+        for record in records where record.changeTag > state.server[record.id]?.changeTag ?? 0 {
             state.server[record.id] = record
             state.readThrough = max(state.readThrough, record.changeTag)
             clock.receive(record.stamps.latest)
+            if state.base[record.id] != record { state.memoryIsStale = true }
         }
     }
 
-    /// One item as the save would leave it.
+    /// One item changed since it was loaded, as the save would leave it.
     private struct Change {
         var id: String
         var archive: Data?
         var position: Double
+        /// When the change was first offered to a save.
+        var stamp: HybridTimestamp
     }
 
-    /// Saves `items`, made at `stamp`, in one transaction: writes the items changed
+    /// Saves `items`, taken at `stamp`, in one transaction: writes the items changed
     /// since they were loaded, settling conflicts by ``mergePolicy``.
     func commit(_ items: [ArchivedItem], stamp: HybridTimestamp) async throws {
+        let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
+        guard !changes.isEmpty else { return }
         try await table.prepare()
         let written: (plan: Plan, tags: [String: Int64]?) = try await table.client.withTransaction(
             logger: table.logger
@@ -97,10 +124,9 @@ final class SharedItemReplica: Sendable {
             let fresh = try await self.table.records(after: after, on: connection)
             let (server, base) = self.state.withLock { state in
                 self.absorb(fresh, into: &state)
-                if !fresh.isEmpty { state.memoryIsStale = true }
                 return (state.server, state.base)
             }
-            let plan = try self.plan(items, stamp: stamp, base: base, server: server)
+            let plan = try self.plan(changes, base: base, server: server)
             // Refused whole: the transaction wrote nothing.
             if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts { return (plan, nil) }
             let tags = try await self.table.write(plan.writes, on: connection)
@@ -115,10 +141,11 @@ final class SharedItemReplica: Sendable {
         }
         state.withLock { state in
             absorb(plan.writes.map { record in modified(record) { $0.changeTag = tags[record.id] ?? 0 } }, into: &state)
-            for change in plan.changes {
+            for change in changes {
+                state.editStamps[change.id] = nil
                 guard let current = state.server[change.id] else { continue }
                 // What memory holds, with the tag of what the table holds now: a later
-                // save of an item merged here is then compared with the merged version.
+                // save of an item merged here applies its changes to the merge.
                 let base = modified(current) {
                     $0.archive = change.archive
                     $0.position = change.position
@@ -130,46 +157,77 @@ final class SharedItemReplica: Sendable {
         for conflict in plan.conflicts { onConflict(conflict) }
     }
 
-    private struct Plan {
-        var changes: [Change] = []
-        var writes: [SharedItemRecord] = []
-        var conflicts: [RecordConflict] = []
-    }
-
-    /// What a save of `items` writes, given the rows as loaded and as they are now.
-    private func plan(
-        _ items: [ArchivedItem], stamp: HybridTimestamp, base: [String: SharedItemRecord],
-        server: [String: SharedItemRecord]
-    ) throws -> Plan {
+    /// The items changed (added, edited, moved, deleted) since they were loaded, each
+    /// with the time of its first save; records those times for the saves to come.
+    private static func changes(in items: [ArchivedItem], stamp: HybridTimestamp, state: inout State) -> [Change] {
+        let base = state.base
         let previous = base.compactMapValues { $0.isDeleted ? nil : $0.position }
         let positions = ItemPositions.assign(to: items.map(\.id), previous: previous)
-        var plan = Plan()
+        var changes: [Change] = []
+        func add(_ id: String, _ archive: Data?, _ position: Double) {
+            let first = state.editStamps[id].flatMap { $0.archive == archive ? $0.stamp : nil } ?? stamp
+            state.editStamps[id] = (archive, first)
+            changes.append(Change(id: id, archive: archive, position: position, stamp: first))
+        }
         for (index, item) in items.enumerated() {
             if let ancestor = base[item.id], ancestor.archive == item.archive, ancestor.position == positions[index] {
                 continue
             }
-            plan.changes.append(Change(id: item.id, archive: item.archive, position: positions[index]))
+            add(item.id, item.archive, positions[index])
         }
         let kept = Set(items.map(\.id))
         for (id, ancestor) in base where !ancestor.isDeleted && !kept.contains(id) {
-            plan.changes.append(Change(id: id, archive: nil, position: ancestor.position))
+            add(id, nil, ancestor.position)
         }
-        for change in plan.changes {
+        return changes
+    }
+
+    private struct Plan {
+        var writes: [SharedItemRecord] = []
+        var conflicts: [RecordConflict] = []
+    }
+
+    /// What saving `changes` writes, given the rows as loaded and as they are now.
+    private func plan(
+        _ changes: [Change], base: [String: SharedItemRecord], server: [String: SharedItemRecord]
+    ) throws -> Plan {
+        var plan = Plan()
+        for change in changes {
             let ancestor = base[change.id]
-            guard let current = server[change.id], current != ancestor else {
+            guard let current = server[change.id] else {
                 let stamps = try RecordMerge.stamps(
-                    ancestor: ancestor, local: change.archive, position: change.position, stamp: stamp, onto: ancestor)
+                    ancestor: ancestor, local: change.archive, position: change.position, stamp: change.stamp,
+                    onto: ancestor)
                 plan.writes.append(record(change, stamps: stamps))
+                continue
+            }
+            // The table already holds this version (both sides deleted it, say).
+            if current.archive == change.archive && (current.isDeleted || current.position == change.position) {
+                continue
+            }
+            if let ancestor, current.changeTag == ancestor.changeTag {
+                // Nobody else wrote it: the table holds what memory was loaded from, or a
+                // merge saved from here that memory has not loaded yet, onto which the
+                // change goes field by field.
+                let rebased = try RecordMerge.apply(
+                    ancestor: ancestor, local: change.archive, position: change.position, stamp: change.stamp,
+                    onto: current)
+                plan.writes.append(
+                    record(
+                        modified(change) { ($0.archive, $0.position) = (rebased.archive, rebased.position) },
+                        stamps: rebased.stamps))
                 continue
             }
             plan.conflicts.append(
                 RecordConflict(
-                    recordID: change.id, ancestor: ancestor?.archive, local: change.archive, server: current.archive))
+                    recordID: change.id, ancestor: ancestor?.archive, local: change.archive, server: current.archive,
+                    serverChangeTag: String(current.changeTag)))
             let resolution = try RecordMerge.resolve(
-                ancestor: ancestor, local: change.archive, position: change.position, server: current, stamp: stamp,
-                policy: mergePolicy)
+                ancestor: ancestor, local: change.archive, position: change.position, server: current,
+                stamp: change.stamp, policy: mergePolicy)
             if case .write(let archive, let position, let stamps) = resolution {
-                plan.writes.append(record(Change(id: change.id, archive: archive, position: position), stamps: stamps))
+                plan.writes.append(
+                    record(modified(change) { ($0.archive, $0.position) = (archive, position) }, stamps: stamps))
             }
         }
         return plan
