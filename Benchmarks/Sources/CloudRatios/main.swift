@@ -16,9 +16,11 @@ import Synchronization
 // and the shared item store's save and load of 1k and 10k items against the file
 // backend.
 // Usage: scripts/cloud-benchmark.sh (starts a throwaway server, runs this and pgbench).
+// `CloudRatios URL --items N` only saves N new items, saves one edit and loads them
+// once, for counting instructions (scripts/cloud-benchmark.sh runs it under callgrind).
 
 guard CommandLine.arguments.count > 1 else {
-    print("usage: CloudRatios postgres://USER@127.0.0.1:PORT/DB")
+    print("usage: CloudRatios postgres://USER@127.0.0.1:PORT/DB [--items N]")
     exit(2)
 }
 let url = CommandLine.arguments[1]
@@ -192,6 +194,25 @@ func itemStoreRows(count: Int, runs: Int) throws -> [String] {
         "| of which: archiving each item alone, \(count / 1000)k | \(String(format: "%.1f", archiveEach)) ms | | |",
         "| of which: unarchiving each item alone, \(count / 1000)k | \(String(format: "%.1f", decodeEach)) ms | | |",
     ]
+}
+
+/// One save of `count` new items, one save after an edit, one load in a new backend.
+@MainActor
+func itemStoreOnce(count: Int) throws {
+    let items = HomepwnerModels.records(count: count).map { SharedItem(StoreItem($0)) }
+    let store = "bench.items.once.\(count).\(run)"
+    let itemStore = try ItemStore(backend: try PostgresItemStoreBackend<SharedItem>(url: url, store: store))
+    itemStore.replaceAll(with: items)
+    try itemStore.save()
+    itemStore.allItems[count / 2].item.name = "Edited"
+    try itemStore.save()
+    let loaded = try PostgresItemStoreBackend<SharedItem>(url: url, store: store).loadItems()
+    precondition(loaded.count == count)
+}
+
+if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--items", let count = Int(CommandLine.arguments[3]) {
+    try await MainActor.run { try itemStoreOnce(count: count) }
+    exit(0)
 }
 
 // MARK: Report

@@ -10,9 +10,11 @@ import PropertyList
 // whatever the count, so the work of one operation is the count at 1 minus the count
 // at 0 (scripts/instruction-counts.sh does both and prints the difference).
 // Usage: InstructionCounts OPERATION ITEMS REPEATS, where OPERATION is one of
-//   read-binary, write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set
+//   read-binary, write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set,
+//   encode-each, decode-each (an archive per item, as the shared item store keeps them)
 
-let operations = "read-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set"
+let operations =
+    "read-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set|encode-each|decode-each"
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let repeats = Int(arguments[3]) else {
     print("usage: InstructionCounts \(operations) ITEMS REPEATS")
@@ -43,6 +45,16 @@ case "decode-archive":
 case "encode-archive":
     let objects = HomepwnerModels.records(count: items).map(KeepsakeItem.init)
     for _ in 0..<repeats { keep(try KeyedArchiver.archivedData(withRootObject: objects)) }
+case "encode-each":
+    let objects = HomepwnerModels.records(count: items).map(StoreItem.init)
+    for _ in 0..<repeats { for object in objects { keep(try KeyedArchiver.archivedData(withRootObject: object)) } }
+case "decode-each":
+    let archives = try HomepwnerModels.records(count: items).map {
+        try KeyedArchiver.archivedData(withRootObject: StoreItem($0))
+    }
+    for _ in 0..<repeats {
+        for archive in archives { keep(try KeyedUnarchiver.unarchivedObject(ofClass: StoreItem.self, from: archive)) }
+    }
 case "defaults-get", "defaults-set":
     // ITEMS keys in a scratch container; saves only where asked (never here).
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-counts-\(getpid())")
