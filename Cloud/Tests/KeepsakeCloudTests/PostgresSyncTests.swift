@@ -232,7 +232,7 @@ struct PostgresSyncTests {
     }
 
     @Test(
-        "Four processes make 2,500 changes each, one offline for most of its run; every replica converges on the replay",
+        "Four processes make 2,500 changes each, two of them offline for part of the run; every replica converges on the replay",
         .enabled(if: BuiltProducts.executable(named: "CloudTestReplica") != nil, "CloudTestReplica is not built"))
     func fourProcessesConverge() async throws {
         let url = try #require(TestDatabase.url)
@@ -242,7 +242,7 @@ struct PostgresSyncTests {
         let name = "test-\(UUID().uuidString)"
         // Name, clock skew, and the changes made offline.
         let plans: [(String, Int64, Range<Int>)] = [
-            ("a", -30_000, 0..<0), ("b", 0, 0..<0), ("c", 45_000, 300..<2_200), ("d", 5_000, 0..<0),
+            ("a", -30_000, 1_000..<1_800), ("b", 0, 0..<0), ("c", 45_000, 300..<2_200), ("d", 5_000, 0..<0),
         ]
         let processes = try plans.enumerated().map { number, plan in
             try ChildProcess(
