@@ -2,7 +2,6 @@ import Foundation
 import Logging
 public import PostgresNIO
 import PropertyList
-import Synchronization
 
 /// The shared log of a ubiquitous store in PostgreSQL: one table of changes for every
 /// store, a change per row, numbered in the order they were committed, and a
@@ -23,7 +22,6 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     public let store: String
     let client: PostgresClient
     private let logger: Logger
-    private let tableExists = Mutex(false)
     static let channel = "keepsake_kv"
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
@@ -50,29 +48,23 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
 
     /// Creates the table if it is missing, once per service.
     public func prepare() async throws {
-        guard !tableExists.withLock({ $0 }) else { return }
-        try await client.withTransaction(logger: logger) { [logger] connection in
-            // Two replicas creating the table at once would collide in the catalog.
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
-            try await connection.query(
-                """
-                    CREATE TABLE IF NOT EXISTS keepsake_kv (
-                    position bigserial PRIMARY KEY,
-                    store text NOT NULL,
-                    key text NOT NULL,
-                    value bytea,
-                    milliseconds bigint NOT NULL,
-                    counter bigint NOT NULL,
-                    replica text NOT NULL,
-                    UNIQUE (store, milliseconds, counter, replica)
-                )
-                """, logger: logger)
-        }
-        tableExists.withLock { $0 = true }
+        try await schema.create(on: client, logger: logger)
     }
 
-    /// The advisory lock held while the table is created ("ks" in ASCII).
-    private static let creationLock: Int64 = 0x6b73
+    private let schema = DatabaseSchema([
+        """
+        CREATE TABLE IF NOT EXISTS keepsake_kv (
+            position bigserial PRIMARY KEY,
+            store text NOT NULL,
+            key text NOT NULL,
+            value bytea,
+            milliseconds bigint NOT NULL,
+            counter bigint NOT NULL,
+            replica text NOT NULL,
+            UNIQUE (store, milliseconds, counter, replica)
+        )
+        """
+    ])
 
     public func push(_ changes: [KeyValueChange]) async throws {
         guard !changes.isEmpty else { return }

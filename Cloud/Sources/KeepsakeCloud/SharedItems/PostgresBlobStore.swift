@@ -2,7 +2,6 @@ public import AppStores
 public import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// Large blobs (an item store's photos) shared through PostgreSQL, in chunks, beside a
 /// ``PostgresItemStoreBackend``.
@@ -25,7 +24,6 @@ public final class PostgresBlobStore: Sendable {
     static let chunkSize = 256 << 10
     private let client: PostgresClient
     private let logger: Logger
-    private let prepared = Mutex(false)
     private let runner: Task<Void, Never>
 
     /// Starts a client of its own, which runs until the store is released.
@@ -140,26 +138,20 @@ public final class PostgresBlobStore: Sendable {
 
     /// Creates the tables if they are missing, once per store.
     private func prepare() async throws {
-        guard !prepared.withLock({ $0 }) else { return }
-        try await client.withTransaction(logger: logger) { [logger] connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
-            try await connection.query("CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS keepsake_blobs (
-                    store text NOT NULL, key text NOT NULL, version bigint NOT NULL, size bigint NOT NULL,
-                    PRIMARY KEY (store, key))
-                """, logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS keepsake_blob_chunks (
-                    store text NOT NULL, key text NOT NULL, version bigint NOT NULL, chunk integer NOT NULL,
-                    bytes bytea NOT NULL, PRIMARY KEY (store, key, version, chunk))
-                """, logger: logger)
-        }
-        prepared.withLock { $0 = true }
+        try await schema.create(on: client, logger: logger)
     }
 
-    /// The advisory lock held while the tables are created ("kb" in ASCII).
-    private static let creationLock: Int64 = 0x6b62
+    private let schema = DatabaseSchema([
+        "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
+        """
+        CREATE TABLE IF NOT EXISTS keepsake_blobs (
+            store text NOT NULL, key text NOT NULL, version bigint NOT NULL, size bigint NOT NULL,
+            PRIMARY KEY (store, key))
+        """,
+        """
+        CREATE TABLE IF NOT EXISTS keepsake_blob_chunks (
+            store text NOT NULL, key text NOT NULL, version bigint NOT NULL, chunk integer NOT NULL,
+            bytes bytea NOT NULL, PRIMARY KEY (store, key, version, chunk))
+        """,
+    ])
 }

@@ -1,7 +1,6 @@
 import Foundation
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// The shared item stores' table in PostgreSQL: a row per item of every store, each
 /// with the change tag of the save that wrote it. Saves of one store take a lock of
@@ -11,10 +10,7 @@ final class SharedItemTable: Sendable {
     let client: PostgresClient
     let store: String
     let logger: Logger
-    private let prepared = Mutex(false)
     static let channel = "keepsake_items"
-    /// The advisory lock held while the table is created ("ki" in ASCII).
-    private static let creationLock: Int64 = 0x6b69
 
     init(client: PostgresClient, store: String, logger: Logger) {
         self.client = client
@@ -24,31 +20,27 @@ final class SharedItemTable: Sendable {
 
     /// Creates the table if it is missing, once per backend.
     func prepare() async throws {
-        guard !prepared.withLock({ $0 }) else { return }
-        try await client.withTransaction(logger: logger) { [logger] connection in
-            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
-            try await connection.query("CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags", logger: logger)
-            try await connection.query(
-                """
-                CREATE TABLE IF NOT EXISTS keepsake_items (
-                    store text NOT NULL,
-                    record_id text NOT NULL,
-                    change_tag bigint NOT NULL,
-                    position double precision NOT NULL,
-                    archive bytea,
-                    stamp_milliseconds bigint NOT NULL,
-                    stamp_counter bigint NOT NULL,
-                    stamp_replica text NOT NULL,
-                    field_stamps text,
-                    PRIMARY KEY (store, record_id)
-                )
-                """, logger: logger)
-            try await connection.query(
-                "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
-                logger: logger)
-        }
-        prepared.withLock { $0 = true }
+        try await schema.create(on: client, logger: logger)
     }
+
+    private let schema = DatabaseSchema([
+        "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
+        """
+        CREATE TABLE IF NOT EXISTS keepsake_items (
+            store text NOT NULL,
+            record_id text NOT NULL,
+            change_tag bigint NOT NULL,
+            position double precision NOT NULL,
+            archive bytea,
+            stamp_milliseconds bigint NOT NULL,
+            stamp_counter bigint NOT NULL,
+            stamp_replica text NOT NULL,
+            field_stamps text,
+            PRIMARY KEY (store, record_id)
+        )
+        """,
+        "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
+    ])
 
     /// Takes the store's lock until the transaction ends.
     func lock(on connection: PostgresConnection) async throws {
