@@ -22,7 +22,6 @@ public final class SharedInventory {
     public let settings: UbiquitousKeyValueStore
     let settingsService: PostgresKeyValueSync
     let log: LifecycleLog
-    private var observation: (any NSObjectProtocol)?
 
     /// - Parameters:
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
@@ -34,9 +33,8 @@ public final class SharedInventory {
         throws
     {
         self.log = log
-        let store = name
         items = try PostgresItemStoreBackend<Item>(
-            url: url, store: store, mergePolicy: .fieldLastWriterWins,
+            url: url, store: name, mergePolicy: .fieldLastWriterWins,
             onConflict: { conflict in
                 let versions = try? conflict.versions(as: Item.self)
                 func describe(_ item: Item?) -> String {
@@ -47,9 +45,9 @@ public final class SharedInventory {
                         + "here \(describe(versions?.local)), saved elsewhere \(describe(versions?.server))")
             })
         try container.createDirectories()
-        photos = try SharedPhotos(blobs: PostgresBlobStore(url: url, store: store), container: container)
+        photos = try SharedPhotos(blobs: PostgresBlobStore(url: url, store: name), container: container)
         settings = try UbiquitousKeyValueStore(container: container)
-        settingsService = try PostgresKeyValueSync(url: url, store: store)
+        settingsService = try PostgresKeyValueSync(url: url, store: name)
     }
 
     /// Keeps `inventory` in step with the database until the task is cancelled.
@@ -57,7 +55,7 @@ public final class SharedInventory {
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         inventory.onChange = { wake.yield() }
         inventory.sharedSettings = settings
-        observation = NotificationCenter.default.addObserver(
+        let observation = NotificationCenter.default.addObserver(
             forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: settings, queue: nil
         ) { [settings] notification in
             let keys = notification.userInfo?[UbiquitousKeyValueStore.changedKeysKey] as? [String] ?? []
@@ -89,6 +87,7 @@ public final class SharedInventory {
         // Ends when the task is cancelled, which ends the stream.
         await syncItems(of: inventory, wakeups: wakeups, wake: wake)
         connections.cancel()
+        NotificationCenter.default.removeObserver(observation)
     }
 
     /// Saves the changes made here, then reads those made elsewhere, whenever either
