@@ -2,6 +2,8 @@
 # Instructions one operation takes, counted by callgrind: the InstructionCounts
 # benchmark run once with REPEATS=1 and once with REPEATS=0 (the fixture alone).
 # Counts stay put when the machine's speed swings, so they compare two commits.
+# Swift seeds its hashing per process, which moves dictionary-heavy counts by up to
+# 0.4% between runs; SWIFT_DETERMINISTIC_HASHING fixes the seed.
 # Usage: scripts/instruction-counts.sh [PACKAGE-ROOT] [OPERATION ITEMS]...
 #   e.g. scripts/instruction-counts.sh . read-binary 100000 decode-archive 100000
 set -euo pipefail
@@ -13,7 +15,7 @@ binary=$root/Benchmarks/.build/release/InstructionCounts
 count() {
     local out
     out=$(mktemp)
-    valgrind --tool=callgrind --callgrind-out-file="$out" "$binary" "$@" >/dev/null 2>&1
+    SWIFT_DETERMINISTIC_HASHING=1 valgrind --tool=callgrind --callgrind-out-file="$out" "$binary" "$@" >/dev/null 2>&1
     local total
     total=$(grep -m1 '^summary:' "$out" | awk '{print $2}')
     rm -f "$out"

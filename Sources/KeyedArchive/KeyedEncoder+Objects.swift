@@ -108,10 +108,17 @@ extension KeyedEncoder {
     /// The UID of the class entry named `chain[0]`, added on first use; one entry per
     /// name is shared by all its instances.
     func classUID(chain: [String], versions: [Int] = []) -> Int {
-        if let uid = classUIDs[chain[0]] { return uid }
-        entries.append(.classDescription(chain: chain, versions: versions))
-        classUIDs[chain[0]] = entries.count - 1
-        return entries.count - 1
+        uniqueEntry(chain[0], in: &classUIDs, .classDescription(chain: chain, versions: versions))
+    }
+
+    /// The UID of the entry `key` has in `table`, or of `entry`, added for it when it
+    /// has none.
+    private func uniqueEntry<Key: Hashable>(
+        _ key: Key, in table: inout [Key: Int], _ entry: @autoclosure () -> ArchiveEntry
+    ) -> Int {
+        let uid = table.number(of: key, givingIfMissing: entries.count)
+        if uid == entries.count { entries.append(entry()) }
+        return uid
     }
 
     // MARK: Foundation's value classes
@@ -121,45 +128,30 @@ extension KeyedEncoder {
     /// likewise merges only the same `NSString`.
     func encodeString(_ string: String) -> Int {
         if string.utf8.count <= Self.shortStringLength {
-            if let uid = stringUIDs[ExactString(string)] { return uid }
-            entries.append(.string(string))
-            stringUIDs[ExactString(string)] = entries.count - 1
-            return entries.count - 1
+            return uniqueEntry(ExactString(string), in: &stringUIDs, .string(string))
         }
         var stored = string
         // The entry keeps the storage alive, so its address cannot be reused for
         // another string while encoding.
         let storage = stored.withUTF8 { UInt(bitPattern: $0.baseAddress) }
-        if let uid = longStringUIDs[storage] { return uid }
-        entries.append(.string(stored))
-        longStringUIDs[storage] = entries.count - 1
-        return entries.count - 1
+        return uniqueEntry(storage, in: &longStringUIDs, .string(stored))
     }
 
     /// The longest UTF-8 length Swift stores inline, without storage of its own.
     private static let shortStringLength = 15
 
     func encodeData(_ data: Data) -> Int {
-        if let uid = dataUIDs[data] { return uid }
-        entries.append(.data(data))
-        dataUIDs[data] = entries.count - 1
-        return entries.count - 1
+        uniqueEntry(data, in: &dataUIDs, .data(data))
     }
 
     /// A number as its own entry, for numbers inside collections (`NSNumber`).
     func encodeNumber(_ value: ArchiveFieldValue) -> Int {
-        func unique<Key: Hashable>(_ key: Key, _ table: inout [Key: Int], _ entry: ArchiveEntry) -> Int {
-            if let uid = table[key] { return uid }
-            entries.append(entry)
-            table[key] = entries.count - 1
-            return entries.count - 1
-        }
         switch value {
-        case .integer(let integer): return unique(integer, &integerUIDs, .integer(integer))
-        case .unsignedInteger(let integer): return unique(integer, &unsignedUIDs, .unsignedInteger(integer))
-        case .real(let real): return unique(real.bitPattern, &realUIDs, .real(real))
-        case .float(let float): return unique(float.bitPattern, &floatUIDs, .float(float))
-        case .bool(let bool): return unique(bool, &boolUIDs, .bool(bool))
+        case .integer(let integer): return uniqueEntry(integer, in: &integerUIDs, .integer(integer))
+        case .unsignedInteger(let integer): return uniqueEntry(integer, in: &unsignedUIDs, .unsignedInteger(integer))
+        case .real(let real): return uniqueEntry(real.bitPattern, in: &realUIDs, .real(real))
+        case .float(let float): return uniqueEntry(float.bitPattern, in: &floatUIDs, .float(float))
+        case .bool(let bool): return uniqueEntry(bool, in: &boolUIDs, .bool(bool))
         case .uid, .data, .uids, .conditional: preconditionFailure("not a number")
         }
     }

@@ -232,9 +232,8 @@ struct ArchiveBinaryWriter {
         mutating func unique<Key: Hashable>(_ key: Key, in table: inout [Key: Int], write: (inout [UInt8]) -> Void)
             -> Int
         {
-            if let number = table[key] { return number }
-            let number = add(write)
-            table[key] = number
+            let number = table.number(of: key, givingIfMissing: base + offsets.count)
+            if number == base + offsets.count { _ = add(write) }
             return number
         }
     }
