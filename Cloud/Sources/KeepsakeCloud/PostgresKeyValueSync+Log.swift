@@ -28,15 +28,17 @@ extension PostgresKeyValueSync {
             replicaCount: Set(changes.map(\.timestamp.replica)).count, position: position, latest: replay.latest)
     }
 
-    /// Adds a change of `key` to `value` (`nil` removes it) made by `replica`, later
-    /// than every change in the log, unless the limits refuse it. A replica pushing at
-    /// the same moment is not seen by the check; every replica's replay applies the
-    /// limits again in timestamp order, so they still agree on whether it stands.
+    /// Adds a change of `key` made by `replica`, later than every change in the log, to
+    /// the value `newValue` gives for the current one (`nil` removes the key), unless
+    /// the limits refuse it. The log is read once for both. A replica pushing at the
+    /// same moment is not seen by the check; every replica's replay applies the limits
+    /// again in timestamp order, so they still agree on whether it stands.
     /// - Throws: ``UbiquitousStoreError`` `.quotaViolation` (nothing is written),
-    ///   `.syncFailed`.
-    public func write(
-        _ value: PropertyListValue?, forKey key: String, replica: String, limits: UbiquitousStoreLimits = .init()
-    ) async throws(UbiquitousStoreError) {
+    ///   `.syncFailed`; what `newValue` throws (nothing is written).
+    public func update(
+        _ key: String, replica: String, limits: UbiquitousStoreLimits = .init(),
+        to newValue: (_ current: PropertyListValue?) throws -> PropertyListValue?
+    ) async throws {
         let changes: [KeyValueChange]
         do {
             changes = try await wholeLog().changes
@@ -44,11 +46,11 @@ extension PostgresKeyValueSync {
             throw UbiquitousStoreError(.syncFailed, "cannot read the log of \(store)", underlyingError: error)
         }
         let replay = KeyValueReplay.replaying(changes, limits: limits)
+        let value = try newValue(replay.entries[key]?.value)
         let clock = HybridLogicalClock(replica: replica, last: replay.latest)
         let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
         if case .failure(let refusal) = replay.assess(change) {
-            throw UbiquitousStoreError(
-                .quotaViolation, UbiquitousKeyValueStore.describe(refusal), key: key)
+            throw UbiquitousStoreError(.quotaViolation, UbiquitousKeyValueStore.describe(refusal), key: key)
         }
         do {
             try await push([change])

@@ -110,9 +110,9 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         func run() async throws {
             let (key, arguments) = (key, value)
             try await location.withLog { log in
-                let current = try await log.summary().values[key]
-                let value = try TypedValue.parse(arguments, current: current)
-                try await log.write(value, forKey: key, replica: CloudFailure.replicaName)
+                try await log.update(key, replica: CloudFailure.replicaName) { current in
+                    try TypedValue.parse(arguments, current: current)
+                }
             }
         }
     }
@@ -129,10 +129,12 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         func run() async throws {
             let (key, store) = (key, location.store)
             try await location.withLog { log in
-                guard try await log.summary().values[key] != nil else {
-                    throw CloudFailure("The store/key pair of (\(store), \(key)) does not exist")
+                try await log.update(key, replica: CloudFailure.replicaName) { current in
+                    guard current != nil else {
+                        throw CloudFailure("The store/key pair of (\(store), \(key)) does not exist")
+                    }
+                    return nil
                 }
-                try await log.write(nil, forKey: key, replica: CloudFailure.replicaName)
             }
         }
     }
