@@ -5,7 +5,8 @@
 // key path follows, the document is the rest. The document is asked for that key path
 // and for paths down its first and last children. Asking never crashes, hangs or runs
 // away; when the full reader accepts the document, every answer must be the value the
-// full tree holds at that path.
+// full tree holds at that path. The same document read piece by piece, as a file is,
+// must give the same answers and fail with the same codes.
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
@@ -23,8 +24,14 @@ enum LazyDocumentFuzzCheck {
             if tree != nil { fatalError("the full reader accepts a document the lazy one cannot open") }
             return
         }
+        guard let paged = try? BinaryPropertyList(reading: SourceOfBytes(bytes: bytes), limits: FuzzCheck.limits) else {
+            fatalError("read piece by piece, a document that opens in memory does not open")
+        }
         for path in [asked] + descents(plist) {
             let lazy = Result { try plist.value(at: path) }
+            if !sameOutcome(lazy, Result { try paged.value(at: path) }) {
+                fatalError("read piece by piece, the document answers \(path) otherwise")
+            }
             if let index = try? plist.objectIndex(at: path) {
                 _ = try? plist.kind(ofObject: index)
                 _ = try? plist.elements(ofArray: index)
@@ -62,5 +69,32 @@ enum LazyDocumentFuzzCheck {
             }
         }
         return paths
+    }
+}
+
+extension LazyDocumentFuzzCheck {
+    /// Whether two answers are the same value, or errors of the same code.
+    static func sameOutcome(
+        _ one: Result<PropertyListValue?, any Error>, _ other: Result<PropertyListValue?, any Error>
+    )
+        -> Bool
+    {
+        switch (one, other) {
+        case (.success(let a), .success(let b)): a == b
+        case (.failure(let a), .failure(let b)): (a as? PropertyListError)?.code == (b as? PropertyListError)?.code
+        default: false
+        }
+    }
+}
+
+/// Bytes in memory given piece by piece, as a file read with `pread` gives them.
+struct SourceOfBytes: RandomAccessBytes {
+    let bytes: [UInt8]
+    var count: Int { bytes.count }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws {
+        bytes.withUnsafeBytes {
+            buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: $0[offset..<offset + buffer.count]))
+        }
     }
 }

@@ -59,13 +59,14 @@ public struct FileSystem: Sendable {
         return try engine.read(location)
     }
 
-    /// The file at `url` mapped read-only, for reading a large file in place; see
-    /// ``MappedFile`` for the one rule a mapping needs.
-    /// - Throws: ``SandboxError``; `EISDIR` for a directory.
-    public func map(_ url: URL) throws(SandboxError) -> MappedFile {
+    /// The regular file at `url`, open to read pieces of it at any offset; see
+    /// ``RandomAccessFile``. Corresponds to `FileHandle(forReadingFrom:)`.
+    /// - Throws: ``SandboxError``; `EISDIR` for a directory, `.notRegularFile` for a
+    ///   FIFO, device or socket.
+    public func openForReading(_ url: URL) throws(SandboxError) -> RandomAccessFile {
         let location = try locate(url, followFinalLink: true)
         defer { location.release(system) }
-        return try engine.map(location)
+        return try engine.openForReading(location)
     }
 
     /// The file at `url` decoded as `encoding`. Corresponds to

@@ -22,6 +22,9 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         public static let unknownFormat = Code("unknownFormat")
         /// The input ends before the structure it announces.
         public static let truncated = Code("truncated")
+        /// The bytes could not be read from where they are kept (a file read piece by
+        /// piece that failed or shrank).
+        public static let readFailed = Code("readFailed")
         /// A binary plist's magic or version is wrong.
         public static let invalidHeader = Code("invalidHeader")
         /// A binary plist's trailer describes an impossible layout.

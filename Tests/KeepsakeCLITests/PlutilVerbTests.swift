@@ -103,7 +103,7 @@ final class PlutilVerbTests {
         #expect(result.stdout == "\"Joe\"")
     }
 
-    /// A path that is a pipe (`/dev/stdin`, `<(…)`) cannot be mapped; it is read as a
+    /// A path that is a pipe (`/dev/stdin`, `<(…)`) cannot be read at offsets; it is read as a
     /// stream instead, as is `-`.
     @Test(arguments: ["-", "/dev/stdin"])
     func extractReadsPipes(path: String) throws {

@@ -142,10 +142,47 @@ struct BinaryPropertyListNavigationTests {
         #expect(checked > 1_000)
     }
 
+    /// A document read piece by piece reads the pages its answer needs, not the file;
+    /// the whole tree below an element reads that element's objects.
+    @Test func aDocumentReadOnDemandReadsLittleOfALargeFile() throws {
+        let records: PropertyListValue = .array(
+            (0..<20_000).map { ["name": .string("item \($0)"), "valueInDollars": .integer(Int64($0))] })
+        let source = CountingSource(try PropertyListWriter.binary.write(records))
+        let plist = try BinaryPropertyList(reading: source)
+        let opened = source.bytesGiven
+        #expect(try plist.value(at: "12345.name") == "item 12345")
+        #expect(try plist.value(at: "777") == records.value(at: "777"))
+        #expect(try plist.kind(ofObject: plist.topObjectIndex) == .array)
+        #expect(try plist.elements(ofArray: plist.topObjectIndex)?.count == 20_000)
+        let answered = source.bytesGiven - opened
+        #expect(answered <= 16 * 4096 + 40_000, "\(answered) bytes read for four answers")
+        #expect(source.bytesGiven < source.count / 2, "\(source.bytesGiven) of \(source.count) bytes read")
+        #expect(try plist.topValue() == records)
+        #expect(source.bytesGiven == source.count, "a full read reads each byte once")
+    }
+
+    /// A source that fails is a typed error, at opening or at an answer, and an answer
+    /// asked again after the source recovers is right.
+    @Test func aFailingSourceIsReadFailed() throws {
+        let bytes = try PropertyListWriter.binary.write(.array((0..<5_000).map { .string("item \($0)") }))
+        let source = FailingSource(bytes)
+        source.fails(true)
+        let opening = #expect(throws: PropertyListError.self) { try BinaryPropertyList(reading: source) }
+        #expect(opening?.code == .readFailed)
+        source.fails(false)
+        let plist = try BinaryPropertyList(reading: source)
+        source.fails(true)
+        let answering = #expect(throws: PropertyListError.self) { try plist.value(at: "4000") }
+        #expect(answering?.code == .readFailed)
+        source.fails(false)
+        #expect(try plist.value(at: "4000") == "item 4000")
+    }
+
     /// The lazy document and the full reader accept and refuse exactly the same files:
     /// every binary file of the corpus, the fuzzers' corpora when present, and
     /// deterministic mutations of the corpus files. Accepting means building the whole
-    /// tree, here through the navigation calls alone.
+    /// tree, here through the navigation calls alone. A document read piece by piece
+    /// gives the same answers, and fails with the same codes, as one in memory.
     @Test(.requiresCorpus) func lazyAndFullReadersAcceptTheSameFiles() throws {
         let limits = PropertyListLimits(maxDepth: 128, maxObjectCount: 200_000, maxByteCount: .max)
         var inputs: [(String, [UInt8])] = try Self.binaryCorpusFiles().map { ($0, try Corpus.bytes($0)) }
@@ -169,6 +206,17 @@ struct BinaryPropertyListNavigationTests {
                 var walk = LazyWalk(plist, limits: limits)
                 return try walk.value(ofObject: plist.topObjectIndex)
             }
+            let paged = Result { () throws -> PropertyListValue in
+                let plist = try BinaryPropertyList(reading: CountingSource(bytes), limits: limits)
+                var walk = LazyWalk(plist, limits: limits)
+                return try walk.value(ofObject: plist.topObjectIndex)
+            }
+            let pagedWhole = Result { () throws -> PropertyListValue in
+                try BinaryPropertyList(reading: CountingSource(bytes), limits: limits).topValue()
+            }
+            #expect(Self.outcome(paged) == Self.outcome(lazy), "\(name): read piece by piece, it answers otherwise")
+            #expect(
+                Self.outcome(pagedWhole) == Self.outcome(full), "\(name): its whole tree read piece by piece differs")
             switch (full, lazy) {
             case (.success(let eager), .success(let walked)):
                 #expect(eager == walked, "\(name): the two readers built different trees")
@@ -182,6 +230,13 @@ struct BinaryPropertyListNavigationTests {
             }
         }
         #expect(accepted > 100 && refused > 100, "accepted \(accepted), refused \(refused)")
+    }
+
+    /// A read's value, or the code of its error.
+    static func outcome(_ result: Result<PropertyListValue, any Error>) -> Result<PropertyListValue, PropertyListError>
+    {
+        result.mapError { ($0 as? PropertyListError) ?? PropertyListError(.unknownFormat, "\($0)") }
+            .flatMapError { .failure(PropertyListError($0.code, "")) }
     }
 
     static func binaryCorpusFiles() -> [String] {

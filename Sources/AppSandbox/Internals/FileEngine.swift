@@ -30,25 +30,27 @@ struct FileEngine {
         return try readAll(fd, sizeHint: Int(clamping: status.size), path: location.path)
     }
 
-    func map(_ location: Location) throws(SandboxError) -> MappedFile {
+    func openForReading(_ location: Location) throws(SandboxError) -> RandomAccessFile {
         // O_NONBLOCK: a FIFO at the path must not block the open until a writer comes;
         // it is refused below, before anything is read from it.
         let flags = O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC
         let fd = try system.open(location.parent, location.name, flags: flags, path: location.path)
-        defer { try? system.close(fd) }
-        let status = try system.checked("stat", location.path) { () throws(Errno) in try system.fstat(fd) }
-        guard status.kind == .regular else {
-            let code = status.kind == .directory ? EISDIR : EINVAL
-            throw SandboxError(errno: code, path: location.path, operation: "map")
+        let status: FileStatus
+        do throws(SandboxError) {
+            status = try system.checked("stat", location.path) { () throws(Errno) in try system.fstat(fd) }
+            guard status.kind == .regular else {
+                if status.kind == .directory {
+                    throw SandboxError(errno: EISDIR, path: location.path, operation: "open")
+                }
+                throw SandboxError(
+                    .notRegularFile, "a FIFO, device or socket is where a regular file should be",
+                    path: location.path)
+            }
+        } catch {
+            try? system.close(fd)
+            throw error
         }
-        // An empty file has nothing to map; mmap refuses a length of zero.
-        guard status.size > 0 else {
-            return MappedFile(bytes: UnsafeRawBufferPointer(start: nil, count: 0), system: system)
-        }
-        let bytes = try system.checked("map", location.path) { () throws(Errno) in
-            try system.mapReadOnly(fd, Int(clamping: status.size))
-        }
-        return MappedFile(bytes: bytes, system: system)
+        return RandomAccessFile(descriptor: fd, count: Int(clamping: status.size), path: location.path, system: system)
     }
 
     func readAll(_ fd: Int32, sizeHint: Int, path: String) throws(SandboxError) -> Data {

@@ -73,12 +73,11 @@ package struct SystemCalls: Sendable {
         @Sendable (_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String) throws(Errno) -> Void =
             liveRenameExchange
 
-    /// `mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0)`: the file's first `length`
-    /// bytes, read-only.
-    package var mapReadOnly: @Sendable (_ fd: Int32, _ length: Int) throws(Errno) -> UnsafeRawBufferPointer =
-        liveMapReadOnly
-    /// `munmap` of a mapping `mapReadOnly` made.
-    package var unmap: @Sendable (_ mapping: UnsafeRawBufferPointer) -> Void = liveUnmap
+    /// `pread`: reads into `buffer` from `offset` in the file, without moving the file's
+    /// position; the count read, 0 at the end of the file.
+    package var pread:
+        @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) throws(Errno) -> Int =
+            livePread
 
     package static let live = SystemCalls(
         openat: { directory, path, flags, mode throws(Errno) in
@@ -189,16 +188,13 @@ package struct SystemCalls: Sendable {
 
 // MARK: - Helpers for the live table
 
-private let liveMapReadOnly: @Sendable (_ fd: Int32, _ length: Int) throws(Errno) -> UnsafeRawBufferPointer = {
-    fd, length throws(Errno) in
-    let address = mmap(nil, length, PROT_READ, MAP_PRIVATE, fd, 0)
-    guard let address, address != MAP_FAILED else { throw Errno(errno) }
-    return UnsafeRawBufferPointer(start: address, count: length)
-}
-
-private let liveUnmap: @Sendable (_ mapping: UnsafeRawBufferPointer) -> Void = { mapping in
-    _ = munmap(UnsafeMutableRawPointer(mutating: mapping.baseAddress), mapping.count)
-}
+private let livePread:
+    @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) throws(Errno)
+        -> Int = { fd, buffer, offset throws(Errno) in
+            let count = pread(fd, buffer.baseAddress, buffer.count, off_t(offset))
+            if count < 0 { throw Errno(errno) }
+            return count
+        }
 
 /// The live `renameExchange`: `renameat2(…, RENAME_EXCHANGE)` looked up at run time,
 /// because the C library module does not export it to Swift; `ENOSYS` where it is

@@ -2,21 +2,31 @@ import AppSandbox
 import Foundation
 import PropertyList
 
-/// A property list opened to read parts of it. A binary file is mapped and read in
-/// place, so answering one key path reads a few pages of it; any other format, and
-/// standard input, is read whole.
+/// A property list opened to read parts of it. A binary file is read piece by piece,
+/// so answering one key path reads a few pages of it; any other format, and standard
+/// input, is read whole.
 enum OpenedPropertyList {
     case binary(BinaryPropertyList)
     case tree(PropertyListValue)
 
     static func open(_ path: String) throws -> OpenedPropertyList {
-        guard path != "-", let file = try? FileSystem.default.map(URL(fileURLWithPath: path)) else {
+        guard path != "-", let file = try? FileSystem.default.openForReading(URL(fileURLWithPath: path)) else {
             // Standard input, or no regular file (a pipe from `<(…)`, /dev/stdin, a FIFO):
             // read as a stream, which also reports a missing file.
             return try open(bytes: PropertyListInput.bytes(path))
         }
-        if file.bytes.starts(with: "bplist".utf8) { return .binary(try BinaryPropertyList(storage: file)) }
-        return try withExtendedLifetime(file) { .tree(try PropertyListReader().read([UInt8](file.bytes))) }
+        let magic = Array("bplist".utf8)
+        if try bytes(of: file, count: min(magic.count, file.count)) == magic {
+            return .binary(try BinaryPropertyList(reading: file))
+        }
+        return .tree(try PropertyListReader().read(bytes(of: file, count: file.count)))
+    }
+
+    /// The first `count` bytes of `file`.
+    private static func bytes(of file: RandomAccessFile, count: Int) throws -> [UInt8] {
+        var bytes = [UInt8](repeating: 0, count: count)
+        try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        return bytes
     }
 
     private static func open(bytes: [UInt8]) throws -> OpenedPropertyList {

@@ -22,9 +22,6 @@ struct BinaryObjectReader {
 
     let bytes: UnsafeRawBufferPointer
     let trailer: BinaryPropertyListTrailer
-    /// Whether the bytes can change after the offset table was checked (a mapped file
-    /// rewritten in place), so that every offset must be checked again when read.
-    var rechecksOffsets = false
 
     /// Objects must lie between the header and the offset table.
     private var areaEnd: Int { trailer.offsetTableOffset }
@@ -39,21 +36,13 @@ struct BinaryObjectReader {
     }
 
     /// Where object `index` starts, or `nil` when there is no such object. The offset
-    /// table was checked when the document was opened; bytes that can change since (a
-    /// mapped file rewritten in place) have the offset checked again here, so that
-    /// their reads stay inside the object area.
+    /// table was checked when the document was opened, and nothing writes the bytes
+    /// since, so the offset needs no check of its own.
     @inline(__always)
     func checkedOffset(ofObject index: Int) -> Int? {
         guard index >= 0, index < trailer.objectCount else { return nil }
         let size = trailer.offsetSize
-        let offset = BinaryPropertyListTrailer.readSized(
-            bytes, at: trailer.offsetTableOffset + index * size, size: size)
-        if rechecksOffsets {
-            let header = UInt64(BinaryPropertyListTrailer.headerSize)
-            // Unsigned wrap-around puts offsets below the header above the range too.
-            guard offset &- header < UInt64(areaEnd) &- header else { return nil }
-        }
-        return Int(offset)
+        return Int(BinaryPropertyListTrailer.readSized(bytes, at: trailer.offsetTableOffset + index * size, size: size))
     }
 
     /// The object number stored at `position` among the references that start at
@@ -129,6 +118,17 @@ struct BinaryObjectReader {
                 offset: offset, objectIndex: objectIndex)
         }
         return Header(kind: kind, marker: marker, count: count, payload: payload, offset: offset)
+    }
+
+    /// How many bytes the payload of `header` takes, which ``header(at:objectIndex:)``
+    /// checked against the object area.
+    func payloadLength(of header: Header) -> Int {
+        switch header.kind {
+        case .utf16String: header.count * 2
+        case .array: header.count * trailer.referenceSize
+        case .dictionary: header.count * trailer.referenceSize * 2
+        default: header.count
+        }
     }
 
     /// A count of 15 or more follows the marker as an integer object. Inlined: every

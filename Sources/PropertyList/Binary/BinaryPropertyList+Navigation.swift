@@ -86,6 +86,7 @@ extension BinaryPropertyList {
         let header = try header(ofObject: index)
         guard header.kind == .dictionary else { return nil }
         let wanted = WantedKey(key)
+        try bytes.load(header.payload..<header.payload + header.count * 2 * trailer.referenceSize)
         return try withReader { (reader) throws(PropertyListError) -> Int? in
             var found: Int?
             // Each key object is compared once, however many entries refer to it: a
@@ -97,6 +98,7 @@ extension BinaryPropertyList {
                 if let known = compared[keyObject] {
                     matches = known
                 } else {
+                    if !bytes.isResident { _ = try loadedHeader(ofObject: keyObject, reader) }
                     matches = try wanted.matches(keyObject: keyObject, in: reader, dictionary: index)
                     compared[keyObject] = matches
                 }
@@ -122,6 +124,8 @@ extension BinaryPropertyList {
                 current = next
             case .array:
                 guard let position = Int(component), position >= 0, position < header.count else { return nil }
+                let size = trailer.referenceSize
+                try bytes.load(header.payload + position * size..<header.payload + (position + 1) * size)
                 current = try withReader { (reader) throws(PropertyListError) in
                     try reader
                         .reference(at: header.payload, position: position, objectIndex: current)
@@ -143,11 +147,14 @@ extension BinaryPropertyList {
 
     private func header(ofObject index: Int) throws(PropertyListError) -> BinaryObjectReader.Header {
         try withReader { (reader) throws(PropertyListError) in
-            return try reader.header(at: try reader.offset(ofObject: index), objectIndex: index)
+            try loadedHeader(ofObject: index, reader, withPayload: false)
         }
     }
 
+    /// Reads the references that start at `payload` into the document and checks that
+    /// each names an object.
     private func checkReferences(at payload: Int, count: Int, objectIndex: Int) throws(PropertyListError) {
+        try bytes.load(payload..<payload + count * trailer.referenceSize)
         try withReader { (reader) throws(PropertyListError) in
             for position in 0..<count {
                 _ = try reader.reference(at: payload, position: position, objectIndex: objectIndex)

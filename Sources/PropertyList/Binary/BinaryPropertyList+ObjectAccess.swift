@@ -4,7 +4,10 @@
 /// allocation beyond a short string.
 ///
 /// The trailer and every offset were checked when the document was opened; each call
-/// here checks only what the object itself declares, against the object area.
+/// here checks only what the object itself declares, against the object area. They
+/// read the bytes as they are, so they serve documents made from bytes in memory, as
+/// the keyed unarchiver makes them, and not documents opened on a ``RandomAccessBytes``
+/// source, whose objects are read into memory as they are visited.
 extension BinaryPropertyList {
     /// Where the references of dictionary object `index` start, and how many entries it
     /// has (its keys' references come first, then its values'); `nil` when the object is
@@ -12,7 +15,7 @@ extension BinaryPropertyList {
     /// - Throws: ``PropertyListError`` when the dictionary's length is malformed or its
     ///   references run past the object area.
     package func dictionaryExtent(ofObject index: Int) throws(PropertyListError) -> (payload: Int, count: Int)? {
-        try withReader { (reader) throws(PropertyListError) in
+        try withResidentReader { (reader) throws(PropertyListError) in
             guard let offset = reader.checkedOffset(ofObject: index), reader.bytes[offset] >> 4 == 0xD else {
                 return nil
             }
@@ -26,7 +29,7 @@ extension BinaryPropertyList {
     /// `nil` when it names no object.
     @inline(__always)
     package func reference(at payload: Int, position: Int) -> Int? {
-        withReader { $0.reference(at: payload, position: position) }
+        withResidentReader { $0.reference(at: payload, position: position) }
     }
 
     /// The object referenced at `position` among the references that start at
@@ -35,7 +38,7 @@ extension BinaryPropertyList {
     /// ``reference(at:position:)`` and the read: the keyed unarchiver makes it for every
     /// object reference it decodes.
     package func uid(referencedAt payload: Int, position: Int) -> UInt64? {
-        withReader { (reader) -> UInt64? in
+        withResidentReader { (reader) -> UInt64? in
             guard let index = reader.reference(at: payload, position: position),
                 let offset = reader.checkedOffset(ofObject: index)
             else { return nil }
@@ -47,7 +50,7 @@ extension BinaryPropertyList {
     /// a UID or an ASCII string; `nil` for anything else, and for an object that is
     /// malformed, which ``object(at:)`` then reports.
     package func simpleScalar(ofObject index: Int) -> PropertyListValue? {
-        withReader { (reader) -> PropertyListValue? in
+        withResidentReader { (reader) -> PropertyListValue? in
             guard let offset = reader.checkedOffset(ofObject: index) else { return nil }
             return reader.simpleScalar(at: offset)
         }
@@ -58,11 +61,19 @@ extension BinaryPropertyList {
     /// UID or an ASCII string; `nil` for anything else, and for an object that is
     /// malformed, which ``object(at:)`` then reports.
     package func simpleScalar(referencedAt payload: Int, position: Int) -> PropertyListValue? {
-        withReader { (reader) -> PropertyListValue? in
+        withResidentReader { (reader) -> PropertyListValue? in
             guard let index = reader.reference(at: payload, position: position),
                 let offset = reader.checkedOffset(ofObject: index)
             else { return nil }
             return reader.simpleScalar(at: offset)
         }
+    }
+
+    @inline(__always)
+    private func withResidentReader<Result, Failure: Error>(
+        _ body: (BinaryObjectReader) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        assert(bytes.isResident, "object access needs a document made from bytes in memory")
+        return try withReader(body)
     }
 }

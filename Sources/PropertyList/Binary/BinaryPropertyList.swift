@@ -32,9 +32,13 @@ public struct BinaryPropertyList: Sendable {
 
     /// Validates the document's layout (header, trailer and offset table); reads no
     /// object yet. The document keeps a copy of `bytes`, made once.
-    /// - Throws: ``PropertyListError`` (`.invalidHeader`, `.invalidTrailer`, `.offsetOutOfRange`, `.truncated`).
+    /// - Throws: ``PropertyListError`` (`.invalidHeader`, `.invalidTrailer`, `.offsetOutOfRange`, `.truncated`;
+    ///   `.limitExceeded` when there is no memory for the copy).
     public init(bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError) {
-        try self.init(bytes: bytes.withUnsafeBytes { BinaryDocumentBytes(copying: $0) }, limits: limits)
+        let copy = bytes.withUnsafeBytes { raw in
+            Result { () throws(PropertyListError) in try BinaryDocumentBytes(copying: raw) }
+        }
+        try self.init(bytes: copy.get(), limits: limits)
     }
 
     /// ``init(bytes:limits:)`` for bytes in any contiguous memory (`Data`, say), copied
@@ -42,20 +46,23 @@ public struct BinaryPropertyList: Sendable {
     /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``.
     public init(copying bytes: UnsafeRawBufferPointer, limits: PropertyListLimits = .default) throws(PropertyListError)
     {
-        try self.init(bytes: BinaryDocumentBytes(copying: bytes), limits: limits)
+        try self.init(bytes: try BinaryDocumentBytes(copying: bytes), limits: limits)
     }
 
-    /// Opens the document held in `storage` (a mapped file, say), reading it in place:
-    /// an open document costs its storage plus a constant.
-    /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``.
-    public init(storage: any ContiguousByteStorage, limits: PropertyListLimits = .default) throws(PropertyListError) {
-        try self.init(bytes: BinaryDocumentBytes(storage), limits: limits)
+    /// Opens the document `source` holds (a file, say), reading only what its answers
+    /// need: opening reads the header, the trailer and the offset table, and each answer
+    /// the objects it visits. An open document costs what it has read plus a constant.
+    /// - Throws: ``PropertyListError``, as ``init(bytes:limits:)``; `.readFailed` when
+    ///   `source` fails to give bytes, then or later.
+    public init(reading source: any RandomAccessBytes, limits: PropertyListLimits = .default) throws(PropertyListError)
+    {
+        try self.init(bytes: try BinaryDocumentBytes(reading: source), limits: limits)
     }
 
     private init(bytes: BinaryDocumentBytes, limits: PropertyListLimits) throws(PropertyListError) {
         self.bytes = bytes
         self.limits = limits
-        self.trailer = try BinaryPropertyListTrailer(validating: bytes.raw)
+        self.trailer = try BinaryPropertyListTrailer(validating: bytes.raw, loading: bytes.load)
     }
 
     /// Runs `body` with a reader of the document's objects.
@@ -63,15 +70,14 @@ public struct BinaryPropertyList: Sendable {
     func withReader<Result, Failure: Error>(
         _ body: (BinaryObjectReader) throws(Failure) -> Result
     ) throws(Failure) -> Result {
-        try body(BinaryObjectReader(bytes: bytes.raw, trailer: trailer, rechecksOffsets: bytes.mayChange))
+        try body(BinaryObjectReader(bytes: bytes.raw, trailer: trailer))
     }
 
     /// Reads one object without following its references.
     /// - Throws: ``PropertyListError``; `.referenceOutOfRange` for a bad `index`.
     public func object(at index: Int) throws(PropertyListError) -> Object {
         try withReader { (reader) throws(PropertyListError) in
-            let offset = try reader.offset(ofObject: index)
-            let header = try reader.header(at: offset, objectIndex: index)
+            let header = try loadedHeader(ofObject: index, reader)
             switch header.kind {
             case .array:
                 return .array(try reader.references(at: header.payload, count: header.count, objectIndex: index))
@@ -89,12 +95,17 @@ public struct BinaryPropertyList: Sendable {
     /// throws `.cyclicReference`.
     ///
     /// Each call sets up bookkeeping sized to the object table; to visit many
-    /// containers one by one, use ``object(at:)``.
+    /// containers one by one, use ``object(at:)``. A document opened on a source reads
+    /// the objects of the tree before building it.
     /// - Throws: ``PropertyListError``.
     public func value(at index: Int? = nil) throws(PropertyListError) -> PropertyListValue {
         let root = index ?? trailer.topObject
-        if case .scalar(let scalar) = try object(at: root) { return scalar }
         return try withReader { (reader) throws(PropertyListError) in
+            let header = try loadedHeader(ofObject: root, reader)
+            guard header.kind == .array || header.kind == .dictionary else {
+                return try reader.scalar(header, objectIndex: root)
+            }
+            if !bytes.isResident { try loadTree(below: root) }
             var materializer = BinaryTreeMaterializer(reader: reader, limits: limits)
             return try materializer.value(ofObject: root, depth: 0)
         }

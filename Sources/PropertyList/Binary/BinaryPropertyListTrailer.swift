@@ -10,7 +10,13 @@ struct BinaryPropertyListTrailer: Sendable {
     let offsetTableOffset: Int
 
     /// Checks magic, trailer fields and that every offset points into the object area.
-    init(validating bytes: UnsafeRawBufferPointer) throws(PropertyListError) {
+    /// `load` is called with each range before it is read: the header, the trailer and
+    /// the offset table.
+    init(
+        validating bytes: UnsafeRawBufferPointer,
+        loading load: (Range<Int>) throws(PropertyListError) -> Void = { _ in }
+    ) throws(PropertyListError) {
+        try load(0..<min(bytes.count, Self.headerSize))
         guard bytes.count >= Self.headerSize, bytes.starts(with: "bplist".utf8) else {
             throw PropertyListError(.invalidHeader, "missing bplist magic", offset: 0)
         }
@@ -22,6 +28,7 @@ struct BinaryPropertyListTrailer: Sendable {
                 .truncated, "\(bytes.count) bytes is too short for a binary plist", offset: bytes.count)
         }
         let start = bytes.count - Self.size
+        try load(start..<bytes.count)
         offsetSize = Int(bytes[start + 6])
         referenceSize = Int(bytes[start + 7])
         let objectCount = bytes.loadUnaligned(fromByteOffset: start + 8, as: UInt64.self).bigEndian
@@ -48,6 +55,7 @@ struct BinaryPropertyListTrailer: Sendable {
         self.objectCount = Int(objectCount)
         self.topObject = Int(topObject)
         self.offsetTableOffset = Int(tableOffset)
+        try load(offsetTableOffset..<offsetTableOffset + self.objectCount * offsetSize)
 
         if let index = Self.firstOffsetOutsideObjects(
             bytes, table: offsetTableOffset, count: self.objectCount, size: offsetSize)

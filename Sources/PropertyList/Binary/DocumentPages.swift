@@ -1,0 +1,55 @@
+import Synchronization
+
+/// Which pages of a document read on demand are in memory, and the reading of the
+/// others: each page is read once, whole, the first time a range needs it.
+// @unchecked: `room` is written only in `load`, under the lock that records which pages
+// are read; a reader reads a page only after `load` has returned for it.
+final class DocumentPages: @unchecked Sendable {
+    private static let pageSize = 4096
+
+    private let source: any RandomAccessBytes
+    private let room: UnsafeMutableRawBufferPointer
+    /// One bit a page, set once the page has been read.
+    private let read: Mutex<[UInt64]>
+
+    init(source: any RandomAccessBytes, room: UnsafeMutableRawBufferPointer) {
+        self.source = source
+        self.room = room
+        let pageCount = (room.count + Self.pageSize - 1) / Self.pageSize
+        read = Mutex([UInt64](repeating: 0, count: (pageCount + 63) / 64))
+    }
+
+    /// Reads the pages of `range` not read yet, each run of them in one call.
+    func load(_ range: Range<Int>) throws(PropertyListError) {
+        precondition(range.lowerBound >= 0 && range.upperBound <= room.count, "range \(range) outside the document")
+        let pages = range.lowerBound / Self.pageSize...(range.upperBound - 1) / Self.pageSize
+        try read.withLock { (read) throws(PropertyListError) in
+            var page = pages.lowerBound
+            while page <= pages.upperBound {
+                guard !Self.isSet(read, page) else {
+                    page += 1
+                    continue
+                }
+                var end = page + 1
+                while end <= pages.upperBound, !Self.isSet(read, end) { end += 1 }
+                try fill(pages: page..<end)
+                for each in page..<end { read[each / 64] |= 1 << UInt64(each % 64) }
+                page = end
+            }
+        }
+    }
+
+    private static func isSet(_ read: [UInt64], _ page: Int) -> Bool {
+        read[page / 64] & (1 << UInt64(page % 64)) != 0
+    }
+
+    private func fill(pages: Range<Int>) throws(PropertyListError) {
+        let start = pages.lowerBound * Self.pageSize
+        let end = min(pages.upperBound * Self.pageSize, room.count)
+        do {
+            try source.read(into: UnsafeMutableRawBufferPointer(rebasing: room[start..<end]), at: start)
+        } catch {
+            throw PropertyListError(.readFailed, "bytes \(start)–\(end) could not be read: \(error)", offset: start)
+        }
+    }
+}
