@@ -44,6 +44,51 @@ struct BinaryObjectTable {
         self.maxDepth = maxDepth
     }
 
+    /// Reserves the room a walk of `value` needs, from one quick pass over it. Grown by
+    /// doubling, the output and the tables were copied at each step and faulted in
+    /// twice the memory they end with: a third of the time of writing 100k records went
+    /// to page faults. Dictionary keys are left out of the byte count, since most of
+    /// them repeat and are written once; the output still grows when that is short.
+    mutating func reserveRoom(for value: PropertyListValue) {
+        var room = Room()
+        room.measure(value, depth: 0, maxDepth: maxDepth)
+        let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(room.objects))
+        output.reserveCapacity(output.count + room.scalarBytes + room.references * referenceSize)
+        offsets.reserveCapacity(room.objects)
+        references.reserveCapacity(room.references)
+        containers.reserveCapacity(room.containers)
+    }
+
+    /// What a walk can add at most: objects (before equal scalars are merged),
+    /// references and containers; and roughly the bytes of the scalars and markers.
+    private struct Room {
+        var objects = 0
+        var references = 0
+        var containers = 0
+        var scalarBytes = 0
+
+        mutating func measure(_ value: PropertyListValue, depth: Int, maxDepth: Int) {
+            objects += 1
+            scalarBytes += 10
+            switch value {
+            case .array(let elements):
+                guard depth < maxDepth else { return }
+                containers += 1
+                references += elements.count
+                for element in elements { measure(element, depth: depth + 1, maxDepth: maxDepth) }
+            case .dictionary(let dictionary):
+                guard depth < maxDepth else { return }
+                containers += 1
+                objects += dictionary.count
+                references += dictionary.count * 2
+                for entry in dictionary { measure(entry.value, depth: depth + 1, maxDepth: maxDepth) }
+            case .string(let string): scalarBytes += string.utf8.count
+            case .data(let data): scalarBytes += data.count
+            default: break
+            }
+        }
+    }
+
     /// Adds `value`, which sits inside `depth` containers, and everything below it;
     /// returns its object number.
     /// - Throws: ``PropertyListError`` `.limitExceeded`, with the key path, for a

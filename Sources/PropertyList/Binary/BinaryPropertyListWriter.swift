@@ -11,6 +11,7 @@ enum BinaryPropertyListWriter {
         throws(PropertyListError) -> [UInt8]
     {
         var table = BinaryObjectTable(maxDepth: maxDepth)
+        table.reserveRoom(for: value)
         try table.add(value, depth: 0)
         return table.finish()
     }
