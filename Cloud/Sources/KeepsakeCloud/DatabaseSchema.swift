@@ -15,9 +15,9 @@ final class DatabaseSchema: Sendable {
         self.statements = statements
     }
 
-    func create(on client: PostgresClient, logger: Logger) async throws {
+    func create(on database: DatabaseClient, logger: Logger) async throws {
         guard !created.withLock({ $0 }) else { return }
-        try await client.withTransaction(logger: logger) { [statements] connection in
+        try await database.withTransaction(logger: logger) { [statements] connection in
             try await connection.query("SELECT pg_advisory_xact_lock(\(Self.creationLock))", logger: logger)
             for statement in statements {
                 try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)

@@ -16,39 +16,40 @@ import PropertyList
 /// ```
 ///
 /// The client must be running: call ``run()`` in a task of its own for as long as the
-/// service is used.
+/// service is used. Each exchange with the database has to end within a timeout (10 s
+/// unless told otherwise), or it fails and the next one goes through a new client.
 public final class PostgresKeyValueSync: KeyValueSyncService {
     /// The store's name; many stores share one table.
     public let store: String
-    let client: PostgresClient
+    let database: DatabaseClient
     private let logger: Logger
     static let channel = "keepsake_kv"
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     /// - Throws: ``UbiquitousStoreError`` `.syncFailed` for a URL it cannot use.
-    public convenience init(url: String, store: String) throws(UbiquitousStoreError) {
+    public convenience init(url: String, store: String, timeout: Duration = .seconds(10)) throws(UbiquitousStoreError) {
         guard let configuration = PostgresClient.Configuration(url: url) else {
             throw UbiquitousStoreError(.syncFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
         }
-        self.init(configuration: configuration, store: store)
+        self.init(configuration: configuration, store: store, timeout: timeout)
     }
 
-    public init(configuration: PostgresClient.Configuration, store: String) {
+    public init(configuration: PostgresClient.Configuration, store: String, timeout: Duration = .seconds(10)) {
         self.store = store
-        client = PostgresClient(configuration: configuration)
+        database = DatabaseClient(configuration: configuration, timeout: timeout)
         var logger = Logger(label: "keepsake.cloud")
         logger.logLevel = .critical
         self.logger = logger
     }
 
-    /// Runs the connection pool until the task is cancelled.
+    /// Runs the database client until the task is cancelled.
     public func run() async {
-        await client.run()
+        await database.run()
     }
 
     /// Creates the table if it is missing, once per service.
     public func prepare() async throws {
-        try await schema.create(on: client, logger: logger)
+        try await schema.create(on: database, logger: logger)
     }
 
     private let schema = DatabaseSchema([
@@ -71,7 +72,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         try await prepare()
         let store = store
         let logger = logger
-        try await client.withTransaction(logger: logger) { connection in
+        try await database.withTransaction(logger: logger) { connection in
             // One writer per store at a time: positions are then committed in order,
             // and a reader that has seen position n has seen every position before it.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
@@ -92,24 +93,27 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
 
     public func changes(after position: Int64) async throws -> (changes: [KeyValueChange], position: Int64) {
         try await prepare()
-        let rows = try await client.query(
-            """
-            SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
-            WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
-            """, logger: logger)
-        var changes: [KeyValueChange] = []
-        var last = position
-        for try await (row, key, value, milliseconds, counter, replica) in rows.decode(
-            (Int64, String, ByteBuffer?, Int64, Int64, String).self)
-        {
-            let decoded = try value.map { try PropertyListReader().read(Array($0.readableBytesView)) }
-            changes.append(
-                KeyValueChange(
-                    key: key, value: decoded,
-                    timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
-            last = row
+        let (store, logger) = (store, logger)
+        return try await database.withConnection { connection in
+            let rows = try await connection.query(
+                """
+                SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
+                WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
+                """, logger: logger)
+            var changes: [KeyValueChange] = []
+            var last = position
+            for try await (row, key, value, milliseconds, counter, replica) in rows.decode(
+                (Int64, String, ByteBuffer?, Int64, Int64, String).self)
+            {
+                let decoded = try value.map { try PropertyListReader().read(Array($0.readableBytesView)) }
+                changes.append(
+                    KeyValueChange(
+                        key: key, value: decoded,
+                        timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
+                last = row
+            }
+            return (changes, last)
         }
-        return (changes, last)
     }
 
     public func watch(_ changed: @escaping @Sendable () -> Void) async {
@@ -117,7 +121,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         let logger = logger
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
+                try await database.withLongConnection { connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         // Listening now: whatever came before is read by the next sync.
                         changed()

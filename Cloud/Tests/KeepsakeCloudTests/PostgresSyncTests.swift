@@ -193,6 +193,53 @@ struct PostgresSyncTests {
         }
     }
 
+    /// A server that accepts connections and never answers: each exchange fails within
+    /// the service's timeout rather than waiting on the client forever, and gives the
+    /// calls after it a new client, which reaches the server once it answers again.
+    @Test func aClientThatGetsNoAnswerTimesOutAndGivesWayToAFreshOne() async throws {
+        let url = try #require(TestDatabase.url)
+        let port = try #require(URLComponents(string: url)?.port.map(UInt16.init))
+        let proxy = try StallingProxy(to: port)
+        defer { proxy.close() }
+        var proxied = try #require(URLComponents(string: url))
+        proxied.port = Int(proxy.port)
+        let service = try PostgresKeyValueSync(
+            url: try #require(proxied.string), store: "test-\(UUID().uuidString)", timeout: .seconds(1))
+        let running = Task { await service.run() }
+        defer { running.cancel() }
+        let stalledClient = try await service.database.call { ObjectIdentifier($0) }
+        let change = KeyValueChange(
+            key: "k", value: .integer(1), timestamp: HybridTimestamp(milliseconds: 1, counter: 0, replica: "r"))
+
+        let start = ContinuousClock.now
+        await #expect(throws: DatabaseTimeout.self) { try await service.push([change]) }
+        #expect(ContinuousClock.now - start < .seconds(5), "the push waited \(ContinuousClock.now - start)")
+        #expect(try await service.database.call { ObjectIdentifier($0) } != stalledClient, "the client was replaced")
+
+        proxy.stall(false)
+        try await service.push([change])
+        #expect(try await service.changes(after: 0).changes == [change])
+    }
+
+    /// A caller cancelled while its exchange waits on a client that never answers
+    /// returns at once.
+    @Test func aCancelledCallReturnsThoughTheClientNeverAnswers() async throws {
+        let url = try #require(TestDatabase.url)
+        let proxy = try StallingProxy(to: try #require(URLComponents(string: url)?.port.map(UInt16.init)))
+        defer { proxy.close() }
+        var proxied = try #require(URLComponents(string: url))
+        proxied.port = Int(proxy.port)
+        let service = try PostgresKeyValueSync(url: try #require(proxied.string), store: "test-\(UUID().uuidString)")
+        let running = Task { await service.run() }
+        defer { running.cancel() }
+        let reading = Task { try await service.changes(after: 0) }
+        try await Task.sleep(for: .milliseconds(200))
+        let start = ContinuousClock.now
+        reading.cancel()
+        await #expect(throws: CancellationError.self) { try await reading.value }
+        #expect(ContinuousClock.now - start < .seconds(1), "the cancelled call took \(ContinuousClock.now - start)")
+    }
+
     @Test(
         "PostgreSQL stopped and started mid-run: no acknowledged change is lost, and those made meanwhile are pushed",
         .enabled(if: TestDatabase.script != nil, "skipped: KEEPSAKE_TEST_DATABASE_SCRIPT is not set (.ci/run sets it)"))

@@ -22,13 +22,14 @@ import PostgresNIO
 public final class PostgresBlobStore: Sendable {
     public let store: String
     static let chunkSize = 256 << 10
-    private let client: PostgresClient
+    private let database: DatabaseClient
     private let logger: Logger
     private let runner: Task<Void, Never>
 
     /// Starts a client of its own, which runs until the store is released.
+    /// - Parameter timeout: how long one read or write may take before it fails.
     /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
-    public init(url: String, store: String) throws(StoreError) {
+    public init(url: String, store: String, timeout: Duration = .seconds(30)) throws(StoreError) {
         guard let configuration = PostgresClient.Configuration(url: url) else {
             throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
         }
@@ -36,9 +37,9 @@ public final class PostgresBlobStore: Sendable {
         var logger = Logger(label: "keepsake.cloud.blobs")
         logger.logLevel = .critical
         self.logger = logger
-        let client = PostgresClient(configuration: configuration)
-        self.client = client
-        runner = Task { await client.run() }
+        let database = DatabaseClient(configuration: configuration, timeout: timeout)
+        self.database = database
+        runner = Task { await database.run() }
     }
 
     deinit { runner.cancel() }
@@ -49,7 +50,7 @@ public final class PostgresBlobStore: Sendable {
     @discardableResult
     public func set(_ data: Data, forKey key: String) async throws -> Int64 {
         try await prepare()
-        return try await client.withTransaction(logger: logger) { [store, logger] connection in
+        return try await database.withTransaction(logger: logger) { [store, logger] connection in
             try await Self.lock(key, of: store, on: connection, logger: logger)
             let rows = try await connection.query("SELECT nextval('keepsake_item_tags')", logger: logger)
             var version: Int64 = 0
@@ -94,18 +95,21 @@ public final class PostgresBlobStore: Sendable {
     public func data(forKey key: String, maxBytes: Int) async throws -> (data: Data, version: Int64)? {
         try await prepare()
         // One statement, so one snapshot: the chunks of one version.
-        let rows = try await client.query(
-            """
-            SELECT b.version, b.size, c.bytes FROM keepsake_blobs b JOIN keepsake_blob_chunks c USING (store, key, version)
-            WHERE b.store = \(store) AND b.key = \(key) AND b.size <= \(Int64(maxBytes)) ORDER BY c.chunk
-            """, logger: logger)
-        var blob: (data: Data, version: Int64)?
-        for try await (version, size, bytes) in rows.decode((Int64, Int64, ByteBuffer).self) {
-            if blob == nil { blob = (Data(capacity: Int(size)), version) }
-            guard blob!.data.count + bytes.readableBytes <= size else {
-                throw StoreError(.readFailed, "the blob \(key) has more bytes than its size", key: key)
+        let blob = try await database.withConnection { [store, logger] connection -> (data: Data, version: Int64)? in
+            let rows = try await connection.query(
+                """
+                SELECT b.version, b.size, c.bytes FROM keepsake_blobs b JOIN keepsake_blob_chunks c USING (store, key, version)
+                WHERE b.store = \(store) AND b.key = \(key) AND b.size <= \(Int64(maxBytes)) ORDER BY c.chunk
+                """, logger: logger)
+            var blob: (data: Data, version: Int64)?
+            for try await (version, size, bytes) in rows.decode((Int64, Int64, ByteBuffer).self) {
+                if blob == nil { blob = (Data(capacity: Int(size)), version) }
+                guard blob!.data.count + bytes.readableBytes <= size else {
+                    throw StoreError(.readFailed, "the blob \(key) has more bytes than its size", key: key)
+                }
+                blob!.data.append(contentsOf: bytes.readableBytesView)
             }
-            blob!.data.append(contentsOf: bytes.readableBytesView)
+            return blob
         }
         if blob == nil, try await versions()[key] != nil {
             throw StoreError(.readFailed, "the blob \(key) is larger than \(maxBytes) bytes", key: key)
@@ -116,7 +120,7 @@ public final class PostgresBlobStore: Sendable {
     /// Removes the blob under `key`; a missing one is not an error.
     public func delete(forKey key: String) async throws {
         try await prepare()
-        try await client.withTransaction(logger: logger) { [store, logger] connection in
+        try await database.withTransaction(logger: logger) { [store, logger] connection in
             try await Self.lock(key, of: store, on: connection, logger: logger)
             try await connection.query(
                 "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key)", logger: logger)
@@ -129,16 +133,18 @@ public final class PostgresBlobStore: Sendable {
     /// Every key with the version of its blob, which changes with each write.
     public func versions() async throws -> [String: Int64] {
         try await prepare()
-        let rows = try await client.query(
-            "SELECT key, version FROM keepsake_blobs WHERE store = \(store)", logger: logger)
-        var versions: [String: Int64] = [:]
-        for try await (key, version) in rows.decode((String, Int64).self) { versions[key] = version }
-        return versions
+        return try await database.withConnection { [store, logger] connection in
+            let rows = try await connection.query(
+                "SELECT key, version FROM keepsake_blobs WHERE store = \(store)", logger: logger)
+            var versions: [String: Int64] = [:]
+            for try await (key, version) in rows.decode((String, Int64).self) { versions[key] = version }
+            return versions
+        }
     }
 
     /// Creates the tables if they are missing, once per store.
     private func prepare() async throws {
-        try await schema.create(on: client, logger: logger)
+        try await schema.create(on: database, logger: logger)
     }
 
     private let schema = DatabaseSchema([

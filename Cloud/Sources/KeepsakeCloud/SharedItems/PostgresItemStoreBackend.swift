@@ -81,12 +81,12 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         self.timeout = timeout
         var logger = Logger(label: "keepsake.cloud.items")
         logger.logLevel = .critical
-        let client = PostgresClient(configuration: configuration)
+        let database = DatabaseClient(configuration: configuration, timeout: timeout)
         self.replica = SharedItemReplica(
-            table: SharedItemTable(client: client, store: store, logger: logger),
+            table: SharedItemTable(database: database, store: store, logger: logger),
             clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
             onConflict: onConflict)
-        runner = Task { await client.run() }
+        runner = Task { await database.run() }
     }
 
     deinit { runner.cancel() }

@@ -81,7 +81,7 @@ final class SharedItemReplica: Sendable {
     func readNewRows() async throws -> [SharedItemRecord] {
         try await table.prepare()
         let after = state.withLock { $0.readThrough }
-        let fresh = try await table.client.withConnection { connection in
+        let fresh = try await table.database.withConnection { connection in
             try await self.table.records(after: after, on: connection)
         }
         return state.withLock { state in
@@ -116,7 +116,7 @@ final class SharedItemReplica: Sendable {
         let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
-        let written: (plan: Plan, tags: [String: Int64]?) = try await table.client.withTransaction(
+        let written: (plan: Plan, tags: [String: Int64]?) = try await table.database.withTransaction(
             logger: table.logger
         ) { connection in
             try await self.table.lock(on: connection)

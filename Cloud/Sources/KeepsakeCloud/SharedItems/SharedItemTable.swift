@@ -7,20 +7,20 @@ import PostgresNIO
 /// that store's, so change tags are committed in order: a replica that has read every
 /// tag up to n has read every row written up to n.
 final class SharedItemTable: Sendable {
-    let client: PostgresClient
+    let database: DatabaseClient
     let store: String
     let logger: Logger
     static let channel = "keepsake_items"
 
-    init(client: PostgresClient, store: String, logger: Logger) {
-        self.client = client
+    init(database: DatabaseClient, store: String, logger: Logger) {
+        self.database = database
         self.store = store
         self.logger = logger
     }
 
     /// Creates the table if it is missing, once per backend.
     func prepare() async throws {
-        try await schema.create(on: client, logger: logger)
+        try await schema.create(on: database, logger: logger)
     }
 
     private let schema = DatabaseSchema([
@@ -109,7 +109,7 @@ final class SharedItemTable: Sendable {
     func watch(_ changed: @escaping @Sendable () -> Void) async {
         while !Task.isCancelled {
             do {
-                try await client.withConnection { connection in
+                try await database.withLongConnection { [store] connection in
                     try await connection.listen(on: Self.channel) { notifications in
                         changed()
                         for try await notification in notifications where notification.payload == store {

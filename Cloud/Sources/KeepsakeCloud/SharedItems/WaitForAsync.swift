@@ -26,9 +26,3 @@ func waitForAsync<Value: Sendable>(
     }
     return try outcome.withLock { $0! }.get()
 }
-
-/// The database did not answer in time.
-public struct DatabaseTimeout: Error, CustomStringConvertible {
-    public let timeout: Duration
-    public var description: String { "the database did not answer within \(timeout)" }
-}

@@ -1,0 +1,97 @@
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A TCP proxy on 127.0.0.1 in front of the test database that can stop answering:
+/// while stalled, it accepts connections and holds them without a byte, as a server
+/// that hangs does; otherwise it forwards each new connection to the database.
+final class StallingProxy: Sendable {
+    let port: UInt16
+    private let listener: Int32
+    private let target: UInt16
+    private let stalled = Mutex(true)
+    /// Every socket it opened, closed by ``close()``.
+    private let sockets = Mutex<[Int32]>([])
+
+    init(to target: UInt16) throws {
+        self.target = target
+        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = Self.loopback(port: 0)
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(listener, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard listener >= 0, bound == 0, listen(listener, 64) == 0 else {
+            throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listener, $0, &length) }
+        }
+        self.listener = listener
+        port = UInt16(bigEndian: address.sin_port)
+        Thread.detachNewThread { [self] in acceptConnections() }
+    }
+
+    /// Forwards new connections, or holds them unanswered.
+    func stall(_ stalls: Bool) { stalled.withLock { $0 = stalls } }
+
+    /// Stops accepting and closes every connection.
+    func close() {
+        shutdown(listener, Int32(SHUT_RDWR))
+        for socket in sockets.withLock({ $0 }) { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
+    private func acceptConnections() {
+        while true {
+            let client = accept(listener, nil, nil)
+            guard client >= 0 else { return }
+            sockets.withLock { $0.append(client) }
+            if stalled.withLock({ $0 }) { continue }
+            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            sockets.withLock { $0.append(server) }
+            var address = Self.loopback(port: target)
+            let connected = withUnsafePointer(to: &address) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    connect(server, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard connected == 0 else {
+                shutdown(client, Int32(SHUT_RDWR))
+                continue
+            }
+            Thread.detachNewThread { Self.pump(from: client, to: server) }
+            Thread.detachNewThread { Self.pump(from: server, to: client) }
+        }
+    }
+
+    private static func pump(from source: Int32, to destination: Int32) {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
+            guard count > 0 else { break }
+            var sent = 0
+            while sent < count {
+                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + sent, count - sent) }
+                guard written > 0 else {
+                    shutdown(source, Int32(SHUT_RDWR))
+                    return
+                }
+                sent += written
+            }
+        }
+        shutdown(destination, Int32(SHUT_RDWR))
+    }
+
+    private static func loopback(port: UInt16) -> sockaddr_in {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = port.bigEndian
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        return address
+    }
+}
