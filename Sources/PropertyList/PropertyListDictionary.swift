@@ -120,6 +120,9 @@ public struct PropertyListDictionary: Sendable {
         return old
     }
 
+    /// The value at `position` in order, without copying its key.
+    func value(atPosition position: Int) -> PropertyListValue { entries.value(at: position) }
+
     private func position(of key: String) -> Int? {
         if entries.count > Self.linearSearchLimit, let index = entries.index { return index[key] }
         return entries.firstIndex { $0.key == key }

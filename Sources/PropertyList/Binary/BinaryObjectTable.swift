@@ -81,7 +81,9 @@ struct BinaryObjectTable {
                 containers += 1
                 objects += dictionary.count
                 references += dictionary.count * 2
-                for entry in dictionary { measure(entry.value, depth: depth + 1, maxDepth: maxDepth) }
+                for position in 0..<dictionary.count {
+                    measure(dictionary.value(atPosition: position), depth: depth + 1, maxDepth: maxDepth)
+                }
             case .string(let string): scalarBytes += string.utf8.count
             case .data(let data): scalarBytes += data.count
             default: break

@@ -81,6 +81,12 @@ struct DictionaryEntries: RandomAccessCollection, MutableCollection, @unchecked 
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// The value at `position`, without copying its key.
+    func value(at position: Int) -> PropertyListValue {
+        precondition(position >= 0 && position < count, "entry index out of range")
+        return block.withUnsafeMutablePointerToElements { $0[start + position].value }
+    }
+
     subscript(position: Int) -> Entry {
         get {
             precondition(position >= 0 && position < count, "entry index out of range")
