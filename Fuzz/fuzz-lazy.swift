@@ -24,7 +24,11 @@ enum LazyDocumentFuzzCheck {
             if tree != nil { fatalError("the full reader accepts a document the lazy one cannot open") }
             return
         }
-        guard let paged = try? BinaryPropertyList(reading: SourceOfBytes(bytes: bytes), limits: FuzzCheck.limits) else {
+        // Read a byte at a time, so that every byte an answer uses must have been read.
+        guard
+            let paged = try? BinaryPropertyList(
+                reading: SourceOfBytes(bytes: bytes), limits: FuzzCheck.limits, pageSize: 1)
+        else {
             fatalError("read piece by piece, a document that opens in memory does not open")
         }
         for path in [asked] + descents(plist) {

@@ -42,7 +42,8 @@ public final class RandomAccessFile: RandomAccessBytes {
     public func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int) throws(SandboxError) {
         var filled = 0
         while filled < buffer.count {
-            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled...])
+            // At most 1 GiB a call: Darwin refuses counts above `INT_MAX`.
+            let rest = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<min(buffer.count, filled + (1 << 30))])
             let read: Int
             do {
                 read = try system.pread(descriptor, rest, offset + filled)

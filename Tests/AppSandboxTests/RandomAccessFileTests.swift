@@ -74,13 +74,16 @@ final class RandomAccessFileTests {
     }
 
     /// What a document has read is its own: the file rewritten in place afterwards does
-    /// not change those answers.
+    /// not change those answers, and what it reads afterwards is checked as ever.
     @Test func aFileRewrittenUnderItsDocumentDoesNotChangeWhatItRead() throws {
         let (url, bytes) = try write(Self.records)
         let plist = try BinaryPropertyList(reading: FileSystem.default.openForReading(url))
         #expect(try plist.value(at: "17") == Self.records.value(at: "17"))
         try Data(repeating: 0xFF, count: bytes.count).write(to: url)
         #expect(try plist.value(at: "17") == Self.records.value(at: "17"))
+        // The pages read now hold 0xFF: a reference past the object table.
+        let error = #expect(throws: PropertyListError.self) { try plist.value(at: "4321") }
+        #expect(error?.code == .referenceOutOfRange)
     }
 
     /// A file shortened under its document: reading what is gone is a typed error.
@@ -123,9 +126,10 @@ final class RandomAccessFileTests {
         #expect(try plist.value(at: "2500.name") == "item 2500")
     }
 
-    /// The file is closed with the last reference to it, not before.
+    /// The file is closed with the last reference to it, not before: a page not read
+    /// yet is still read after opening.
     @Test func theFileStaysOpenAsLongAsItsDocument() throws {
-        let (url, _) = try write(["a": 1])
+        let (url, _) = try write(Self.records)
         let closed = Mutex(0)
         var calls = SystemCalls.live
         calls.close = { fd throws(Errno) in
@@ -134,7 +138,8 @@ final class RandomAccessFileTests {
         }
         var plist: BinaryPropertyList? = try BinaryPropertyList(reading: FileSystem(system: calls).openForReading(url))
         let closedAfterOpening = closed.withLock { $0 }
-        #expect(try plist?.value(at: "a") == 1)
+        #expect(try plist?.value(at: "4321.name") == "item 4321")
+        #expect(closed.withLock { $0 } == closedAfterOpening)
         plist = nil
         #expect(closed.withLock { $0 } == closedAfterOpening + 1)
     }

@@ -1,7 +1,8 @@
 import Foundation
-import PropertyList
 import TestSupport
 import Testing
+
+@testable import PropertyList
 
 /// The lazy document: key paths, kinds and containers answered from a binary plist
 /// without building its tree, and always the same answers as the full reader.
@@ -122,16 +123,19 @@ struct BinaryPropertyListNavigationTests {
     }
 
     /// Every key path of every binary plist and archive in the corpus leads the lazy
-    /// document to the same value the full reader finds there.
+    /// document to the same value the full reader finds there, whether the document is
+    /// in memory or read a byte at a time.
     @Test(.requiresCorpus) func everyCorpusKeyPathAgreesWithTheFullRead() throws {
         var checked = 0
         for file in Self.binaryCorpusFiles() {
             let bytes = try Corpus.bytes(file)
             guard let tree = try? PropertyListReader().read(bytes) else { continue }
             let plist = try BinaryPropertyList(bytes: bytes)
+            let paged = try BinaryPropertyList(reading: CountingSource(bytes), limits: .default, pageSize: 1)
             for path in Self.keyPaths(in: tree, limit: 300) {
                 let lazy = try plist.value(at: path)
                 #expect(lazy == tree.value(at: path), "\(file): \(path)")
+                #expect(try paged.value(at: path) == lazy, "\(file): \(path), read a byte at a time")
                 if let index = try plist.objectIndex(at: path) {
                     #expect(try plist.kind(ofObject: index) == tree.value(at: path)?.kind, "\(file): \(path)")
                 }
@@ -159,6 +163,27 @@ struct BinaryPropertyListNavigationTests {
         #expect(source.bytesGiven < source.count / 2, "\(source.bytesGiven) of \(source.count) bytes read")
         #expect(try plist.topValue() == records)
         #expect(source.bytesGiven == source.count, "a full read reads each byte once")
+    }
+
+    /// Thirty thousand objects at one offset, an array of 30,000 references to them
+    /// all: reading its tree piece by piece visits each object once but would scan its
+    /// references each time, 900 million reads, had the walk no budget. It refuses the
+    /// file as the document in memory does, and as fast.
+    @Test func manyObjectsAtOneOffsetCostTheWalkNoMoreThanTheFile() throws {
+        let count = 30_000
+        var bytes = Array("bplist00".utf8) + [0xAF, 0x11, UInt8(count >> 8), UInt8(count & 0xFF)]
+        for position in 0..<count { bytes += [UInt8(position >> 8), UInt8(position & 0xFF)] }
+        let table = bytes.count
+        bytes += [UInt8](repeating: 8, count: count)
+        bytes += [0, 0, 0, 0, 0, 0, 1, 2]
+        for field in [UInt64(count), 0, UInt64(table)] { bytes += withUnsafeBytes(of: field.bigEndian, Array.init) }
+        let inMemory = #expect(throws: PropertyListError.self) { try BinaryPropertyList(bytes: bytes).topValue() }
+        let start = ContinuousClock.now
+        let paged = #expect(throws: PropertyListError.self) {
+            try BinaryPropertyList(reading: CountingSource(bytes), limits: .default, pageSize: 1).topValue()
+        }
+        #expect(ContinuousClock.now - start < .seconds(2), "the walk took \(ContinuousClock.now - start)")
+        #expect(paged?.code == inMemory?.code)
     }
 
     /// A source that fails is a typed error, at opening or at an answer, and an answer
@@ -206,13 +231,14 @@ struct BinaryPropertyListNavigationTests {
                 var walk = LazyWalk(plist, limits: limits)
                 return try walk.value(ofObject: plist.topObjectIndex)
             }
+            // A byte at a time, so that every byte an answer uses must have been read.
             let paged = Result { () throws -> PropertyListValue in
-                let plist = try BinaryPropertyList(reading: CountingSource(bytes), limits: limits)
+                let plist = try BinaryPropertyList(reading: CountingSource(bytes), limits: limits, pageSize: 1)
                 var walk = LazyWalk(plist, limits: limits)
                 return try walk.value(ofObject: plist.topObjectIndex)
             }
             let pagedWhole = Result { () throws -> PropertyListValue in
-                try BinaryPropertyList(reading: CountingSource(bytes), limits: limits).topValue()
+                try BinaryPropertyList(reading: CountingSource(bytes), limits: limits, pageSize: 1).topValue()
             }
             #expect(Self.outcome(paged) == Self.outcome(lazy), "\(name): read piece by piece, it answers otherwise")
             #expect(

@@ -48,12 +48,17 @@ final class BinaryDocumentBytes: @unchecked Sendable {
 
     /// Room for all of `source`, of which nothing is read yet; see ``load(_:)``.
     /// - Throws: ``PropertyListError`` `.limitExceeded` when there is no room for it.
-    init(reading source: any RandomAccessBytes) throws(PropertyListError) {
+    init(reading source: any RandomAccessBytes, pageSize: Int) throws(PropertyListError) {
         // Pages the process never writes take no memory, so an open document costs what
         // it has read.
         let room = try Self.room(max(source.count, 0))
+        // Read in pieces smaller than a page, as tests read, the room starts out as one
+        // byte value that no answer can hide: a byte used without being read shows.
+        if pageSize < DocumentPages.defaultPageSize, room.count > 0 {
+            room.initializeMemory(as: UInt8.self, repeating: 0xA5)
+        }
         raw = UnsafeRawBufferPointer(room)
-        pages = DocumentPages(source: source, room: room)
+        pages = DocumentPages(source: source, room: room, pageSize: pageSize)
     }
 
     deinit { free(UnsafeMutableRawPointer(mutating: raw.baseAddress)) }

@@ -24,14 +24,17 @@ extension BinaryPropertyList {
 
     /// Reads every object below `root` into the document, so that the full read of
     /// that tree finds them. Objects are visited once each, however often they are
-    /// referenced, and without recursion, so no file makes this deeper or longer than
-    /// its object table. A malformed object is passed over: the full read reports it,
+    /// referenced, and without recursion. Many objects can share one offset, so the
+    /// references scanned are counted too: once they add up to more than the object
+    /// area could hold, the whole area is read instead, which bounds the walk by the
+    /// size of the file. A malformed object is passed over: the full read reports it,
     /// as it would in a document read whole.
     /// - Throws: ``PropertyListError`` `.readFailed` when the source fails to give bytes.
     func loadTree(below root: Int) throws(PropertyListError) {
         var visited = [UInt64](repeating: 0, count: (trailer.objectCount + 63) / 64)
         var pending = [root]
         visited[root / 64] |= 1 << UInt64(root % 64)
+        var scanBudget = trailer.offsetTableOffset / trailer.referenceSize
         try withReader { (reader) throws(PropertyListError) in
             while let index = pending.popLast() {
                 let header: BinaryObjectReader.Header
@@ -43,6 +46,11 @@ extension BinaryPropertyList {
                     continue
                 }
                 let count = header.kind == .array ? header.count : header.kind == .dictionary ? header.count * 2 : 0
+                scanBudget -= count
+                guard scanBudget >= 0 else {
+                    try bytes.load(0..<trailer.offsetTableOffset)
+                    return
+                }
                 for position in 0..<count {
                     guard let child = reader.reference(at: header.payload, position: position),
                         visited[child / 64] & 1 << UInt64(child % 64) == 0

@@ -56,7 +56,13 @@ public struct BinaryPropertyList: Sendable {
     ///   `source` fails to give bytes, then or later.
     public init(reading source: any RandomAccessBytes, limits: PropertyListLimits = .default) throws(PropertyListError)
     {
-        try self.init(bytes: try BinaryDocumentBytes(reading: source), limits: limits)
+        try self.init(reading: source, limits: limits, pageSize: DocumentPages.defaultPageSize)
+    }
+
+    /// ``init(reading:limits:)`` reading `pageSize` bytes at a time: tests read a byte
+    /// at a time, so that every answer must have read each byte it uses.
+    init(reading source: any RandomAccessBytes, limits: PropertyListLimits, pageSize: Int) throws(PropertyListError) {
+        try self.init(bytes: try BinaryDocumentBytes(reading: source, pageSize: pageSize), limits: limits)
     }
 
     private init(bytes: BinaryDocumentBytes, limits: PropertyListLimits) throws(PropertyListError) {

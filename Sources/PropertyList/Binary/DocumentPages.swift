@@ -5,24 +5,30 @@ import Synchronization
 // @unchecked: `room` is written only in `load`, under the lock that records which pages
 // are read; a reader reads a page only after `load` has returned for it.
 final class DocumentPages: @unchecked Sendable {
-    private static let pageSize = 4096
+    /// The memory page: reading less than a page at a time saves no memory.
+    static let defaultPageSize = 4096
 
     private let source: any RandomAccessBytes
     private let room: UnsafeMutableRawBufferPointer
+    private let pageSize: Int
     /// One bit a page, set once the page has been read.
     private let read: Mutex<[UInt64]>
 
-    init(source: any RandomAccessBytes, room: UnsafeMutableRawBufferPointer) {
+    /// - Parameter pageSize: the unit of reading; tests make it small, so that a read
+    ///   of bytes nobody loaded meets unread memory rather than a neighbour's page.
+    init(source: any RandomAccessBytes, room: UnsafeMutableRawBufferPointer, pageSize: Int) {
+        precondition(pageSize > 0, "page size \(pageSize)")
         self.source = source
         self.room = room
-        let pageCount = (room.count + Self.pageSize - 1) / Self.pageSize
+        self.pageSize = pageSize
+        let pageCount = (room.count + pageSize - 1) / pageSize
         read = Mutex([UInt64](repeating: 0, count: (pageCount + 63) / 64))
     }
 
     /// Reads the pages of `range` not read yet, each run of them in one call.
     func load(_ range: Range<Int>) throws(PropertyListError) {
         precondition(range.lowerBound >= 0 && range.upperBound <= room.count, "range \(range) outside the document")
-        let pages = range.lowerBound / Self.pageSize...(range.upperBound - 1) / Self.pageSize
+        let pages = range.lowerBound / pageSize...(range.upperBound - 1) / pageSize
         try read.withLock { (read) throws(PropertyListError) in
             var page = pages.lowerBound
             while page <= pages.upperBound {
@@ -44,8 +50,8 @@ final class DocumentPages: @unchecked Sendable {
     }
 
     private func fill(pages: Range<Int>) throws(PropertyListError) {
-        let start = pages.lowerBound * Self.pageSize
-        let end = min(pages.upperBound * Self.pageSize, room.count)
+        let start = pages.lowerBound * pageSize
+        let end = min(pages.upperBound * pageSize, room.count)
         do {
             try source.read(into: UnsafeMutableRawBufferPointer(rebasing: room[start..<end]), at: start)
         } catch {
