@@ -49,19 +49,27 @@ struct BinaryObjectTable {
     /// twice the memory they end with: a third of the time of writing 100k records went
     /// to page faults. Dictionary keys are left out of the byte count, since most of
     /// them repeat and are written once; the output still grows when that is short.
+    /// Each reservation stops at ``Room/limit`` bytes: equal scalars are written once
+    /// but counted at every use, so a value holding one large blob many times would
+    /// otherwise ask for far more memory than its file needs.
     mutating func reserveRoom(for value: PropertyListValue) {
         var room = Room()
         room.measure(value, depth: 0, maxDepth: maxDepth)
         let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(room.objects))
-        output.reserveCapacity(output.count + room.scalarBytes + room.references * referenceSize)
-        offsets.reserveCapacity(room.objects)
-        references.reserveCapacity(room.references)
-        containers.reserveCapacity(room.containers)
+        let entries = Room.limit / MemoryLayout<Int>.stride
+        output.reserveCapacity(output.count + min(room.scalarBytes + room.references * referenceSize, Room.limit))
+        offsets.reserveCapacity(min(room.objects, entries))
+        references.reserveCapacity(min(room.references, entries))
+        containers.reserveCapacity(min(room.containers, entries))
     }
 
     /// What a walk can add at most: objects (before equal scalars are merged),
-    /// references and containers; and roughly the bytes of the scalars and markers.
+    /// references and containers; and roughly the bytes of the scalars and markers,
+    /// counted up to ``limit``.
     private struct Room {
+        /// The most one reservation takes: 64 MiB.
+        static let limit = 64 << 20
+
         var objects = 0
         var references = 0
         var containers = 0
@@ -69,7 +77,7 @@ struct BinaryObjectTable {
 
         mutating func measure(_ value: PropertyListValue, depth: Int, maxDepth: Int) {
             objects += 1
-            scalarBytes += 10
+            scalarBytes = min(scalarBytes + 10, Self.limit)
             switch value {
             case .array(let elements):
                 guard depth < maxDepth else { return }
@@ -84,8 +92,8 @@ struct BinaryObjectTable {
                 for position in 0..<dictionary.count {
                     measure(dictionary.value(atPosition: position), depth: depth + 1, maxDepth: maxDepth)
                 }
-            case .string(let string): scalarBytes += string.utf8.count
-            case .data(let data): scalarBytes += data.count
+            case .string(let string): scalarBytes = min(scalarBytes + string.utf8.count, Self.limit)
+            case .data(let data): scalarBytes = min(scalarBytes + data.count, Self.limit)
             default: break
             }
         }
