@@ -5,11 +5,13 @@ import Synchronization
 /// A PostgreSQL client that gives every call a deadline, and gives way to a fresh
 /// client when a call finds it not answering.
 ///
-/// Why: postgres-nio's pool can stop opening connections after the server went away.
-/// Seen here after a restart of the server: a pool made no connection for minutes,
-/// and its callers waited on it forever, cancelled or not. A call that does not end
-/// within ``timeout`` fails with ``DatabaseTimeout``, and the calls after it go to a
-/// new client; the old one is shut down.
+/// Why: postgres-nio's pool can stop answering after the server went away. Seen here
+/// after a restart of the server: a pool made no connection for minutes, and its
+/// callers waited on it forever, cancelled or not. A call that does not end within
+/// ``timeout`` fails with ``DatabaseTimeout``, and the calls after it go to a new
+/// client; the old one is shut down, with whatever it still runs. So a call must be
+/// sized to end well within the timeout (the key-value log pushes in batches), and a
+/// slow link needs a larger timeout. A cancelled caller returns at once.
 ///
 /// ``run()`` must be running, in a task of its own, for calls to be answered.
 final class DatabaseClient: Sendable {
@@ -33,16 +35,19 @@ final class DatabaseClient: Sendable {
     /// Runs the client, and each one that replaces it, until the task is cancelled.
     func run() async {
         let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        let first = state.withLock { state in
+        var running = state.withLock { state in
             state.replaced = replaced
             return state.client
         }
         // Not a child task: a pool that ignores its shutdown must not hold this one.
-        var runner = Task { await first.run() }
+        var runner = Task { [running] in await running.run() }
         await withTaskCancellationHandler {
             for await _ in replacements {
-                runner.cancel()
                 let next = state.withLock { $0.client }
+                // Two replacements can be signalled for one look at the client.
+                guard next !== running else { continue }
+                runner.cancel()
+                running = next
                 runner = Task { await next.run() }
             }
         } onCancel: {
@@ -52,43 +57,42 @@ final class DatabaseClient: Sendable {
         state.withLock { $0.replaced = nil }
     }
 
-    /// `body`'s result with the current client, within ``timeout``.
-    /// - Throws: what `body` throws; ``DatabaseTimeout``, after which the client is replaced.
-    func call<Value: Sendable>(_ body: @escaping @Sendable (PostgresClient) async throws -> Value) async throws -> Value
-    {
-        let client = state.withLock { $0.client }
+    /// The client that calls go to now.
+    var client: PostgresClient { state.withLock { $0.client } }
+
+    /// `body`'s result on a connection of the current client, within ``timeout``.
+    /// - Throws: what `body` throws; ``DatabaseTimeout``, after which the client is
+    ///   replaced; `CancellationError`.
+    func withConnection<Value: Sendable>(
+        _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
+    ) async throws -> Value {
+        let client = client
         do {
-            return try await withDeadline(timeout) { try await body(client) }
+            return try await withDeadline(timeout) {
+                try await client.withConnection { connection in try await body(connection) }
+            }
         } catch let error as DatabaseTimeout {
             replace(client)
             throw error
         }
     }
 
-    /// `body`'s result on a connection of the current client, within ``timeout``.
-    /// - Throws: as ``call(_:)``.
-    func withConnection<Value: Sendable>(
-        _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
-    ) async throws -> Value {
-        try await call { client in try await client.withConnection { connection in try await body(connection) } }
-    }
-
-    /// `body`'s result in one transaction of the current client, within ``timeout``.
-    /// - Throws: as ``call(_:)``; when it throws, the transaction is rolled back.
+    /// `body`'s result in one transaction on a connection of the current client.
+    /// - Throws: as ``withConnection(_:)``; when `body` throws, the transaction is rolled back.
     func withTransaction<Value: Sendable>(
         logger: Logger, _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws -> Value {
-        try await call { client in
-            try await client.withTransaction(logger: logger) { connection in try await body(connection) }
+        try await withConnection { connection in
+            try await connection.withTransaction(logger: logger) { connection in try await body(connection) }
         }
     }
 
     /// Runs `body` on a connection of the current client for as long as it takes
     /// (`LISTEN`); only getting the connection has to happen within ``timeout``.
     /// - Throws: what `body` throws; ``DatabaseTimeout`` when no connection came in
-    ///   time, after which the client is replaced.
+    ///   time, after which the client is replaced; `CancellationError`.
     func withLongConnection(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
-        let client = state.withLock { $0.client }
+        let client = client
         let (connected, connect) = AsyncStream<Void>.makeStream()
         let work = Task {
             defer { connect.finish() }
@@ -101,6 +105,7 @@ final class DatabaseClient: Sendable {
             try await withDeadline(timeout) {
                 for await _ in connected { break }
             }
+            try await withDeadline(nil) { try await work.value }
         } catch let error as DatabaseTimeout {
             work.cancel()
             replace(client)
@@ -108,11 +113,6 @@ final class DatabaseClient: Sendable {
         } catch {
             work.cancel()
             throw error
-        }
-        try await withTaskCancellationHandler {
-            try await work.value
-        } onCancel: {
-            work.cancel()
         }
     }
 

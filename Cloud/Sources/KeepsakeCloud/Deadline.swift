@@ -1,11 +1,11 @@
 import Synchronization
 
 /// The result of `operation`; or ``DatabaseTimeout`` when it has not ended within
-/// `timeout`; or `CancellationError` when the calling task is cancelled first. The
-/// operation is cancelled when it loses, but not waited for: a call into a client that
-/// ignores cancellation must not hold its caller.
+/// `timeout` (never, when `timeout` is `nil`); or `CancellationError` when the calling
+/// task is cancelled first. The operation is cancelled when it loses, but not waited
+/// for: a call into a client that ignores cancellation must not hold its caller.
 func withDeadline<Value: Sendable>(
-    _ timeout: Duration, _ operation: @escaping @Sendable () async throws -> Value
+    _ timeout: Duration?, _ operation: @escaping @Sendable () async throws -> Value
 ) async throws -> Value {
     let race = DeadlineRace<Value>()
     return try await withTaskCancellationHandler {
@@ -35,14 +35,14 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
     private let state = Mutex(State())
 
     func start(
-        _ continuation: CheckedContinuation<Value, any Error>, timeout: Duration,
+        _ continuation: CheckedContinuation<Value, any Error>, timeout: Duration?,
         _ operation: @escaping @Sendable () async throws -> Value
     ) {
         let work = Task {
             do { self.finish(.success(try await operation())) } catch { self.finish(.failure(error)) }
         }
         let timer = Task {
-            guard (try? await Task.sleep(for: timeout)) != nil else { return }
+            guard let timeout, (try? await Task.sleep(for: timeout)) != nil else { return }
             self.finish(.failure(DatabaseTimeout(timeout: timeout)))
         }
         // The operation may have ended, or the caller been cancelled, before this runs.

@@ -67,9 +67,21 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         """
     ])
 
+    /// How many changes one transaction of a push writes: each transaction must end
+    /// within the timeout, however many changes a replica queued while away. A push
+    /// that fails part way is pushed again whole; the changes already written are
+    /// skipped (`ON CONFLICT DO NOTHING`).
+    static let pushBatch = 200
+
     public func push(_ changes: [KeyValueChange]) async throws {
         guard !changes.isEmpty else { return }
         try await prepare()
+        for start in stride(from: 0, to: changes.count, by: Self.pushBatch) {
+            try await push(batch: Array(changes[start..<min(start + Self.pushBatch, changes.count)]))
+        }
+    }
+
+    private func push(batch changes: [KeyValueChange]) async throws {
         let store = store
         let logger = logger
         try await database.withTransaction(logger: logger) { connection in

@@ -3,6 +3,10 @@ import Synchronization
 
 #if canImport(Glibc)
 import Glibc
+private let streamSocket = Int32(SOCK_STREAM.rawValue)
+#elseif canImport(Darwin)
+import Darwin
+private let streamSocket = SOCK_STREAM
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of the test database that can stop answering:
@@ -18,7 +22,7 @@ final class StallingProxy: Sendable {
 
     init(to target: UInt16) throws {
         self.target = target
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let listener = socket(AF_INET, streamSocket, 0)
         var address = Self.loopback(port: 0)
         let bound = withUnsafePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
@@ -40,7 +44,9 @@ final class StallingProxy: Sendable {
     /// Forwards new connections, or holds them unanswered.
     func stall(_ stalls: Bool) { stalled.withLock { $0 = stalls } }
 
-    /// Stops accepting and closes every connection.
+    /// Stops accepting and ends every connection. The connections' sockets are shut
+    /// down, not closed: a forwarding thread may still hold one, and a closed number
+    /// can be given to another file at once.
     func close() {
         shutdown(listener, Int32(SHUT_RDWR))
         for socket in sockets.withLock({ $0 }) { shutdown(socket, Int32(SHUT_RDWR)) }
@@ -52,7 +58,7 @@ final class StallingProxy: Sendable {
             guard client >= 0 else { return }
             sockets.withLock { $0.append(client) }
             if stalled.withLock({ $0 }) { continue }
-            let server = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+            let server = socket(AF_INET, streamSocket, 0)
             sockets.withLock { $0.append(server) }
             var address = Self.loopback(port: target)
             let connected = withUnsafePointer(to: &address) {
