@@ -190,7 +190,7 @@ struct BinaryPropertyListNavigationTests {
     /// asked again after the source recovers is right.
     @Test func aFailingSourceIsReadFailed() throws {
         let bytes = try PropertyListWriter.binary.write(.array((0..<5_000).map { .string("item \($0)") }))
-        let source = FailingSource(bytes)
+        let source = CountingSource(bytes)
         source.fails(true)
         let opening = #expect(throws: PropertyListError.self) { try BinaryPropertyList(reading: source) }
         #expect(opening?.code == .readFailed)

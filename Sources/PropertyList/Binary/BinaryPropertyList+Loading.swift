@@ -31,9 +31,9 @@ extension BinaryPropertyList {
     /// as it would in a document read whole.
     /// - Throws: ``PropertyListError`` `.readFailed` when the source fails to give bytes.
     func loadTree(below root: Int) throws(PropertyListError) {
-        var visited = [UInt64](repeating: 0, count: (trailer.objectCount + 63) / 64)
+        var visited = BitSet(count: trailer.objectCount)
         var pending = [root]
-        visited[root / 64] |= 1 << UInt64(root % 64)
+        visited.insert(root)
         var scanBudget = trailer.offsetTableOffset / trailer.referenceSize
         try withReader { (reader) throws(PropertyListError) in
             while let index = pending.popLast() {
@@ -53,9 +53,8 @@ extension BinaryPropertyList {
                 }
                 for position in 0..<count {
                     guard let child = reader.reference(at: header.payload, position: position),
-                        visited[child / 64] & 1 << UInt64(child % 64) == 0
+                        visited.insert(child)
                     else { continue }
-                    visited[child / 64] |= 1 << UInt64(child % 64)
                     pending.append(child)
                 }
             }

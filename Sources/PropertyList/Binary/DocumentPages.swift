@@ -12,7 +12,7 @@ final class DocumentPages: @unchecked Sendable {
     private let room: UnsafeMutableRawBufferPointer
     private let pageSize: Int
     /// One bit a page, set once the page has been read.
-    private let read: Mutex<[UInt64]>
+    private let read: Mutex<BitSet>
 
     /// - Parameter pageSize: the unit of reading; tests make it small, so that a read
     ///   of bytes nobody loaded meets unread memory rather than a neighbour's page.
@@ -22,7 +22,7 @@ final class DocumentPages: @unchecked Sendable {
         self.room = room
         self.pageSize = pageSize
         let pageCount = (room.count + pageSize - 1) / pageSize
-        read = Mutex([UInt64](repeating: 0, count: (pageCount + 63) / 64))
+        read = Mutex(BitSet(count: pageCount))
     }
 
     /// Reads the pages of `range` not read yet, each run of them in one call.
@@ -32,21 +32,17 @@ final class DocumentPages: @unchecked Sendable {
         try read.withLock { (read) throws(PropertyListError) in
             var page = pages.lowerBound
             while page <= pages.upperBound {
-                guard !Self.isSet(read, page) else {
+                guard !read.contains(page) else {
                     page += 1
                     continue
                 }
                 var end = page + 1
-                while end <= pages.upperBound, !Self.isSet(read, end) { end += 1 }
+                while end <= pages.upperBound, !read.contains(end) { end += 1 }
                 try fill(pages: page..<end)
-                for each in page..<end { read[each / 64] |= 1 << UInt64(each % 64) }
+                for each in page..<end { read.insert(each) }
                 page = end
             }
         }
-    }
-
-    private static func isSet(_ read: [UInt64], _ page: Int) -> Bool {
-        read[page / 64] & (1 << UInt64(page % 64)) != 0
     }
 
     private func fill(pages: Range<Int>) throws(PropertyListError) {
