@@ -79,6 +79,10 @@ package struct SystemCalls: Sendable {
         @Sendable (_ fd: Int32, _ buffer: UnsafeMutableRawBufferPointer, _ offset: Int) throws(Errno) -> Int =
             livePread
 
+    /// `ftruncate`: cuts the file to `length` bytes (a journal drops what was written
+    /// after its last durable record).
+    package var ftruncate: @Sendable (_ fd: Int32, _ length: Int) throws(Errno) -> Void = liveFtruncate
+
     package static let live = SystemCalls(
         openat: { directory, path, flags, mode throws(Errno) in
             try withPath(path) { Int(sys_openat(directory, $0, flags, mode)) }.int32
@@ -195,6 +199,11 @@ private let livePread:
             if count < 0 { throw Errno(errno) }
             return count
         }
+
+private let liveFtruncate: @Sendable (_ fd: Int32, _ length: Int) throws(Errno) -> Void = {
+    fd, length throws(Errno) in
+    try check(ftruncate(fd, off_t(length)))
+}
 
 /// The live `renameExchange`: `renameat2(…, RENAME_EXCHANGE)` looked up at run time,
 /// because the C library module does not export it to Swift; `ENOSYS` where it is

@@ -1,0 +1,102 @@
+public import Foundation
+
+/// What ``Journal/open(_:in:following:)`` found in the journal it opened.
+public struct JournalRecovery: Sendable, Equatable {
+    /// The records to apply on top of the checkpoint, in order.
+    public var records: [Data] = []
+    /// Bytes of a torn last record (a write a crash cut short), cut off.
+    public var tornBytes = 0
+    /// Files beside the journal holding damaged bytes that whole records followed, or
+    /// a journal whose header was damaged: kept for inspection, never replayed.
+    public var keptAside: [String] = []
+    /// Records of a journal that named an older checkpoint: a crash came between
+    /// writing the checkpoint, which holds them, and starting the next journal.
+    public var supersededRecords = 0
+}
+
+extension Journal {
+    /// Opens the journal `name` in `directory`, which must follow the checkpoint whose
+    /// digest is `checkpoint` (``CheckpointDigest/none`` when there is none yet), and
+    /// returns it with the records to replay.
+    ///
+    /// - A missing journal is created.
+    /// - A torn last record is cut off.
+    /// - Damaged bytes followed by whole records are copied to a file beside the
+    ///   journal (``JournalRecovery/keptAside``) and left out of it; the records after
+    ///   them are replayed.
+    /// - A journal naming another checkpoint was folded into the current one before a
+    ///   crash: it is replaced by an empty one.
+    ///
+    /// Each of these is reported in one line on standard error.
+    /// - Throws: ``SandboxError`` when the journal cannot be read, repaired or created.
+    public static func open(_ name: String, in directory: SandboxDirectory, following checkpoint: CheckpointDigest)
+        throws(SandboxError) -> (Journal, JournalRecovery)
+    {
+        try directory.create()
+        var recovery = JournalRecovery()
+        var handle: AppendingFile?
+        var length = JournalFormat.headerSize
+        var lastTicket: Journal.Ticket = 0
+        if let existing = try directory.regularFileContents(name) {
+            let bytes = [UInt8](existing)
+            let scan = JournalFormat.scan(bytes)
+            let path = directory.url.appendingPathComponent(name).path
+            switch scan.checkpoint {
+            case nil:
+                let aside = asideName(name, "header")
+                try directory.moveItem(name, to: aside)
+                recovery.keptAside.append(aside)
+                StandardStream.error.report("Journal \(path): the header is damaged; the file is kept as \(aside)")
+            case let named? where named != checkpoint:
+                recovery.supersededRecords = scan.records.count
+                StandardStream.error.report(
+                    "Journal \(path): \(scan.records.count) records already in the checkpoint (\(checkpoint)); starting afresh"
+                )
+            case _?:
+                recovery.records = scan.records.map(\.payload)
+                lastTicket = scan.records.last?.sequence ?? 0
+                length = scan.end
+                if !scan.corrupt.isEmpty {
+                    for range in scan.corrupt {
+                        let aside = asideName(name, "\(range.lowerBound)")
+                        try directory.replaceRegularFile(Data(bytes[range]), at: aside)
+                        recovery.keptAside.append(aside)
+                        StandardStream.error.report(
+                            "Journal \(path): \(range.count) damaged bytes at offset \(range.lowerBound), "
+                                + "followed by whole records, are kept as \(aside); the records after them are replayed"
+                        )
+                    }
+                    var kept = Array(bytes[0..<JournalFormat.headerSize])
+                    for record in scan.records { kept.append(contentsOf: bytes[record.range]) }
+                    try directory.replaceRegularFile(Data(kept), at: name)
+                    length = kept.count
+                }
+                handle = try directory.openForAppending(name)
+                if length < bytes.count, scan.corrupt.isEmpty {
+                    recovery.tornBytes = bytes.count - length
+                    try handle?.truncate(to: length)
+                    StandardStream.error.report(
+                        "Journal \(path): a torn last record (\(recovery.tornBytes) bytes) is dropped; "
+                            + "\(scan.records.count) records are replayed")
+                }
+            }
+        }
+        let file: AppendingFile
+        if let handle {
+            file = handle
+        } else {
+            file = try JournalFile.create(name, in: directory, following: checkpoint)
+        }
+        return (
+            Journal(
+                name: name, directory: directory,
+                file: JournalFile(directory: directory, name: name, handle: file, length: length),
+                lastTicket: lastTicket, checkpoint: checkpoint),
+            recovery
+        )
+    }
+
+    private static func asideName(_ name: String, _ what: String) -> String {
+        "\(name).damaged-\(Int(Date().timeIntervalSince1970))-\(what)"
+    }
+}

@@ -1,0 +1,274 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import AppSandbox
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A container whose system calls can fail once, by name, and that counts `fsync`s.
+final class JournalBench: Sendable {
+    enum Call: Hashable, Sendable { case write, fsync, ftruncate, rename }
+    private final class Switches: Sendable {
+        let armed = Mutex<[Call: Int32]>([:])
+        let fsyncs = Mutex(0)
+    }
+    let container: AppContainer
+    private let switches = Switches()
+
+    init() throws {
+        let base = try AppContainer.temporary(identifier: "org.keepsake.journal-tests")
+        let live = SystemCalls.live
+        var calls = live
+        let switches = switches
+        @Sendable func fire(_ call: Call) throws(Errno) {
+            if let code = switches.armed.withLock({ $0.removeValue(forKey: call) }) { throw Errno(code) }
+        }
+        calls.write = { fd, buffer throws(Errno) in
+            try fire(.write)
+            return try live.write(fd, buffer)
+        }
+        calls.fsync = { fd throws(Errno) in
+            try fire(.fsync)
+            switches.fsyncs.withLock { $0 += 1 }
+            try live.fsync(fd)
+        }
+        calls.ftruncate = { fd, length throws(Errno) in
+            try fire(.ftruncate)
+            try live.ftruncate(fd, length)
+        }
+        calls.renameat = { a, from, b, to throws(Errno) in
+            try fire(.rename)
+            try live.renameat(a, from, b, to)
+        }
+        container = AppContainer(identifier: base.identifier, url: base.url, system: calls)
+    }
+
+    /// Makes the next `call` fail with `errno`.
+    func fail(_ call: Call, with errno: Int32) { switches.armed.withLock { $0[call] = errno } }
+    var fsyncCount: Int { switches.fsyncs.withLock { $0 } }
+    var documents: SandboxDirectory { container.directory(.documents) }
+
+    func open(following digest: CheckpointDigest = .none) throws -> (Journal, JournalRecovery) {
+        try Journal.open("j", in: documents, following: digest)
+    }
+
+    func bytes() throws -> [UInt8] { [UInt8](try documents.contents(of: "j")) }
+    func destroy() { try? container.destroy() }
+}
+
+private func payload(_ text: String) -> Data { Data(text.utf8) }
+private func texts(_ records: [Data]) -> [String] { records.map { String(decoding: $0, as: UTF8.self) } }
+
+@Suite struct JournalTests {
+    @Test("Records acknowledged as durable are replayed after the journal is reopened")
+    func acknowledgedRecordsAreReplayed() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do {
+            let (journal, recovery) = try bench.open()
+            #expect(recovery == JournalRecovery(), "a new journal has nothing to replay")
+            for text in ["one", "two", "three"] {
+                try await journal.waitUntilDurable(try journal.append(payload(text)))
+            }
+        }
+        let (_, recovery) = try bench.open()
+        #expect(texts(recovery.records) == ["one", "two", "three"])
+        #expect(recovery.tornBytes == 0 && recovery.keptAside.isEmpty)
+    }
+
+    @Test("Concurrent appends share fsyncs: group commit")
+    func concurrentAppendsShareFsyncs() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        let before = bench.fsyncCount
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for index in 0..<200 {
+                group.addTask { try await journal.waitUntilDurable(try journal.append(payload("r\(index)"))) }
+            }
+            try await group.waitForAll()
+        }
+        let fsyncs = bench.fsyncCount - before
+        #expect(fsyncs >= 1 && fsyncs < 200, "200 concurrent appends took \(fsyncs) fsyncs; they must share them")
+        let (_, recovery) = try bench.open()
+        #expect(Set(texts(recovery.records)) == Set((0..<200).map { "r\($0)" }))
+    }
+
+    @Test("A synchronous wait returns with the record durable")
+    func blockingWait() throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        let before = bench.fsyncCount
+        try journal.waitUntilDurableBlocking(try journal.append(payload("sync")))
+        #expect(bench.fsyncCount == before + 1)
+        #expect(texts(try bench.open().1.records) == ["sync"])
+    }
+
+    @Test("A torn last record is dropped, reported, and cut off the file")
+    func tornTailIsDropped() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do {
+            let (journal, _) = try bench.open()
+            try await journal.waitUntilDurable(try journal.append(payload("whole")))
+            try await journal.waitUntilDurable(try journal.append(payload("torn record")))
+        }
+        let whole = try bench.bytes()
+        // A crash in the middle of the second record's write: its last 5 bytes never landed.
+        try bench.documents.write(Data(whole.dropLast(5)), to: "j")
+        let (journal, recovery) = try bench.open()
+        #expect(texts(recovery.records) == ["whole"])
+        #expect(recovery.tornBytes == JournalFormat.recordHeaderSize + 11 - 5)
+        #expect(recovery.keptAside.isEmpty, "a torn tail is not corruption")
+        try await journal.waitUntilDurable(try journal.append(payload("after")))
+        #expect(texts(try bench.open().1.records) == ["whole", "after"], "appends go on after the cut")
+    }
+
+    @Test("A damaged record in the middle is kept aside, and the records after it are replayed")
+    func corruptMiddleRecordIsKeptAside() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do {
+            let (journal, _) = try bench.open()
+            for text in ["first", "second", "third"] {
+                try await journal.waitUntilDurable(try journal.append(payload(text)))
+            }
+        }
+        var bytes = try bench.bytes()
+        let second = JournalFormat.headerSize + JournalFormat.recordHeaderSize + 5
+        bytes[second + JournalFormat.recordHeaderSize + 2] ^= 0x40  // "second" becomes "sesond"
+        try bench.documents.write(Data(bytes), to: "j")
+
+        let (_, recovery) = try bench.open()
+        #expect(texts(recovery.records) == ["first", "third"])
+        #expect(recovery.keptAside.count == 1)
+        let aside = try #require(recovery.keptAside.first)
+        let kept = [UInt8](try bench.documents.contents(of: aside))
+        #expect(kept == Array(bytes[second..<second + JournalFormat.recordHeaderSize + 6]), "the damaged bytes, whole")
+        let again = try bench.open().1
+        #expect(texts(again.records) == ["first", "third"] && again.keptAside.isEmpty, "kept aside once, not again")
+    }
+
+    @Test("A damaged header keeps the whole file aside and starts an empty journal")
+    func damagedHeaderIsKeptAside() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do {
+            let (journal, _) = try bench.open()
+            try await journal.waitUntilDurable(try journal.append(payload("r")))
+        }
+        var bytes = try bench.bytes()
+        bytes[3] ^= 1
+        try bench.documents.write(Data(bytes), to: "j")
+        let (_, recovery) = try bench.open()
+        #expect(recovery.records.isEmpty)
+        let aside = try #require(recovery.keptAside.first)
+        #expect([UInt8](try bench.documents.contents(of: aside)) == bytes)
+    }
+
+    @Test("A checkpoint starts a fresh journal naming it; records after it go there")
+    func checkpointRestartsTheJournal() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let state = Data("state after a and b".utf8)
+        let (journal, _) = try bench.open()
+        _ = try journal.append(payload("a"))
+        _ = try journal.append(payload("b"))
+        let checkpoint = journal.checkpoint { () throws(SandboxError) in
+            try bench.documents.write(state, to: "checkpoint")
+            return CheckpointDigest(of: state)
+        }
+        let after = try journal.append(payload("c"))
+        try await journal.waitUntilDurable(checkpoint)
+        try await journal.waitUntilDurable(after)
+        #expect(journal.checkpointDigest == CheckpointDigest(of: state))
+        let (_, recovery) = try bench.open(following: CheckpointDigest(of: state))
+        #expect(texts(recovery.records) == ["c"], "only what came after the checkpoint is replayed")
+    }
+
+    @Test("A crash between writing a checkpoint and restarting the journal: the old records are not replayed twice")
+    func supersededJournalIsNotReplayed() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let state = Data("folded".utf8)
+        do {
+            let (journal, _) = try bench.open()
+            try await journal.waitUntilDurable(try journal.append(payload("a")))
+            let checkpoint = journal.checkpoint { () throws(SandboxError) in
+                try bench.documents.write(state, to: "checkpoint")
+                // The journal's own durable replace comes next; its rename fails, as
+                // a crash at that instant would leave things.
+                bench.fail(.rename, with: EIO)
+                return CheckpointDigest(of: state)
+            }
+            try await journal.waitUntilDurable(checkpoint)
+        }
+        let (_, recovery) = try bench.open(following: CheckpointDigest(of: state))
+        #expect(recovery.records.isEmpty)
+        #expect(recovery.supersededRecords == 1)
+    }
+
+    @Test(
+        "A failed step fails its records and every later one until the file is cut back; a reopen finds exactly what was acknowledged",
+        arguments: [(JournalBench.Call.write, ENOSPC), (.write, EIO), (.fsync, EIO), (.fsync, ENOSPC)])
+    func failedStepLeavesExactlyTheAcknowledged(call: JournalBench.Call, errno: Int32) async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        try await journal.waitUntilDurable(try journal.append(payload("kept")))
+        bench.fail(call, with: errno)
+        let failed = try journal.append(payload("lost"))
+        let error = await #expect(throws: SandboxError.self) { try await journal.waitUntilDurable(failed) }
+        #expect(error?.errno == errno)
+        let later = try journal.append(payload("after the failure"))
+        await #expect(throws: SandboxError.self, "nothing is written after a record that may be missing") {
+            try await journal.waitUntilDurable(later)
+        }
+        try await journal.waitUntilDurable(journal.discardUndurable())
+        try await journal.waitUntilDurable(try journal.append(payload("recovered")))
+        #expect(texts(try bench.open().1.records) == ["kept", "recovered"])
+    }
+
+    @Test("A failed cut-back leaves the journal failing; a checkpoint heals it")
+    func failedTruncateThenCheckpoint() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        bench.fail(.fsync, with: EIO)
+        await #expect(throws: SandboxError.self) {
+            try await journal.waitUntilDurable(try journal.append(payload("x")))
+        }
+        bench.fail(.ftruncate, with: EIO)
+        await #expect(throws: SandboxError.self) { try await journal.waitUntilDurable(journal.discardUndurable()) }
+        await #expect(throws: SandboxError.self) {
+            try await journal.waitUntilDurable(try journal.append(payload("y")))
+        }
+        let state = Data("whole state".utf8)
+        try await journal.waitUntilDurable(
+            journal.checkpoint { () throws(SandboxError) in
+                try bench.documents.write(state, to: "checkpoint")
+                return CheckpointDigest(of: state)
+            })
+        try await journal.waitUntilDurable(try journal.append(payload("z")))
+        #expect(texts(try bench.open(following: CheckpointDigest(of: state)).1.records) == ["z"])
+    }
+
+    @Test("CRC-32C matches the standard check value")
+    func crcCheckValue() {
+        // "123456789" → 0xE3069283, the check value of CRC-32C (RFC 3720, B.4).
+        let value = Array("123456789".utf8).withUnsafeBytes { CRC32C.checksum($0) }
+        #expect(value == 0xE306_9283)
+        var long = [UInt8](repeating: 0, count: 1000)
+        for index in long.indices { long[index] = UInt8(truncatingIfNeeded: index &* 31) }
+        var split = CRC32C()
+        long.withUnsafeBytes {
+            split.update(UnsafeRawBufferPointer(rebasing: $0[0..<333]))
+            split.update(UnsafeRawBufferPointer(rebasing: $0[333...]))
+        }
+        #expect(split.value == long.withUnsafeBytes { CRC32C.checksum($0) }, "chunked and whole agree")
+    }
+}
