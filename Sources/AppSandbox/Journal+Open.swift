@@ -33,6 +33,18 @@ extension Journal {
         throws(SandboxError) -> (Journal, JournalRecovery)
     {
         try directory.create()
+        let lock = try JournalFile.lock(name, in: directory)
+        do {
+            return try open(name, in: directory, following: checkpoint, holding: lock)
+        } catch {
+            try? directory.container.system.close(lock)
+            throw error
+        }
+    }
+
+    private static func open(
+        _ name: String, in directory: SandboxDirectory, following checkpoint: CheckpointDigest, holding lock: Int32
+    ) throws(SandboxError) -> (Journal, JournalRecovery) {
         var recovery = JournalRecovery()
         var handle: AppendingFile?
         var length = JournalFormat.headerSize
@@ -90,7 +102,7 @@ extension Journal {
         return (
             Journal(
                 name: name, directory: directory,
-                file: JournalFile(directory: directory, name: name, handle: file, length: length),
+                file: JournalFile(directory: directory, name: name, lock: lock, handle: file, length: length),
                 lastTicket: lastTicket, checkpoint: checkpoint),
             recovery
         )

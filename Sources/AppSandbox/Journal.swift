@@ -101,6 +101,16 @@ public final class Journal: Sendable {
 
     deinit { file.close() }
 
+    /// Writes what is queued, then closes the file and gives up its lock at once, so
+    /// that the journal can be opened again (by a store made anew) before this object
+    /// is gone. Appends after this fail.
+    public func close() {
+        queue.sync {
+            drain()
+            file.close()
+        }
+    }
+
     // MARK: Appending
 
     /// Queues `payload` for the next write and returns its ticket at once.
@@ -169,8 +179,22 @@ public final class Journal: Sendable {
         try outcome.get()
     }
 
+    /// The records in the journal file now, as a reopen would replay them: after
+    /// ``discardUndurable()``, exactly the durable ones. Reads the file on the calling
+    /// thread.
+    /// - Throws: ``SandboxError`` when the file cannot be read.
+    public func recordsOnDisk() throws(SandboxError) -> [Data] {
+        guard let data = try directory.regularFileContents(name) else { return [] }
+        let scan = JournalFormat.scan([UInt8](data))
+        guard scan.checkpoint == checkpointDigest else { return [] }
+        return scan.records.map(\.payload)
+    }
+
     /// Bytes in the journal file now; a store checkpoints past a bound of its choice.
     public var size: Int { state.withLock { $0.size } }
+
+    /// Whether the journal holds no record: everything is in the checkpoint.
+    public var isEmpty: Bool { size <= JournalFormat.headerSize }
 
     /// The checkpoint the journal follows.
     public var checkpointDigest: CheckpointDigest { state.withLock { $0.lastCheckpoint } }

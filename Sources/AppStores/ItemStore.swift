@@ -19,6 +19,22 @@ public import KeyedArchive
 /// try itemStore.save()
 /// ```
 ///
+/// A store made with ``init(container:fileName:)`` keeps a write-ahead journal beside
+/// the archive (`items.archive.journal`): every change made through the store is
+/// recorded there as it is made, and ``flush()`` returns once every change made so
+/// far is written and `fsync`ed, sharing one `fsync` with the changes other tasks made
+/// meanwhile. Acknowledge a change (an HTTP reply, a "Saved" label) only after
+/// ``flush()``. The archive stays the books' file: ``save()`` writes it whole and
+/// starts an empty journal, and so does the store by itself when the journal outgrows
+/// the archive; loading replays the journal on top of it. A kill at any instant loses
+/// no flushed change.
+///
+/// Which calls are durable when they return: ``flush()``, ``save()``,
+/// ``saveChanges()`` (when it returns `true`), ``saveIfDirty()`` and
+/// ``saveInBackground()``. The changing methods (``add(_:)``, ``remove(at:)``…) only
+/// queue their record. An item changed in place through a class reference is not seen
+/// by the journal: only a save stores it, as in the books.
+///
 /// The store lives on the main actor, with the app delegate and the controllers that
 /// use it, as UIKit's objects do: models may be the books' plain classes with `var`
 /// properties, never declared `Sendable`. An item changed in place through a reference
@@ -32,64 +48,124 @@ public final class ItemStore<Model: KeyedArchivable> {
     public let backend: any ItemStoreBackend<Model>
 
     /// Every item, in order. Corresponds to the seeds' `allItems`; changing the array
-    /// (`itemStore.allItems.remove(at: 0)`) marks the store dirty like the methods below.
+    /// (`itemStore.allItems.remove(at: 0)`) marks the store dirty like the methods below,
+    /// and is journaled as a replacement of every item.
     public var allItems: [Model] {
-        didSet { version += 1 }
+        get { items }
+        set {
+            items = newValue
+            record(.replaceAll(newValue))
+        }
     }
 
+    private var items: [Model]
     /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
     private var version = 0
     private var savedVersion = 0
     /// For class models, ``fingerprint(of:)`` of the items as last saved or loaded: the
     /// store cannot see an edit made in place through a reference.
     private var savedFingerprint: Int?
-    /// Saves are numbered as they are asked for; their writes reach the disk in that
-    /// order. The newest one known to be written is what the store compares itself with.
-    private var lastSaveNumber = 0
-    private var savedSaveNumber = 0
+    /// Saves are numbered as they are asked for (journal tickets, when there is a
+    /// journal); their writes reach the disk in that order. The newest one known to be
+    /// written is what the store compares itself with.
+    private var lastSaveNumber: UInt64 = 0
+    private var savedSaveNumber: UInt64 = 0
     /// Saves whose write has not finished, successfully or not.
     private var writesInFlight = 0
     private var autosaveTokens: [ObservationToken] = []
     /// Writes run here one at a time, in the order the saves were asked for, off the
-    /// main actor and off Swift's cooperative pool.
+    /// main actor and off Swift's cooperative pool; for a store without a journal.
     private let writes = DispatchQueue(label: "keepsake.item-store.writes")
 
-    /// Loads the items from `backend`.
+    /// The journal and the archive it follows, for a store made on a container.
+    private let journaled: (journal: Journal, archive: ArchiveFileBackend<Model>)?
+    /// The ticket and version of the last change recorded in the journal.
+    private var lastRecorded: (ticket: Journal.Ticket, version: Int)?
+    /// Set when a change could not be recorded (its item would not archive): records
+    /// after it would replay on the wrong items, so nothing more is recorded until a
+    /// save writes the whole archive.
+    private var unrecordedVersion: Int?
+    /// Every ticket up to this one was rolled back to what the disk holds.
+    private var rolledBackThrough: Journal.Ticket = 0
+    private var checkpointScheduled = false
+
+    /// Loads the items from `backend`. Changes are durable when a save returns; there
+    /// is no journal (``init(container:fileName:)`` has one).
     /// - Throws: ``StoreError`` from the backend: `.corruptArchive` (the file stays as
     ///   it is), `.readFailed`.
     public init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
         self.backend = backend
-        allItems = try backend.loadItems()
-        savedFingerprint = Self.fingerprint(of: allItems)
+        journaled = nil
+        items = try backend.loadItems()
+        savedFingerprint = Self.fingerprint(of: items)
     }
 
     /// Loads the items from `fileName` (default `items.archive`) in the container's
-    /// `Documents/`; a missing file is an empty store.
-    /// - Throws: ``StoreError``.
-    public convenience init(container: AppContainer, fileName: String = "items.archive") throws(StoreError) {
-        try self.init(backend: ArchiveFileBackend<Model>(container: container, fileName: fileName))
+    /// `Documents/`, a missing file being an empty store, and replays the journal
+    /// beside it (`items.archive.journal`).
+    ///
+    /// A torn last record (a crash in the middle of a write) is dropped; damaged bytes
+    /// followed by whole records are kept in a file beside the journal; each is
+    /// reported on standard error.
+    /// - Throws: ``StoreError``: `.corruptArchive` (nothing is changed), `.readFailed`
+    ///   (also when another store has the journal open).
+    public init(container: AppContainer, fileName: String = "items.archive") throws(StoreError) {
+        let archive = ArchiveFileBackend<Model>(container: container, fileName: fileName)
+        backend = archive
+        let (checkpoint, digest) = try archive.loadCheckpoint()
+        let journal: Journal
+        let recovery: JournalRecovery
+        do {
+            (journal, recovery) = try Journal.open(archive.journalName, in: archive.directory, following: digest)
+        } catch {
+            throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+        }
+        journaled = (journal, archive)
+        items = try Self.replay(recovery.records, onto: checkpoint, path: archive.journalURL.path)
+        savedFingerprint = Self.fingerprint(of: items)
+    }
+
+    deinit {
+        journaled?.journal.close()
+    }
+
+    private static func replay(_ records: [Data], onto checkpoint: [Model], path: String) throws(StoreError)
+        -> [Model]
+    {
+        var items = checkpoint
+        for (index, record) in records.enumerated() {
+            do {
+                try ItemChange<Model>(decoding: record).apply(to: &items)
+            } catch {
+                var error = error
+                error.message += " (record \(index + 1) of \(records.count))"
+                error.path = path
+                throw error
+            }
+        }
+        return items
     }
 
     // MARK: Reading
 
     /// How many items there are.
-    public var count: Int { allItems.count }
+    public var count: Int { items.count }
 
     /// The item at `index`, or `nil` past the end.
     public func item(at index: Int) -> Model? {
-        allItems.indices.contains(index) ? allItems[index] : nil
+        items.indices.contains(index) ? items[index] : nil
     }
 
     /// The first item matching `predicate`.
     public func first(where predicate: (Model) -> Bool) -> Model? {
-        allItems.first(where: predicate)
+        items.first(where: predicate)
     }
 
-    /// Whether there are changes not yet saved. For class models this includes items
+    /// Whether there are changes not yet durable. For class models this includes items
     /// changed in place, found by archiving the items and comparing the archive's
     /// fingerprint with the one taken at the last save or load.
     public var isDirty: Bool {
-        isDirty(fingerprint: Self.fingerprint(of: allItems))
+        isDirty(fingerprint: Self.fingerprint(of: items))
     }
 
     private func isDirty(fingerprint: Int?) -> Bool {
@@ -114,12 +190,12 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     /// Appends `item`. Corresponds to the seeds' `createItem()` after making the item.
     public func add(_ item: Model) {
-        allItems.append(item)
+        insert(item, at: items.count)
     }
 
     /// Inserts `item` at `index` (clamped to the valid range).
     public func insert(_ item: Model, at index: Int) {
-        allItems.insert(item, at: min(max(index, 0), allItems.count))
+        change(.insert(item, at: min(max(index, 0), items.count)))
     }
 
     /// Removes and returns the item at `index`; `nil` (and no change) past the end,
@@ -127,17 +203,18 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// Corresponds to the seeds' `removeItem(_:)`.
     @discardableResult
     public func remove(at index: Int) -> Model? {
-        guard allItems.indices.contains(index) else { return nil }
-        return allItems.remove(at: index)
+        guard items.indices.contains(index) else { return nil }
+        let item = items[index]
+        change(.remove(at: index))
+        return item
     }
 
     /// Removes every item matching `predicate`; returns how many went.
     @discardableResult
     public func removeAll(where predicate: (Model) -> Bool) -> Int {
-        let kept = allItems.filter { !predicate($0) }
-        let removed = allItems.count - kept.count
-        if removed > 0 { allItems = kept }
-        return removed
+        let matching = items.indices.filter { predicate(items[$0]) }
+        for index in matching.reversed() { change(.remove(at: index)) }
+        return matching.count
     }
 
     /// Moves the item at `from` to `to`, shifting the ones between. Corresponds to the
@@ -145,38 +222,136 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// index is out of range.
     @discardableResult
     public func move(from: Int, to: Int) -> Bool {
-        guard allItems.indices.contains(from), allItems.indices.contains(to) else { return false }
+        guard items.indices.contains(from), items.indices.contains(to) else { return false }
         guard from != to else { return true }
-        let item = allItems.remove(at: from)
-        allItems.insert(item, at: to)
+        change(.move(from: from, to: to))
         return true
     }
 
     /// Changes the item at `index` in place. Returns `false` past the end.
     @discardableResult
     public func update(at index: Int, _ body: (inout Model) -> Void) -> Bool {
-        guard allItems.indices.contains(index) else { return false }
-        body(&allItems[index])
+        guard items.indices.contains(index) else { return false }
+        var item = items[index]
+        body(&item)
+        change(.replace(item, at: index))
         return true
     }
 
     /// Changes every item matching `predicate`; returns how many matched.
     @discardableResult
     public func updateAll(where predicate: (Model) -> Bool, _ body: (inout Model) -> Void) -> Int {
-        let matching = allItems.indices.filter { predicate(allItems[$0]) }
-        for index in matching { body(&allItems[index]) }
+        let matching = items.indices.filter { predicate(items[$0]) }
+        for index in matching { update(at: index, body) }
         return matching.count
     }
 
     /// Replaces every item.
     public func replaceAll(with items: [Model]) {
-        allItems = items
+        change(.replaceAll(items))
+    }
+
+    /// Applies `change` and records it in the journal.
+    private func change(_ change: ItemChange<Model>) {
+        change.apply(to: &items)
+        record(change)
+    }
+
+    /// Counts a change made to `items`, and queues its record.
+    private func record(_ change: ItemChange<Model>) {
+        version += 1
+        guard let journal = journaled?.journal, unrecordedVersion == nil else { return }
+        do {
+            let ticket = try journal.append(try change.encoded())
+            lastRecorded = (ticket, version)
+        } catch {
+            // Left for a save, which writes every item or says why it cannot.
+            unrecordedVersion = version
+        }
+    }
+
+    // MARK: Durability
+
+    /// Returns once every change made so far through the store is durable: written
+    /// to the journal and `fsync`ed (with a journal), or saved (without one). Changes
+    /// other tasks made meanwhile share the `fsync`. The moment to acknowledge them.
+    ///
+    /// When a write or `fsync` of the journal fails, the changes not yet durable are
+    /// undone, here and on disk, so that the store holds what a restart would find,
+    /// and the error is thrown: report the change as not saved. A change whose item
+    /// could not be archived is saved by a whole save instead, which reports why.
+    /// - Throws: ``StoreError`` `.writeFailed` (with the file layer's code),
+    ///   `.encodingFailed`.
+    public func flush() async throws(StoreError) {
+        guard let (journal, archive) = journaled else {
+            if isDirty { try await saveInBackground() }
+            return
+        }
+        if unrecordedVersion != nil {
+            try await saveInBackground()
+            return
+        }
+        guard let recorded = lastRecorded, recorded.ticket > savedSaveNumber else { return }
+        do {
+            try await journal.waitUntilDurable(recorded.ticket)
+        } catch {
+            rollBack(through: recorded.ticket)
+            throw StoreError(.writeFailed, wrapping: error, path: archive.journalURL.path)
+        }
+        markSaved((recorded.ticket, recorded.version, savedFingerprint))
+        checkpointIfLarge()
+    }
+
+    /// After a failed journal write: cuts the journal back to its durable records and
+    /// rebuilds the items from the disk, once for every failure up to `ticket`. Blocks
+    /// the main actor for one truncate and one read, so that no change slips in
+    /// between; a failure path only.
+    private func rollBack(through ticket: Journal.Ticket) {
+        guard let (journal, archive) = journaled, ticket > rolledBackThrough else { return }
+        rolledBackThrough = lastRecorded?.ticket ?? ticket
+        do {
+            try journal.waitUntilDurableBlocking(journal.discardUndurable())
+            let (checkpoint, _) = try archive.loadCheckpoint()
+            let records: [Data]
+            do {
+                records = try journal.recordsOnDisk()
+            } catch {
+                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+            }
+            items = try Self.replay(records, onto: checkpoint, path: archive.journalURL.path)
+            version += 1
+            savedVersion = version
+            savedSaveNumber = max(savedSaveNumber, rolledBackThrough)
+            savedFingerprint = Self.fingerprint(of: items)
+        } catch {
+            // The disk cannot even be read back: the changes stay here, unsaved, for
+            // the next save to try.
+            StandardStream.error.report("ItemStore: cannot undo the changes a failed write lost: \(error)")
+        }
+    }
+
+    /// Writes the whole archive in the background when the journal has grown past it
+    /// (and past 1 MiB), so that replay at start-up stays short.
+    private func checkpointIfLarge() {
+        guard let journal = journaled?.journal, !checkpointScheduled,
+            journal.size > max(1 << 20, Int(clamping: journal.checkpointDigest.length))
+        else { return }
+        checkpointScheduled = true
+        Task {
+            defer { checkpointScheduled = false }
+            do {
+                try await saveInBackground()
+            } catch {
+                StandardStream.error.report("ItemStore: writing the archive to shorten the journal failed: \(error)")
+            }
+        }
     }
 
     // MARK: Saving
 
-    /// Saves every item through the backend, whether or not anything changed, and
-    /// returns when the items are on disk. Waits for background saves asked for before.
+    /// Saves every item through the backend (with a journal: writes the whole archive
+    /// and starts an empty journal), whether or not anything changed, and returns when
+    /// the items are on disk. Waits for background saves asked for before.
     ///
     /// Corresponds to `NSKeyedArchiver.archiveRootObject(allItems, toFile:)` in the
     /// seeds' `saveChanges()`.
@@ -184,52 +359,84 @@ public final class ItemStore<Model: KeyedArchivable> {
     ///   layer's `.noSpace`, `.ioError`…); the previous archive is then intact and the
     ///   store still dirty.
     public func save() throws(StoreError) {
-        try save(fingerprint: Self.fingerprint(of: allItems))
+        try save(fingerprint: Self.fingerprint(of: items))
     }
 
     private func save(fingerprint: Int?) throws(StoreError) {
-        let (write, saved) = try prepareSave(fingerprint: fingerprint)
-        let result = writes.sync { Result(catching: write) }
+        let pending = try prepareSave(fingerprint: fingerprint)
+        let result = pending.wait()
         writesInFlight -= 1
         try result.get()
-        markSaved(saved)
+        markSaved(pending.saved)
     }
 
     /// ``save()`` without holding the main actor while the file is written and
-    /// `fsync`ed: the items are archived here, then written on the store's queue, after
-    /// any save asked for before. Changes made meanwhile, in place or through the
-    /// store, stay unsaved (the store stays dirty).
+    /// `fsync`ed: the items are archived here, then written on the store's queue (or
+    /// the journal's), after any save asked for before. Changes made meanwhile, in
+    /// place or through the store, stay unsaved (the store stays dirty).
     /// - Throws: ``StoreError``, as ``save()``.
     public func saveInBackground() async throws(StoreError) {
-        let (write, saved) = try prepareSave(fingerprint: Self.fingerprint(of: allItems))
-        let result: Result<Void, StoreError> = await withCheckedContinuation { continuation in
-            writes.async { continuation.resume(returning: Result(catching: write)) }
-        }
+        let pending = try prepareSave(fingerprint: Self.fingerprint(of: items))
+        let result = await pending.waitInBackground()
         writesInFlight -= 1
         try result.get()
-        markSaved(saved)
+        markSaved(pending.saved)
     }
 
     /// What the store is once a save's write has succeeded.
-    private typealias SavedState = (number: Int, version: Int, fingerprint: Int?)
+    private typealias SavedState = (number: UInt64, version: Int, fingerprint: Int?)
 
-    /// Archives the items as they are now, and returns the write that stores them.
+    /// A save under way: its write is queued, and these wait for it.
+    private struct PendingSave {
+        let saved: SavedState
+        let wait: () -> Result<Void, StoreError>
+        let waitInBackground: () async -> Result<Void, StoreError>
+    }
+
+    /// Archives the items as they are now, and queues the write that stores them.
     /// `fingerprint` is the items' as they are now: an edit made while the write runs
     /// leaves the store dirty, never marked saved.
-    private func prepareSave(
-        fingerprint: Int?
-    ) throws(StoreError) -> (write: @Sendable () throws(StoreError) -> Void, SavedState) {
-        let write = try Self.write(allItems, to: backend)
+    private func prepareSave(fingerprint: Int?) throws(StoreError) -> PendingSave {
+        if let (journal, archive) = journaled {
+            let snapshot = try archive.snapshot(of: items)
+            let ticket = journal.checkpoint { () throws(SandboxError) in try archive.writeCheckpoint(snapshot) }
+            writesInFlight += 1
+            if let unrecorded = unrecordedVersion, unrecorded <= version { unrecordedVersion = nil }
+            let path = archive.url.path
+            func mapped(_ result: Result<Void, SandboxError>) -> Result<Void, StoreError> {
+                result.mapError { StoreError(.writeFailed, wrapping: $0, path: path) }
+            }
+            return PendingSave(
+                saved: (ticket, version, fingerprint),
+                wait: { mapped(Result { () throws(SandboxError) in try journal.waitUntilDurableBlocking(ticket) }) },
+                waitInBackground: {
+                    do throws(SandboxError) {
+                        try await journal.waitUntilDurable(ticket)
+                        return .success(())
+                    } catch {
+                        return mapped(.failure(error))
+                    }
+                })
+        }
+        let write = try Self.write(items, to: backend)
         lastSaveNumber += 1
         writesInFlight += 1
-        return (write, (lastSaveNumber, version, fingerprint))
+        let writes = writes
+        return PendingSave(
+            saved: (lastSaveNumber, version, fingerprint),
+            wait: { writes.sync(execute: write) },
+            waitInBackground: {
+                await withCheckedContinuation { continuation in
+                    writes.async { continuation.resume(returning: write()) }
+                }
+            })
     }
 
     private static func write(
         _ items: [Model], to backend: some ItemStoreBackend<Model>
-    ) throws(StoreError) -> @Sendable () throws(StoreError) -> Void {
+    ) throws(StoreError) -> @Sendable () -> Result<Void, StoreError> {
         let snapshot = try backend.snapshot(of: items)
-        return { () throws(StoreError) in try backend.write(snapshot) }
+        return { Result { () throws(StoreError) in try backend.write(snapshot) } }
     }
 
     /// Records a finished write, unless a save asked for later has already been: its
@@ -247,11 +454,14 @@ public final class ItemStore<Model: KeyedArchivable> {
         (try? save()) != nil
     }
 
-    /// Saves if there are unsaved changes.
+    /// Saves if there are unsaved changes, or (with a journal) records not yet in
+    /// the archive: what the automatic save on entering the background does.
     /// - Throws: ``StoreError``, as ``save()``.
     public func saveIfDirty() throws(StoreError) {
-        let fingerprint = Self.fingerprint(of: allItems)
-        if isDirty(fingerprint: fingerprint) { try save(fingerprint: fingerprint) }
+        let fingerprint = Self.fingerprint(of: items)
+        if isDirty(fingerprint: fingerprint) || journaled?.journal.isEmpty == false {
+            try save(fingerprint: fingerprint)
+        }
     }
 
     // MARK: Reloading
@@ -269,18 +479,36 @@ public final class ItemStore<Model: KeyedArchivable> {
         return true
     }
 
-    /// Replaces the items with what the backend holds now, dropping the changes here
-    /// that are not saved: the app's choice after a conflict it settles in the
-    /// backend's favour. Waits for the saves being written.
+    /// Replaces the items with what the backend holds now (with a journal: the archive
+    /// and the journal's durable records), dropping the changes here that are not
+    /// saved: the app's choice after a conflict it settles in the backend's favour.
+    /// Waits for the saves being written.
     /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
     public func reload() throws(StoreError) {
-        writes.sync {}
-        let items = try backend.loadItems()
-        allItems = items
+        let loaded: [Model]
+        if let (journal, archive) = journaled {
+            do {
+                try journal.waitUntilDurableBlocking(journal.discardUndurable())
+            } catch {
+                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+            }
+            let records: [Data]
+            do {
+                records = try journal.recordsOnDisk()
+            } catch {
+                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+            }
+            loaded = try Self.replay(records, onto: try archive.loadCheckpoint().items, path: archive.journalURL.path)
+        } else {
+            writes.sync {}
+            loaded = try backend.loadItems()
+        }
+        items = loaded
+        version += 1
         // Saves asked for before, finishing late, must not mark anything saved.
-        savedSaveNumber = lastSaveNumber
+        savedSaveNumber = max(lastSaveNumber, lastRecorded?.ticket ?? 0)
         savedVersion = version
-        savedFingerprint = Self.fingerprint(of: items)
+        savedFingerprint = Self.fingerprint(of: loaded)
     }
 
     // MARK: Automatic saving

@@ -68,12 +68,22 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     /// The archive's URL. Corresponds to the seeds' `itemArchiveURL`.
     public var url: URL { directory.url.appendingPathComponent(fileName) }
 
+    /// The journal an ``ItemStore`` keeps beside the archive.
+    var journalName: String { fileName + ".journal" }
+    var journalURL: URL { directory.url.appendingPathComponent(journalName) }
+
     public func loadItems() throws(StoreError) -> [Model] {
+        try loadCheckpoint().items
+    }
+
+    /// The items and the digest of the archive they were read from (of no archive
+    /// when there is none).
+    func loadCheckpoint() throws(StoreError) -> (items: [Model], digest: CheckpointDigest) {
         let data: Data
         do {
             data = try directory.contents(of: fileName)
         } catch .noSuchFile {
-            return []
+            return ([], .none)
         } catch {
             throw StoreError(.readFailed, wrapping: error, path: url.path)
         }
@@ -87,7 +97,14 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
         guard let items else {
             throw StoreError(.corruptArchive, "the archive has no root object", path: url.path)
         }
-        return items
+        return (items, CheckpointDigest(of: data))
+    }
+
+    /// Replaces the archive with `snapshot`, as a journal's checkpoint.
+    func writeCheckpoint(_ snapshot: Data) throws(SandboxError) -> CheckpointDigest {
+        try directory.create()
+        try directory.write(snapshot, to: fileName)
+        return CheckpointDigest(of: snapshot)
     }
 
     public func snapshot(of items: [Model]) throws(StoreError) -> Data {
@@ -96,8 +113,7 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
 
     public func write(_ snapshot: Data) throws(StoreError) {
         do {
-            try directory.create()
-            try directory.write(snapshot, to: fileName)
+            _ = try writeCheckpoint(snapshot)
         } catch {
             throw StoreError(.writeFailed, wrapping: error, path: url.path)
         }

@@ -56,6 +56,13 @@ final class JournalBench: Sendable {
     }
 
     func bytes() throws -> [UInt8] { [UInt8](try documents.contents(of: "j")) }
+
+    /// What a reopen would replay, read while the journal is still open.
+    func replayable(following digest: CheckpointDigest = .none) throws -> [String] {
+        let scan = JournalFormat.scan(try bytes())
+        #expect(scan.checkpoint == digest, "the journal names another checkpoint")
+        return scan.records.map { String(decoding: $0.payload, as: UTF8.self) }
+    }
     func destroy() { try? container.destroy() }
 }
 
@@ -93,8 +100,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         }
         let fsyncs = bench.fsyncCount - before
         #expect(fsyncs >= 1 && fsyncs < 200, "200 concurrent appends took \(fsyncs) fsyncs; they must share them")
-        let (_, recovery) = try bench.open()
-        #expect(Set(texts(recovery.records)) == Set((0..<200).map { "r\($0)" }))
+        #expect(Set(try bench.replayable()) == Set((0..<200).map { "r\($0)" }))
     }
 
     @Test("A synchronous wait returns with the record durable")
@@ -105,7 +111,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         let before = bench.fsyncCount
         try journal.waitUntilDurableBlocking(try journal.append(payload("sync")))
         #expect(bench.fsyncCount == before + 1)
-        #expect(texts(try bench.open().1.records) == ["sync"])
+        #expect(try bench.replayable() == ["sync"])
     }
 
     @Test("A torn last record is dropped, reported, and cut off the file")
@@ -125,7 +131,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         #expect(recovery.tornBytes == JournalFormat.recordHeaderSize + 11 - 5)
         #expect(recovery.keptAside.isEmpty, "a torn tail is not corruption")
         try await journal.waitUntilDurable(try journal.append(payload("after")))
-        #expect(texts(try bench.open().1.records) == ["whole", "after"], "appends go on after the cut")
+        #expect(try bench.replayable() == ["whole", "after"], "appends go on after the cut")
     }
 
     @Test("A damaged record in the middle is kept aside, and the records after it are replayed")
@@ -186,8 +192,9 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         try await journal.waitUntilDurable(checkpoint)
         try await journal.waitUntilDurable(after)
         #expect(journal.checkpointDigest == CheckpointDigest(of: state))
-        let (_, recovery) = try bench.open(following: CheckpointDigest(of: state))
-        #expect(texts(recovery.records) == ["c"], "only what came after the checkpoint is replayed")
+        #expect(
+            try bench.replayable(following: CheckpointDigest(of: state)) == ["c"], "only what came after the checkpoint"
+        )
     }
 
     @Test("A crash between writing a checkpoint and restarting the journal: the old records are not replayed twice")
@@ -230,7 +237,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         }
         try await journal.waitUntilDurable(journal.discardUndurable())
         try await journal.waitUntilDurable(try journal.append(payload("recovered")))
-        #expect(texts(try bench.open().1.records) == ["kept", "recovered"])
+        #expect(try bench.replayable() == ["kept", "recovered"])
     }
 
     @Test("A failed cut-back leaves the journal failing; a checkpoint heals it")
@@ -254,7 +261,20 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
                 return CheckpointDigest(of: state)
             })
         try await journal.waitUntilDurable(try journal.append(payload("z")))
-        #expect(texts(try bench.open(following: CheckpointDigest(of: state)).1.records) == ["z"])
+        #expect(try bench.replayable(following: CheckpointDigest(of: state)) == ["z"])
+    }
+
+    @Test("A second journal on the same file is refused while the first is open, and allowed after")
+    func oneJournalPerFile() throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do {
+            let (journal, _) = try bench.open()
+            let error = #expect(throws: SandboxError.self) { try bench.open() }
+            #expect(error?.code == .timedOut)
+            _ = journal
+        }
+        _ = try bench.open()
     }
 
     @Test("CRC-32C matches the standard check value")

@@ -35,8 +35,10 @@ import Glibc
     func reloadIfSavedNeverDropsAChange() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }
-        let writer = try ItemStore<BookItem>(container: container)
-        let reader = try ItemStore<BookItem>(container: container)
+        // Two stores on one archive, as two processes sharing a backend are: without
+        // a journal, which only one store may hold.
+        let writer = try ItemStore(backend: ArchiveFileBackend<BookItem>(container: container))
+        let reader = try ItemStore(backend: ArchiveFileBackend<BookItem>(container: container))
         writer.add(BookItem(name: "Bike"))
         try writer.save()
         #expect(try reader.reloadIfSaved())
@@ -55,14 +57,16 @@ import Glibc
     func inPlaceEditOfAClassItemIsSaved() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
         defer { try? container.destroy() }
-        let store = try ItemStore<BookItem>(container: container)
-        store.add(BookItem(name: "Bike"))
-        try store.save()
-        #expect(!store.isDirty)
-        store.allItems[0].name = "Red bike"
-        #expect(store.isDirty, "an in-place edit of a class item went unnoticed")
-        try store.saveIfDirty()
-        #expect(!store.isDirty)
+        do {
+            let store = try ItemStore<BookItem>(container: container)
+            store.add(BookItem(name: "Bike"))
+            try store.save()
+            #expect(!store.isDirty)
+            store.allItems[0].name = "Red bike"
+            #expect(store.isDirty, "an in-place edit of a class item went unnoticed")
+            try store.saveIfDirty()
+            #expect(!store.isDirty)
+        }
         let reopened = try ItemStore<BookItem>(container: container)
         #expect(reopened.allItems.map(\.name) == ["Red bike"])
         #expect(!reopened.isDirty, "a store just loaded has nothing to save")
@@ -82,28 +86,97 @@ import Glibc
     @Test func failedSaveThrowsKeepsTheOldArchiveAndStaysDirty() throws {
         let faulty = try FaultyContainer()
         defer { faulty.destroy() }
-        let store = try ItemStore<Item>(container: faulty.container)
-        store.add(Item(name: "Saved"))
-        try store.save()
-        let before = try faulty.container.directory(.documents).contents(of: "items.archive")
+        do {
+            let store = try ItemStore<Item>(container: faulty.container)
+            store.add(Item(name: "Saved"))
+            try store.save()
+            let before = try faulty.container.directory(.documents).contents(of: "items.archive")
 
-        store.add(Item(name: "Not yet saved"))
-        faulty.failWrites(with: ENOSPC)
-        let error = #expect(throws: StoreError.self) { try store.save() }
-        #expect(error?.code == .writeFailed)
-        #expect(error?.sandboxCode == .noSpace)
-        #expect(!store.saveChanges(), "the Bool convenience reports the failure too")
-        faulty.heal()
+            store.add(Item(name: "Not yet saved"))
+            faulty.failWrites(with: ENOSPC)
+            let error = #expect(throws: StoreError.self) { try store.save() }
+            #expect(error?.code == .writeFailed)
+            #expect(error?.sandboxCode == .noSpace)
+            #expect(!store.saveChanges(), "the Bool convenience reports the failure too")
+            faulty.heal()
 
-        #expect(store.isDirty, "a failed save must leave the changes marked unsaved")
-        let after = try faulty.container.directory(.documents).contents(of: "items.archive")
-        #expect(after == before, "the previous archive must be intact")
-        let names = try FileManager.default.contentsOfDirectory(atPath: faulty.container.documentsDirectory.path)
-        #expect(names == ["items.archive"], "no temporary file may be left behind")
+            #expect(store.isDirty, "a failed save must leave the changes marked unsaved")
+            let after = try faulty.container.directory(.documents).contents(of: "items.archive")
+            #expect(after == before, "the previous archive must be intact")
+            let names = try FileManager.default.contentsOfDirectory(atPath: faulty.container.documentsDirectory.path)
+            #expect(
+                names.sorted() == [".keepsake-items.archive.journal.lock", "items.archive", "items.archive.journal"],
+                "no temporary file may be left behind")
 
-        try store.save()
-        #expect(!store.isDirty)
+            try store.save()
+            #expect(!store.isDirty)
+        }
         #expect(try ItemStore<Item>(container: faulty.container).count == 2)
+    }
+
+    @Test("Every kind of change, flushed and never saved, is replayed from the journal on the archive")
+    func flushedChangesAreReplayed() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let expected: [String]
+        do {
+            let store = try ItemStore<Item>(container: container)
+            for name in ["a", "b", "c", "d", "e"] { store.add(Item(name: name)) }
+            try store.save()
+            store.insert(Item(name: "first"), at: 0)
+            #expect(store.remove(at: 2)?.name == "b")
+            #expect(store.move(from: 0, to: 3))
+            #expect(store.update(at: 1) { $0.name = "A" })
+            #expect(store.removeAll { $0.name == "d" } == 1)
+            #expect(store.updateAll(where: { $0.name == "e" }) { $0.valueInDollars = 5 } == 1)
+            store.allItems.append(Item(name: "appended"))
+            try await store.flush()
+            #expect(!store.isDirty, "flushed changes are durable")
+            expected = store.allItems.map { "\($0.name)\($0.valueInDollars)" }
+        }
+        let reopened = try ItemStore<Item>(container: container)
+        #expect(reopened.allItems.map { "\($0.name)\($0.valueInDollars)" } == expected)
+        let archive = try KeyedUnarchiver.unarchivedArrayOfObjects(
+            ofClass: Item.self, from: try container.directory(.documents).contents(of: "items.archive"))
+        #expect(archive?.map(\.name) == ["a", "b", "c", "d", "e"], "only a save writes the archive")
+    }
+
+    @Test("A failed journal write undoes the changes it held, here and on disk, and the store goes on")
+    func failedFlushRollsBack() async throws {
+        let faulty = try FaultyContainer()
+        defer { faulty.destroy() }
+        do {
+            let store = try ItemStore<Item>(container: faulty.container)
+            store.add(Item(name: "kept"))
+            try await store.flush()
+            faulty.failWrites(with: EIO)
+            store.add(Item(name: "lost"))
+            let error = await #expect(throws: StoreError.self) { try await store.flush() }
+            #expect(error?.code == .writeFailed && error?.sandboxCode == .ioError)
+            #expect(store.allItems.map(\.name) == ["kept"], "the store must hold what a restart finds")
+            #expect(!store.isDirty)
+            faulty.heal()
+            store.add(Item(name: "after"))
+            try await store.flush()
+        }
+        #expect(try ItemStore<Item>(container: faulty.container).allItems.map(\.name) == ["kept", "after"])
+    }
+
+    @Test("The journal is folded into the archive once it outgrows it, without a save")
+    func largeJournalIsCheckpointed() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let store = try ItemStore<Item>(container: container)
+        let documents = container.directory(.documents)
+        // 1.2 MiB of records: each item's name is 4 KiB.
+        for index in 0..<300 {
+            store.add(Item(name: String(repeating: "x", count: 4096) + "\(index)"))
+            try await store.flush()
+            if documents.fileExists("items.archive") { break }
+        }
+        #expect(documents.fileExists("items.archive"), "the archive was never written")
+        try store.save()
+        #expect(try documents.contents(of: "items.archive.journal").count == 24)
     }
 
     @Test func corruptArchiveIsReportedAndKept() throws {

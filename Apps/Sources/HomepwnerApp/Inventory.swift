@@ -121,34 +121,38 @@ public final class Inventory {
         return (name, serial.isEmpty ? nil : serial, value)
     }
 
-    /// Adds an item. Corresponds to the book's `createItem()`.
+    /// Adds an item, and returns once it is durable. Corresponds to the book's
+    /// `createItem()`.
     /// - Throws: ``HomepwnerError`` `.badRequest` when the fields are invalid or the
-    ///   inventory is full.
+    ///   inventory is full, `.storageFailed` when it could not be saved (it is then
+    ///   not added).
     @discardableResult
-    public func createItem(name: String?, serialNumber: String?, valueInDollars: String?) throws -> Item {
+    public func createItem(name: String?, serialNumber: String?, valueInDollars: String?) async throws -> Item {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
-        return try add(
+        return try await add(
             Item(name: fields.name, serialNumber: fields.serialNumber, valueInDollars: fields.valueInDollars))
     }
 
     /// Adds a random item from the book's adjectives and nouns.
     @discardableResult
-    public func createRandomItem() throws -> Item { try add(Item.random()) }
+    public func createRandomItem() async throws -> Item { try await add(Item.random()) }
 
-    private func add(_ item: Item) throws -> Item {
+    private func add(_ item: Item) async throws -> Item {
         guard itemStore.allItems.count < limits.maxItems else {
             throw HomepwnerError(.badRequest, "the inventory is full (\(limits.maxItems) items)")
         }
         itemStore.add(item)
         changed()
+        try await commit()
         return item
     }
 
-    /// Replaces an item's name, serial number and value.
-    /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`.
+    /// Replaces an item's name, serial number and value, and returns once that is
+    /// durable.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`, `.storageFailed`.
     @discardableResult
-    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?) throws
-        -> Item
+    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?)
+        async throws -> Item
     {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
         var updated: Item?
@@ -160,34 +164,53 @@ public final class Inventory {
         }
         guard let updated else { throw Self.noItem(key) }
         changed()
+        try await commit()
         return updated
     }
 
-    /// Removes an item; its photo goes with the next save. Corresponds to the book's
-    /// `removeItem(_:)` plus `imageStore.deleteImage(forKey:)`.
+    /// Removes an item and, once its removal is durable, its photo. Corresponds to the
+    /// book's `removeItem(_:)` plus `imageStore.deleteImage(forKey:)`.
     ///
-    /// The photo is a file of its own while the item lives in the archive, which is
-    /// saved later: removing the photo now would leave, after a crash before that save,
-    /// the item back without its photo. ``save()`` removes it once the archive no
-    /// longer lists the item.
-    /// - Throws: ``HomepwnerError`` `.notFound`.
-    public func deleteItem(forKey key: String) throws {
+    /// The photo goes only after the removal is durable: removing it first would leave,
+    /// after a crash between the two, the item back without its photo. A crash after
+    /// the removal leaves the photo, which the next start removes.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
+    public func deleteItem(forKey key: String) async throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         _ = itemStore.removeAll { $0.itemKey == key }
         sharedPhotos?.itemWasDeleted(key)
         changed()
+        try await commit()
+        if sharedPhotos == nil { try? imageStore.delete(forKey: key) }
     }
 
     /// Moves an item to `index` in the manual order (clamped to the list).
     /// Corresponds to the book's `moveItem(from:to:)`.
-    /// - Throws: ``HomepwnerError`` `.notFound`.
-    public func moveItem(forKey key: String, to index: Int) throws {
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
+    public func moveItem(forKey key: String, to index: Int) async throws {
         let items = itemStore.allItems
         guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
         let to = min(max(index, 0), items.count - 1)
         if from != to {
             _ = itemStore.move(from: from, to: to)
             changed()
+            try await commit()
+        }
+    }
+
+    /// Returns once every change made so far is durable in the container: the item
+    /// store's journal is `fsync`ed, shared by the changes other requests made meanwhile.
+    /// A change that could not be saved is undone by the store.
+    ///
+    /// With a shared store the items are the database's, saved by ``SharedInventory``
+    /// as soon as it can.
+    private func commit() async throws {
+        guard sharedPhotos == nil else { return }
+        do {
+            try await itemStore.flush()
+        } catch {
+            changedElsewhere()
+            throw HomepwnerError(.storageFailed, "the change could not be saved: \(error)")
         }
     }
 
@@ -313,9 +336,10 @@ public final class Inventory {
 
     public var showsSerialNumbers: Bool { defaults.bool(forKey: SettingsKey.showSerialNumbers) }
 
-    /// Stores the settings page's choices.
-    /// - Throws: ``HomepwnerError`` `.badRequest` for a value that is not one of the choices.
-    public func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) throws {
+    /// Stores the settings page's choices, and returns once they are durable.
+    /// - Throws: ``HomepwnerError`` `.badRequest` for a value that is not one of the
+    ///   choices, `.storageFailed` when they could not be saved.
+    public func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) async throws {
         guard let order = SortOrder(rawValue: sortOrder ?? "") else {
             throw HomepwnerError(
                 .badRequest, "sortOrder must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -334,6 +358,12 @@ public final class Inventory {
             sharedSettings.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
         }
         changed()
+        let defaults = defaults
+        do {
+            try await BlockingIO.run { () throws(DefaultsError) in try defaults.flush() }
+        } catch {
+            throw HomepwnerError(.storageFailed, "the settings could not be saved: \(error)")
+        }
     }
 
     nonisolated static func noItem(_ key: String) -> HomepwnerError {

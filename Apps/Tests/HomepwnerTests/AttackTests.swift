@@ -66,7 +66,7 @@ import Testing
     func photosAreNotSniffed() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
             let photo = try await client.get("/items/\(item.itemKey)/photo")
             #expect(photo.headers[.xContentTypeOptions] == "nosniff")
@@ -78,7 +78,7 @@ import Testing
     func itemListIsPaginated() async throws {
         let harness = try HTTPHarness()
         for index in 0..<25 {
-            try harness.inventory.createItem(name: "Item \(index)", serialNumber: nil, valueInDollars: "2")
+            try await harness.inventory.createItem(name: "Item \(index)", serialNumber: nil, valueInDollars: "2")
         }
         try await harness.run(pageSize: 10) { client async throws in
             let first = try await client.get("/").text
@@ -100,10 +100,13 @@ import Testing
     @Test("An inventory filled to its 100,000-item limit serves one page of 100, small and quick")
     func fullInventoryServesOnePage() async throws {
         let harness = try HTTPHarness()
-        for index in 0..<harness.inventory.limits.maxItems {
-            try harness.inventory.createItem(name: "Item \(index)", serialNumber: "S\(index)", valueInDollars: "1")
-        }
-        #expect(throws: HomepwnerError.self) { try harness.inventory.createRandomItem() }
+        // Filled in one change: a request each would wait for 100,000 fsyncs.
+        harness.inventory.itemStore.replaceAll(
+            with: (0..<harness.inventory.limits.maxItems).map {
+                Item(name: "Item \($0)", serialNumber: "S\($0)", valueInDollars: 1)
+            })
+        try await harness.inventory.itemStore.flush()
+        await #expect(throws: HomepwnerError.self) { try await harness.inventory.createRandomItem() }
         try await harness.run { client async throws in
             let clock = ContinuousClock()
             let started = clock.now
@@ -152,7 +155,7 @@ import Testing
         // Through the server as well: refused with 400.
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
             let reply = try await client.post(
                 "/items/\(item.itemKey)/photo", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
             #expect(reply.status == .badRequest)

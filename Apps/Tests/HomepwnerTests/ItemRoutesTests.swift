@@ -108,7 +108,7 @@ import Testing
     func editItem() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Bike", serialNumber: "B1", valueInDollars: "10")
+            let item = try await harness.inventory.createItem(name: "Bike", serialNumber: "B1", valueInDollars: "10")
             let page = try await client.get("/items/\(item.itemKey)")
             #expect(page.status == .ok)
             #expect(page.text.contains("value=\"Bike\""))
@@ -131,7 +131,7 @@ import Testing
     func unknownKeys() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            try harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
+            try await harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
             let key = "no-such-item"
             #expect(try await client.get("/items/\(key)").status == .notFound)
             #expect(try await client.post("/items/\(key)", form: [("name", "X")]).status == .notFound)
@@ -151,9 +151,9 @@ import Testing
     func deleteItem() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let a = try harness.inventory.createItem(name: "A", serialNumber: nil, valueInDollars: "1")
-            let b = try harness.inventory.createItem(name: "B", serialNumber: nil, valueInDollars: "2")
-            let c = try harness.inventory.createItem(name: "C", serialNumber: nil, valueInDollars: "3")
+            let a = try await harness.inventory.createItem(name: "A", serialNumber: nil, valueInDollars: "1")
+            let b = try await harness.inventory.createItem(name: "B", serialNumber: nil, valueInDollars: "2")
+            let c = try await harness.inventory.createItem(name: "C", serialNumber: nil, valueInDollars: "3")
             #expect(try await client.post("/items/\(b.itemKey)/delete", form: []).status == .seeOther)
             #expect(try await client.delete("/items/\(a.itemKey)").status == .noContent)
             #expect(harness.inventory.allItems.map(\.itemKey) == [c.itemKey])
@@ -166,7 +166,7 @@ import Testing
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
             for name in ["A", "B", "C", "D"] {
-                try harness.inventory.createItem(name: name, serialNumber: nil, valueInDollars: "1")
+                try await harness.inventory.createItem(name: name, serialNumber: nil, valueInDollars: "1")
             }
             let keys = harness.inventory.allItems.map(\.itemKey)
             #expect(try await client.post("/items/\(keys[3])/move", form: [("to", "0")]).status == .seeOther)
@@ -186,9 +186,9 @@ import Testing
     func sorting() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            try harness.inventory.createItem(name: "Mid", serialNumber: nil, valueInDollars: "50")
-            try harness.inventory.createItem(name: "Cheap", serialNumber: nil, valueInDollars: "5")
-            try harness.inventory.createItem(name: "Dear", serialNumber: nil, valueInDollars: "500")
+            try await harness.inventory.createItem(name: "Mid", serialNumber: nil, valueInDollars: "50")
+            try await harness.inventory.createItem(name: "Cheap", serialNumber: nil, valueInDollars: "5")
+            try await harness.inventory.createItem(name: "Dear", serialNumber: nil, valueInDollars: "500")
             func order(_ page: String) -> [String] {
                 ["Mid", "Cheap", "Dear"].sorted {
                     page.range(of: ">\($0)</a>")!.lowerBound < page.range(of: ">\($1)</a>")!.lowerBound
@@ -206,7 +206,7 @@ import Testing
     func escaping() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(
+            let item = try await harness.inventory.createItem(
                 name: "<script>alert(1)</script> & \"Co\"", serialNumber: "<b>", valueInDollars: "1")
             for uri in ["/", "/items/\(item.itemKey)"] {
                 let page = try await client.get(uri).text
@@ -221,7 +221,7 @@ import Testing
     func jsonAPI() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Bike", serialNumber: "S", valueInDollars: "7")
+            let item = try await harness.inventory.createItem(name: "Bike", serialNumber: "S", valueInDollars: "7")
             let response = try await client.get("/api/items")
             #expect(response.headers[.contentType] == "application/json")
             let rows = try #require(try JSONSerialization.jsonObject(with: Data(response.bytes)) as? [[String: Any]])
@@ -249,7 +249,7 @@ import Testing
     func randomBodies() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
+            let item = try await harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
             let routes = [
                 "/items", "/items/\(item.itemKey)", "/items/\(item.itemKey)/move", "/items/nope/move",
                 "/settings", "/lifecycle", "/items/\(item.itemKey)/photo",

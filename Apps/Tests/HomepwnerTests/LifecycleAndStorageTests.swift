@@ -40,7 +40,9 @@ import Testing
         }
     }
 
-    @Test("Entering the background saves the items to Documents/items.archive and the settings to Library/Preferences")
+    @Test(
+        "A change is durable in the journal when acknowledged; entering the background folds it into Documents/items.archive"
+    )
     func backgroundSaves() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
@@ -50,9 +52,14 @@ import Testing
             let archive = harness.container.documentsDirectory.appendingPathComponent("items.archive")
             #expect(
                 !FileManager.default.fileExists(atPath: archive.path),
-                "the book saves on entering the background, not before")
-            #expect(harness.inventory.hasUnsavedChanges)
+                "the book writes its archive on entering the background, not before")
+            #expect(!harness.inventory.hasUnsavedChanges, "an acknowledged change is durable: the journal holds it")
+            let journal = try harness.container.directory(.documents).contents(of: "items.archive.journal")
+            #expect(journal.count > 24, "the journal holds the new item's record")
             _ = try await client.post("/lifecycle", form: [("event", "hidden")])
+            #expect(
+                try harness.container.directory(.documents).contents(of: "items.archive.journal").count == 24,
+                "the archive now holds the item, and the journal starts afresh")
             #expect(!harness.inventory.hasUnsavedChanges)
             let items = try #require(try KeyedUnarchiver.unarchivedObject(ofClass: [Item].self, contentsOf: archive))
             #expect(items.map(\.name) == ["Bike"])
@@ -67,13 +74,22 @@ import Testing
     func reopen() async throws {
         let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
         defer { try? container.destroy() }
-        let first = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
-        first.application.launch()
-        let item = try first.inventory.createItem(name: "Lamp", serialNumber: nil, valueInDollars: "45")
-        try await first.inventory.setPhoto(Data(TestImages.png), forKey: item.itemKey)
-        try first.inventory.updateSettings(sortOrder: "value", currencyFormat: "cents", showSerialNumbers: false)
-        first.application.send(.terminate)
-        #expect(first.application.state == .notRunning)
+        let item: Item
+        do {
+            let first = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
+            first.application.launch()
+            item = try await first.inventory.createItem(name: "Lamp", serialNumber: nil, valueInDollars: "45")
+            try await first.inventory.setPhoto(Data(TestImages.png), forKey: item.itemKey)
+            try await first.inventory.updateSettings(
+                sortOrder: "value", currencyFormat: "cents", showSerialNumbers: false)
+            // While the first is open, a second is refused: two journals on one file
+            // would each lose the other's records.
+            #expect(throws: StoreError.self) {
+                try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
+            }
+            first.application.send(.terminate)
+            #expect(first.application.state == .notRunning)
+        }
 
         let second = try HomepwnerServer(container: container, log: LifecycleLog(echo: false))
         #expect(second.inventory.allItems == [item])
@@ -84,46 +100,42 @@ import Testing
     }
 
     @Test(
-        "Photos are files named by the item key in Documents/images; the save after deleting the item deletes the file")
+        "Photos are files named by the item key in Documents/images; deleting the item deletes the file once that is durable"
+    )
     func photoFiles() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.jpeg, partType: "image/jpeg")
             let file = harness.container.documentsDirectory.appendingPathComponent("images/\(item.itemKey)")
             #expect(FileManager.default.contents(atPath: file.path) == Data(TestImages.jpeg))
-            try harness.inventory.save()
             _ = try await client.post("/items/\(item.itemKey)/delete", form: [])
             #expect(try await client.get("/items/\(item.itemKey)/photo").status == .notFound)
-            // The saved archive still lists the item until the next save.
-            #expect(FileManager.default.fileExists(atPath: file.path))
-            try harness.inventory.save()
             #expect(!FileManager.default.fileExists(atPath: file.path))
         }
     }
 
-    @Test("Killed before saving: a deleted item comes back with its photo, and a new item's photo does not linger")
+    @Test("Killed after acknowledged changes, before any save: the deletion and the new item with its photo survive")
     func photosFollowTheSavedItems() async throws {
         let container = try AppContainer.temporary(identifier: HomepwnerServer.identifier)
         defer { try? container.destroy() }
         let kept: Item
+        let added: Item
         do {
             let inventory = try Inventory(container: container)
-            kept = try inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            kept = try await inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             try await inventory.setPhoto(Data(TestImages.png), forKey: kept.itemKey)
             try inventory.save()
-            // Then, unsaved: the item is deleted and another added with a photo.
-            try inventory.deleteItem(forKey: kept.itemKey)
-            let unsaved = try inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
-            try await inventory.setPhoto(Data(TestImages.jpeg), forKey: unsaved.itemKey)
+            // Then, acknowledged but never saved: the item is deleted, another added with a photo.
+            try await inventory.deleteItem(forKey: kept.itemKey)
+            added = try await inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
+            try await inventory.setPhoto(Data(TestImages.jpeg), forKey: added.itemKey)
             // Killed here: no save, no callback. Opening the container again is the restart.
         }
         let restarted = try Inventory(container: container)
-        #expect(restarted.allItems.map(\.itemKey) == [kept.itemKey])
-        #expect(
-            try await restarted.photo(forKey: kept.itemKey).data == Data(TestImages.png),
-            "the item came back without its photo")
-        #expect(try restarted.imageStore.allKeys() == [kept.itemKey], "a photo of an item never saved stayed")
+        #expect(restarted.allItems.map(\.itemKey) == [added.itemKey], "an acknowledged change was lost")
+        #expect(try await restarted.photo(forKey: added.itemKey).data == Data(TestImages.jpeg))
+        #expect(try restarted.imageStore.allKeys() == [added.itemKey], "the deleted item's photo stayed")
     }
 
     @Test("A damaged item archive stops the server from starting and is kept as it was")
@@ -140,7 +152,7 @@ import Testing
     func containerAfterSave() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
             _ = try await client.post("/settings", form: [("sortOrder", "date"), ("currencyFormat", "dollars")])
             _ = try await client.post("/lifecycle", form: [("event", "hidden")])

@@ -10,7 +10,7 @@ import Testing
     func photoCycle() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             #expect(try await client.get(uri).status == .notFound)
 
@@ -44,8 +44,8 @@ import Testing
     func deleteItemDeletesPhoto() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
-            let other = try harness.inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let other = try await harness.inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
             _ = try await client.upload("/items/\(other.itemKey)/photo", data: TestImages.jpeg)
             #expect(harness.inventory.hasPhoto(forKey: item.itemKey))
@@ -63,7 +63,7 @@ import Testing
         limits.maxPhotoBytes = 1024
         let harness = try HTTPHarness(limits: limits)
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             _ = try await client.upload(uri, data: TestImages.png)
             let big = TestImages.png + [UInt8](repeating: 7, count: 2000)
@@ -83,7 +83,7 @@ import Testing
     func badUploads() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             #expect(
                 try await client.upload(uri, data: Array("GIF89a....".utf8), partType: "image/gif").status
@@ -125,7 +125,7 @@ import Testing
     func mangledMultipart() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            let item = try harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
+            let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             let (valid, type) = Multipart.body(
                 data: Array("not an image at all".utf8), field: "photo", filename: "x.png", partType: "image/png")

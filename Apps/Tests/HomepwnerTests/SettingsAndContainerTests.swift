@@ -22,8 +22,8 @@ import Testing
     func saveSettings() async throws {
         let harness = try HTTPHarness()
         try await harness.run { client async throws in
-            try harness.inventory.createItem(name: "Small", serialNumber: "SERIAL-1", valueInDollars: "1000")
-            try harness.inventory.createItem(name: "Big", serialNumber: nil, valueInDollars: "2500")
+            try await harness.inventory.createItem(name: "Small", serialNumber: "SERIAL-1", valueInDollars: "1000")
+            try await harness.inventory.createItem(name: "Big", serialNumber: nil, valueInDollars: "2500")
             let saved = try await client.post("/settings", form: [("sortOrder", "value"), ("currencyFormat", "cents")])
             #expect(saved.status == .seeOther)
             #expect(saved.location == "/settings?saved=1")

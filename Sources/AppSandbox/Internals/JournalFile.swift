@@ -8,6 +8,8 @@ final class JournalFile: @unchecked Sendable {
     let directory: SandboxDirectory
     let name: String
     private var handle: AppendingFile?
+    /// The lock that keeps a second journal off this file while this one is open.
+    private var lock: Int32?
     /// Bytes known to be on disk: everything up to the last `fsync` that succeeded.
     private(set) var durableLength: Int
     /// Bytes written, durable or not.
@@ -20,9 +22,10 @@ final class JournalFile: @unchecked Sendable {
     /// so every append first tries again to start it.
     private var pendingRestart: (digest: CheckpointDigest, error: SandboxError)?
 
-    init(directory: SandboxDirectory, name: String, handle: AppendingFile, length: Int) {
+    init(directory: SandboxDirectory, name: String, lock: Int32, handle: AppendingFile, length: Int) {
         self.directory = directory
         self.name = name
+        self.lock = lock
         self.handle = handle
         durableLength = length
         writtenLength = length
@@ -85,6 +88,27 @@ final class JournalFile: @unchecked Sendable {
     func close() {
         handle?.close()
         handle = nil
+        if let lock { try? directory.container.system.close(lock) }
+        lock = nil
+    }
+
+    /// Takes the journal's lock, beside it, without waiting: two journals appending to
+    /// one file would each replace the other's, and records would be lost.
+    /// - Throws: ``SandboxError`` `.timedOut` when another journal holds it.
+    static func lock(_ name: String, in directory: SandboxDirectory) throws(SandboxError) -> Int32 {
+        let system = directory.container.system
+        do {
+            return try directory.withItem(LockFile.name(for: name), followFinalLink: false) {
+                location throws(SandboxError) in
+                try LockFile.acquire(
+                    system, parent: location.parent, name: location.name, path: location.path, exclusive: true,
+                    wait: LockFile.Wait(timeout: .zero))
+            }
+        } catch .timedOut {
+            throw SandboxError(
+                .timedOut, "the journal is open in another store, in this process or another",
+                path: directory.url.appendingPathComponent(name).path)
+        }
     }
 
     var path: String { directory.url.appendingPathComponent(name).path }

@@ -1,0 +1,164 @@
+import Foundation
+import Synchronization
+import Testing
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The built server killed with SIGKILL right after it acknowledged a change: every
+/// change it acknowledged must be there after the restart.
+@Suite(
+    "Crash recovery", .serialized,
+    .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
+struct CrashRecoveryTests {
+    /// What the server acknowledged, across rounds.
+    final class Acknowledged: Sendable {
+        struct State {
+            /// Names of acknowledged creates, less those whose item an acknowledged delete removed.
+            var names: Set<String> = []
+            var deletedKeys: Set<String> = []
+            var count = 0
+        }
+        let state = Mutex(State())
+
+        func created(_ name: String) -> Int {
+            state.withLock {
+                $0.names.insert(name)
+                $0.count += 1
+                return $0.count
+            }
+        }
+
+        func deleted(_ item: HTTP.ItemRow) {
+            state.withLock {
+                $0.names.remove(item.name)
+                $0.deletedKeys.insert(item.itemKey)
+            }
+        }
+    }
+
+    /// A session with room for 50 clients at once; redirects are not followed.
+    static let session: URLSession = {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.timeoutIntervalForRequest = 15
+        configuration.httpMaximumConnectionsPerHost = 64
+        return URLSession(configuration: configuration, delegate: HTTP.NoRedirects(), delegateQueue: nil)
+    }()
+
+    static func post(_ url: URL, _ form: String) async throws -> Int {
+        var request = URLRequest(url: url)
+        request.httpMethod = "POST"
+        request.httpBody = Data(form.utf8)
+        request.setValue("application/x-www-form-urlencoded", forHTTPHeaderField: "Content-Type")
+        let (_, response) = try await session.data(for: request)
+        return (response as! HTTPURLResponse).statusCode
+    }
+
+    @Test(
+        "kill -9 right after an acknowledgement, 20 rounds of sequential creates and deletes or 50 concurrent clients: nothing acknowledged is lost or undone"
+    )
+    func killAfterAcknowledgementLosesNothing() async throws {
+        let containers = try temporaryFolder("homepwner-crash")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let acknowledged = Acknowledged()
+        var random = SplitMix64(seed: 27)
+        var kills = 0
+        for round in 0..<20 {
+            let server = try ServerProcess(containers: containers)
+            try await Self.check(server, against: acknowledged, after: "round \(round)")
+            let killAfter = Int(random.next() % 300) + 1
+            if round.isMultiple(of: 2) {
+                try await Self.sequential(round, server, acknowledged, killAfter: killAfter)
+            } else {
+                await Self.concurrent(round, server, acknowledged, killAfter: killAfter)
+            }
+            kills += 1
+        }
+        let server = try ServerProcess(containers: containers)
+        try await Self.check(server, against: acknowledged, after: "the last round")
+        #expect(try server.terminate() == 0)
+        #expect(kills == 20)
+        #expect(acknowledged.state.withLock { $0.count } > 20 * 50, "too few acknowledgements to mean anything")
+    }
+
+    /// Every acknowledged create is listed, and no acknowledged delete's item is.
+    static func check(_ server: ServerProcess, against acknowledged: Acknowledged, after what: String) async throws {
+        let items = try await HTTP.items(server.baseURL)
+        let names = Set(items.map(\.name))
+        let keys = Set(items.map(\.itemKey))
+        let (expected, deleted) = acknowledged.state.withLock { ($0.names, $0.deletedKeys) }
+        let lost = expected.subtracting(names)
+        let undone = deleted.intersection(keys)
+        #expect(lost.isEmpty, "after \(what), \(lost.count) acknowledged creates are gone: \(lost.sorted().prefix(5))")
+        #expect(undone.isEmpty, "after \(what), \(undone.count) acknowledged deletes were undone")
+    }
+
+    /// Creates, with every fifth operation a delete of an item listed at the start,
+    /// one at a time; right after the `killAfter`-th acknowledgement the next request
+    /// is sent and the server killed while it handles it.
+    static func sequential(_ round: Int, _ server: ServerProcess, _ acknowledged: Acknowledged, killAfter: Int)
+        async throws
+    {
+        var deletable = try await HTTP.items(server.baseURL)
+        let items = server.baseURL.appendingPathComponent("items")
+        for index in 0..<300 {
+            if index % 5 == 4, let item = deletable.popLast() {
+                let status = try await post(items.appendingPathComponent("\(item.itemKey)/delete"), "")
+                #expect(status == 303)
+                if status == 303 { acknowledged.deleted(item) }
+            } else {
+                let name = "r\(round)-s\(index)"
+                let status = try await post(items, "name=\(name)&valueInDollars=\(index)")
+                #expect(status == 303)
+                if status == 303 { _ = acknowledged.created(name) }
+            }
+            if index + 1 == killAfter { break }
+        }
+        let inFlight = Task { try? await post(items, "name=r\(round)-unacknowledged") }
+        kill(server.process.processIdentifier, SIGKILL)
+        server.process.waitUntilExit()
+        _ = await inFlight.value
+    }
+
+    /// 50 clients creating items at once; the one that brings the acknowledgements of
+    /// the round to `killAfter` kills the server. Every 303 that arrives counts, even
+    /// one read after the kill: the server sent it.
+    static func concurrent(_ round: Int, _ server: ServerProcess, _ acknowledged: Acknowledged, killAfter: Int)
+        async
+    {
+        let items = server.baseURL.appendingPathComponent("items")
+        let roundCount = Acknowledged()
+        let pid = server.process.processIdentifier
+        await withTaskGroup(of: Void.self) { group in
+            for client in 0..<50 {
+                group.addTask {
+                    for index in 0..<100 {
+                        let name = "r\(round)-c\(client)-\(index)"
+                        guard let status = try? await post(items, "name=\(name)"), status == 303 else { return }
+                        _ = acknowledged.created(name)
+                        if roundCount.created(name) == killAfter { kill(pid, SIGKILL) }
+                    }
+                }
+            }
+        }
+        if server.process.isRunning { kill(pid, SIGKILL) }
+        server.process.waitUntilExit()
+    }
+}
+
+/// A small seeded generator, so that a failing round can be run again as it was.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,24 @@
+import Dispatch
+
+/// Runs blocking work (a file read, an `fsync`, a lock wait) from async code without
+/// holding one of Swift's cooperative threads or the main actor: the work runs on a
+/// dispatch queue of the library's own, and the caller suspends until it ends.
+///
+/// ```swift
+/// try await BlockingIO.run { () throws(DefaultsError) in try defaults.flush() }
+/// ```
+public enum BlockingIO {
+    private static let queue = DispatchQueue(label: "keepsake.blocking-io", attributes: .concurrent)
+
+    /// Runs `body` off the cooperative pool and returns what it returns.
+    /// - Throws: what `body` throws.
+    public static func run<Value: Sendable, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> Value
+    ) async throws(Failure) -> Value {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+            queue.async { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
+    }
+}
