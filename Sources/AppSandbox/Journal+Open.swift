@@ -1,6 +1,6 @@
 public import Foundation
 
-/// What ``Journal/open(_:in:following:)`` found in the journal it opened.
+/// What ``Journal/open(_:in:lockTimeout:following:)`` found in the journal it opened.
 public struct JournalRecovery: Sendable, Equatable {
     /// The records to apply on top of the checkpoint, in order.
     public var records: [Data] = []
@@ -15,9 +15,14 @@ public struct JournalRecovery: Sendable, Equatable {
 }
 
 extension Journal {
-    /// Opens the journal `name` in `directory`, which must follow the checkpoint whose
-    /// digest is `checkpoint` (``CheckpointDigest/none`` when there is none yet), and
-    /// returns it with the records to replay.
+    /// Opens the journal `name` in `directory` and returns it with the records to
+    /// replay on the checkpoint.
+    ///
+    /// First takes the journal's lock (waiting at most `lockTimeout` for another
+    /// journal on the file, in this process or another, to close), then calls
+    /// `checkpoint`, which reads the store's own file and returns its digest
+    /// (``CheckpointDigest/none`` when there is none yet): read under the lock, the
+    /// checkpoint cannot change before the journal is read.
     ///
     /// - A missing journal is created.
     /// - A torn last record is cut off.
@@ -28,14 +33,17 @@ extension Journal {
     ///   crash: it is replaced by an empty one.
     ///
     /// Each of these is reported in one line on standard error.
-    /// - Throws: ``SandboxError`` when the journal cannot be read, repaired or created.
-    public static func open(_ name: String, in directory: SandboxDirectory, following checkpoint: CheckpointDigest)
-        throws(SandboxError) -> (Journal, JournalRecovery)
-    {
+    /// - Throws: what `checkpoint` throws, as it is; otherwise ``SandboxError``: when
+    ///   the journal cannot be read, repaired or created, `.timedOut` when another
+    ///   journal keeps the lock.
+    public static func open(
+        _ name: String, in directory: SandboxDirectory, lockTimeout: Duration = .zero,
+        following checkpoint: () throws -> CheckpointDigest
+    ) throws -> (Journal, JournalRecovery) {
         try directory.create()
-        let lock = try JournalFile.lock(name, in: directory)
+        let lock = try JournalFile.lock(name, in: directory, timeout: lockTimeout)
         do {
-            return try open(name, in: directory, following: checkpoint, holding: lock)
+            return try open(name, in: directory, following: try checkpoint(), holding: lock)
         } catch {
             try? directory.container.system.close(lock)
             throw error

@@ -14,7 +14,7 @@ import Synchronization
 /// checkpoint. ``checkpoint(_:)`` runs the store's write of it in the journal's order
 /// (after every record appended before, before every record appended after) and then
 /// starts an empty journal that names the new checkpoint. At start-up
-/// ``open(_:in:following:)`` hands back the records to replay on top of the checkpoint.
+/// ``open(_:in:lockTimeout:following:)`` hands back the records to replay on top of the checkpoint.
 ///
 /// Writes run one at a time on a serial queue of the journal's own, never on Swift's
 /// cooperative pool; ``waitUntilDurable(_:)`` suspends without blocking a thread, and
@@ -26,7 +26,7 @@ import Synchronization
 /// record) and reloads, or writes a checkpoint, which starts a fresh journal.
 ///
 /// ```swift
-/// let (journal, recovery) = try Journal.open("items.archive.journal", in: documents, following: digest)
+/// let (journal, recovery) = try Journal.open("items.archive.journal", in: documents) { digest(of: archive) }
 /// for record in recovery.records { apply(record) }
 /// let ticket = try journal.append(Data(record))
 /// try await journal.waitUntilDurable(ticket)      // now say "saved"

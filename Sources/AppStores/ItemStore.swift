@@ -112,13 +112,22 @@ public final class ItemStore<Model: KeyedArchivable> {
     public init(container: AppContainer, fileName: String = "items.archive") throws(StoreError) {
         let archive = ArchiveFileBackend<Model>(container: container, fileName: fileName)
         backend = archive
-        let (checkpoint, digest) = try archive.loadCheckpoint()
+        var checkpoint: [Model] = []
         let journal: Journal
         let recovery: JournalRecovery
         do {
-            (journal, recovery) = try Journal.open(archive.journalName, in: archive.directory, following: digest)
-        } catch {
+            (journal, recovery) = try Journal.open(archive.journalName, in: archive.directory) {
+                let (items, digest) = try archive.loadCheckpoint()
+                checkpoint = items
+                return digest
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as SandboxError {
             throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+        } catch {
+            throw StoreError(
+                .readFailed, "cannot open the journal", path: archive.journalURL.path, underlyingError: error)
         }
         journaled = (journal, archive)
         items = try Self.replay(recovery.records, onto: checkpoint, path: archive.journalURL.path)

@@ -52,7 +52,7 @@ final class JournalBench: Sendable {
     var documents: SandboxDirectory { container.directory(.documents) }
 
     func open(following digest: CheckpointDigest = .none) throws -> (Journal, JournalRecovery) {
-        try Journal.open("j", in: documents, following: digest)
+        try Journal.open("j", in: documents) { digest }
     }
 
     func bytes() throws -> [UInt8] { [UInt8](try documents.contents(of: "j")) }

@@ -49,7 +49,8 @@ extension PostgresKeyValueSync {
         let value = try newValue(replay.entries[key]?.value)
         let clock = HybridLogicalClock(replica: replica, last: replay.latest)
         let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
-        if case .failure(let refusal) = replay.assess(change) {
+        let after = KeyValueReplay.replaying(changes + [change], limits: limits)
+        if let refusal = after.refusals[change.timestamp] {
             throw UbiquitousStoreError(.quotaViolation, UbiquitousKeyValueStore.describe(refusal), key: key)
         }
         do {

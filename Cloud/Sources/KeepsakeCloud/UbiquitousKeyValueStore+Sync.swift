@@ -1,4 +1,5 @@
-import Dispatch
+import AppSandbox
+import Foundation
 import PropertyList
 import Synchronization
 
@@ -15,7 +16,7 @@ extension UbiquitousKeyValueStore {
     /// Pushes the changes made here that the service does not have yet (they stay
     /// queued if it fails), then reads and applies what other replicas changed since
     /// the last sync, posting ``didChangeExternallyNotification`` for the keys whose
-    /// values changed. The file is written off the cooperative pool.
+    /// values changed once the change is durable.
     /// - Throws: ``UbiquitousStoreError``: `.syncFailed`, `.storageFailed`.
     public func sync(with service: some KeyValueSyncService) async throws(UbiquitousStoreError) {
         let pending = state.withLock { state in state.file.log.filter { state.file.pending.contains($0.timestamp) } }
@@ -25,8 +26,10 @@ extension UbiquitousKeyValueStore {
             } catch {
                 throw UbiquitousStoreError(.syncFailed, "cannot push \(pending.count) changes", underlyingError: error)
             }
-            try await offThePool { () throws(UbiquitousStoreError) in
-                try self.update { $0.pending.subtract(pending.map(\.timestamp)) }
+            try await commit { file throws(UbiquitousStoreError) in
+                let pushed = pending.map(\.timestamp)
+                file.pending.subtract(pushed)
+                return try file.journalRecord([], pushed: pushed)
             }
         }
         while true {
@@ -38,9 +41,7 @@ extension UbiquitousKeyValueStore {
                 throw UbiquitousStoreError(.syncFailed, "cannot read changes", underlyingError: error)
             }
             if batch.position == position { return }
-            let (keys, initial) = try await offThePool { () throws(UbiquitousStoreError) in
-                try self.apply(batch.changes, position: batch.position)
-            }
+            let (keys, initial) = try await apply(batch.changes, position: batch.position)
             if !keys.isEmpty { post(initial ? .initialSyncChange : .serverChange, keys: keys) }
         }
     }
@@ -78,73 +79,57 @@ extension UbiquitousKeyValueStore {
     }
 
     /// Adds the new ones among `changes` (read from the service up to `position`) and
-    /// returns the keys whose values changed, and whether these were the first
-    /// changes ever read.
+    /// returns, once that is durable, the keys whose values changed, and whether these
+    /// were the first changes ever read. A change no store could hold (a key or value
+    /// over the limits) is not kept.
     private func apply(
         _ changes: [KeyValueChange], position: Int64
-    ) throws(UbiquitousStoreError) -> (keys: [String], initial: Bool) {
+    ) async throws(UbiquitousStoreError) -> (keys: [String], initial: Bool) {
         for change in changes { clock.receive(change.timestamp) }
-        return try state.withLock { (state) throws(UbiquitousStoreError) in
+        let limits = limits
+        let (ticket, keys, initial) = try state.withLock { (state) throws(UbiquitousStoreError) in
             var file = state.file
             let known = Set(file.log.map(\.timestamp))
-            let fresh = changes.filter { !known.contains($0.timestamp) }.sorted { $0.timestamp < $1.timestamp }
+            let fresh = changes.filter {
+                !known.contains($0.timestamp) && Self.permanentRefusal(of: $0, limits: limits) == nil
+            }.sorted { $0.timestamp < $1.timestamp }
             let initial = file.position == 0
             file.position = position
             file.lastTimestamp = clock.last
-            var values = state.values
-            if let first = fresh.first {
-                file.log = Self.merged(file.log, fresh)
-                if let latest = values.latest, first.timestamp < latest {
-                    // Earlier than what was applied: the limits may decide differently now.
-                    values = KeyValueReplay.replaying(file.log, limits: limits)
-                } else {
-                    for change in fresh { values.apply(change) }
-                }
-            }
-            try file.save(named: fileName, in: directory)
-            let keys = Set(state.values.entries.keys).union(values.entries.keys).filter {
-                state.values.entries[$0]?.value != values.entries[$0]?.value
-            }
+            let kept = fresh.filter { file.merge($0, pending: false) }
+            let ticket = try append(file.journalRecord(kept.map { ($0, false) }, position: position))
+            let before = state.values.entries
             state.file = file
-            state.values = values
-            return (keys.sorted(), initial && !fresh.isEmpty)
+            if !kept.isEmpty { state.replay(limits: limits) }
+            let after = state.values.entries
+            let keys = Set(before.keys).union(after.keys).filter { before[$0]?.value != after[$0]?.value }
+            checkpointIfLarge(file)
+            return (ticket, keys.sorted(), initial && !fresh.isEmpty)
         }
+        try await waitUntilDurable(ticket)
+        return (keys, initial)
     }
 
-    /// Two logs in timestamp order, as one.
-    private static func merged(_ left: [KeyValueChange], _ right: [KeyValueChange]) -> [KeyValueChange] {
-        var result: [KeyValueChange] = []
-        result.reserveCapacity(left.count + right.count)
-        var (i, j) = (0, 0)
-        while i < left.count || j < right.count {
-            if j == right.count || (i < left.count && left[i].timestamp < right[j].timestamp) {
-                result.append(left[i])
-                i += 1
-            } else {
-                result.append(right[j])
-                j += 1
-            }
-        }
-        return result
-    }
-
-    /// Changes the file, durably, and the state with it.
-    private func update(_ body: (inout UbiquitousStoreFile) -> Void) throws(UbiquitousStoreError) {
-        try state.withLock { (state) throws(UbiquitousStoreError) in
+    /// Changes the file with `body`, which returns the journal record of the change,
+    /// and returns once that is durable.
+    private func commit(
+        _ body: (inout UbiquitousStoreFile) throws(UbiquitousStoreError) -> Data
+    ) async throws(UbiquitousStoreError) {
+        let ticket = try state.withLock { (state) throws(UbiquitousStoreError) in
             var file = state.file
-            body(&file)
-            try file.save(named: fileName, in: directory)
+            let ticket = try append(body(&file))
             state.file = file
+            checkpointIfLarge(file)
+            return ticket
         }
+        try await waitUntilDurable(ticket)
     }
 
-    /// Runs `body`, which writes the file, on a Dispatch worker thread, off the cooperative pool.
-    private func offThePool<Result: Sendable>(
-        _ body: @escaping @Sendable () throws(UbiquitousStoreError) -> Result
-    ) async throws(UbiquitousStoreError) -> Result {
-        let result: Swift.Result<Result, UbiquitousStoreError> = await withCheckedContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(returning: Swift.Result(catching: body)) }
+    private func waitUntilDurable(_ ticket: Journal.Ticket) async throws(UbiquitousStoreError) {
+        do {
+            try await journal.waitUntilDurable(ticket)
+        } catch {
+            throw rollBack(error)
         }
-        return try result.get()
     }
 }

@@ -22,8 +22,12 @@ import Synchronization
 /// try await store.run(with: PostgresKeyValueSync(url: databaseURL, store: "com.example.Homepwner"))
 /// ```
 ///
-/// Thread-safe: one lock guards the values and their file, which is written (and
-/// `fsync`ed) under it, so a change returns only once it is durable.
+/// Thread-safe: one lock guards the values; each change is recorded, in the lock's
+/// order, in a write-ahead journal beside the file, and returns only once its record is
+/// `fsync`ed. Changes made at once on several threads share one `fsync`. The file is
+/// the checkpoint, written anew once the journal outgrows 64 KiB; it keeps only the
+/// latest change of each key, so neither it nor the cost of a change grows with the
+/// history. One store at a time may hold a container's journal.
 public final class UbiquitousKeyValueStore: Sendable {
     /// Posted when values changed because of changes made elsewhere (never for this
     /// store's own), or when a change here was refused for the limits. Its user info
@@ -53,8 +57,33 @@ public final class UbiquitousKeyValueStore: Sendable {
     struct State {
         var file: UbiquitousStoreFile
         var values: KeyValueReplay
+        /// The binary-plist size of each value in the log, by its change's timestamp,
+        /// so that replaying the log encodes only new values.
+        var sizes: [HybridTimestamp: Int] = [:]
         /// Wakes ``run(with:retryInterval:)`` to push a change made here.
         var wake: AsyncStream<Void>.Continuation?
+
+        init(file: UbiquitousStoreFile, limits: UbiquitousStoreLimits) {
+            self.file = file
+            values = KeyValueReplay(limits: limits)
+            replay(limits: limits)
+        }
+
+        /// The values `file` leaves, and the sizes they need.
+        func replayed(_ file: UbiquitousStoreFile, limits: UbiquitousStoreLimits) -> (
+            KeyValueReplay, [HybridTimestamp: Int]
+        ) {
+            var sizes: [HybridTimestamp: Int] = [:]
+            for change in file.log {
+                guard let value = change.value else { continue }
+                sizes[change.timestamp] = self.sizes[change.timestamp] ?? KeyValueReplay.size(of: value)
+            }
+            return (KeyValueReplay.replaying(file.log, limits: limits, sizes: sizes), sizes)
+        }
+
+        mutating func replay(limits: UbiquitousStoreLimits) {
+            (values, sizes) = replayed(file, limits: limits)
+        }
     }
 
     public let limits: UbiquitousStoreLimits
@@ -63,6 +92,9 @@ public final class UbiquitousKeyValueStore: Sendable {
     let state: Mutex<State>
     let directory: SandboxDirectory
     let fileName: String
+    let journal: Journal
+    /// Past this many bytes of journal, the file is written anew and the journal emptied.
+    static let checkpointBytes = 64 << 10
 
     /// Opens the store of `container`, creating it (with a new replica name) on first
     /// use.
@@ -70,27 +102,55 @@ public final class UbiquitousKeyValueStore: Sendable {
     ///   - replica: this replica's name; by default one made when the store is first
     ///     created and kept in its file.
     ///   - physicalTime: milliseconds since 1970, for the hybrid clock; tests pass their own.
-    /// - Throws: ``UbiquitousStoreError`` `.storageFailed` when the file cannot be read;
-    ///   it is left as it is.
+    ///   - lockTimeout: how long to wait for another store (in this process or
+    ///     another) to close the container's journal.
+    /// - Throws: ``UbiquitousStoreError`` `.storageFailed` when the file cannot be read
+    ///   (it is left as it is), or another store keeps the journal past `lockTimeout`.
     public init(
         container: AppContainer, replica: String? = nil, limits: UbiquitousStoreLimits = .init(),
         notificationCenter: NotificationCenter = .default,
-        physicalTime: (@Sendable () -> Int64)? = nil
+        physicalTime: (@Sendable () -> Int64)? = nil, lockTimeout: Duration = .zero
     ) throws(UbiquitousStoreError) {
         self.limits = limits
         self.notificationCenter = notificationCenter
         directory = container.directory(.preferences)
         fileName = "\(container.identifier).ubiquitous-kvs.plist"
-        let file =
-            try UbiquitousStoreFile.load(named: fileName, in: directory)
-            ?? UbiquitousStoreFile(replica: replica ?? UUID().uuidString)
+        let fileName = fileName
+        let directory = directory
+        var loaded: UbiquitousStoreFile?
+        let recovery: JournalRecovery
+        do {
+            (journal, recovery) = try Journal.open(fileName + ".journal", in: directory, lockTimeout: lockTimeout) {
+                if let (file, digest) = try UbiquitousStoreFile.load(named: fileName, in: directory) {
+                    loaded = file
+                    return digest
+                }
+                // The replica's name must outlive this process: written before any change.
+                let file = UbiquitousStoreFile(replica: replica ?? UUID().uuidString)
+                loaded = file
+                return try file.save(named: fileName, in: directory)
+            }
+        } catch let error as UbiquitousStoreError {
+            throw error
+        } catch {
+            throw UbiquitousStoreError(.storageFailed, "cannot open \(fileName)", underlyingError: error)
+        }
+        guard var file = loaded else { preconditionFailure("the checkpoint closure sets the file") }
+        do {
+            for record in recovery.records { try file.apply(journalRecord: record) }
+        } catch {
+            journal.close()
+            throw error
+        }
         if let physicalTime {
             clock = HybridLogicalClock(replica: file.replica, last: file.lastTimestamp, physicalTime: physicalTime)
         } else {
             clock = HybridLogicalClock(replica: file.replica, last: file.lastTimestamp)
         }
-        state = Mutex(State(file: file, values: KeyValueReplay.replaying(file.log, limits: limits)))
+        state = Mutex(State(file: file, limits: limits))
     }
+
+    deinit { journal.close() }
 
     /// This replica's name.
     public var replica: String { clock.replica }
@@ -118,10 +178,10 @@ public final class UbiquitousKeyValueStore: Sendable {
     /// `false` when absent or not a boolean.
     public func bool(forKey key: String) -> Bool { value(forKey: key)?.boolValue ?? false }
 
-    /// Every key and value. Corresponds to `dictionaryRepresentation`.
     /// How many changes made here the service does not have yet.
     public var pendingChangeCount: Int { state.withLock { $0.file.pending.count } }
 
+    /// Corresponds to `dictionaryRepresentation`.
     public var dictionaryRepresentation: [String: Any] {
         state.withLock { $0.values.entries.mapValues(\.value.bridgedObject) }
     }
@@ -133,33 +193,100 @@ public final class UbiquitousKeyValueStore: Sendable {
 
     // MARK: Changing
 
-    /// Stores `value` for `key` (`nil` removes it), durably, and queues the change for
-    /// the next sync.
+    /// Stores `value` for `key` (`nil` removes it), and queues the change for the next
+    /// sync; returns once the change is durable. Blocks the calling thread on the
+    /// `fsync`: from async code, ``write(_:forKey:)``.
     /// - Throws: ``UbiquitousStoreError``: `.quotaViolation` (also posted with
-    ///   ``ChangeReason/quotaViolationChange``) and `.storageFailed`; nothing changed.
+    ///   ``ChangeReason/quotaViolationChange``), before anything is written;
+    ///   `.storageFailed`, and the change is then undone.
     public func setValue(_ value: PropertyListValue?, forKey key: String) throws(UbiquitousStoreError) {
-        let refusal: KeyValueReplay.Refusal? = try state.withLock { (state) throws(UbiquitousStoreError) in
+        let ticket = try stage(value, forKey: key)
+        do {
+            try journal.waitUntilDurableBlocking(ticket)
+        } catch {
+            throw rollBack(error)
+        }
+    }
+
+    /// ``setValue(_:forKey:)`` that suspends instead of blocking while the change is
+    /// written.
+    /// - Throws: ``UbiquitousStoreError``, as ``setValue(_:forKey:)``.
+    public func write(_ value: PropertyListValue?, forKey key: String) async throws(UbiquitousStoreError) {
+        let ticket = try stage(value, forKey: key)
+        do {
+            try await journal.waitUntilDurable(ticket)
+        } catch {
+            throw rollBack(error)
+        }
+    }
+
+    /// Applies the change and queues its journal record, under the lock so that the
+    /// journal's order is the values' order; refuses it first if the limits would.
+    private func stage(_ value: PropertyListValue?, forKey key: String) throws(UbiquitousStoreError)
+        -> Journal.Ticket
+    {
+        let staged: Result<Journal.Ticket, KeyValueReplay.Refusal> = try state.withLock {
+            (state) throws(UbiquitousStoreError) in
             // Stamped under the lock: the log stays in timestamp order.
             let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
-            let bytes: Int
-            switch state.values.assess(change) {
-            case .success(let accepted): bytes = accepted
-            case .failure(let refusal): return refusal
-            }
             var file = state.file
-            file.log.append(change)
-            file.pending.insert(change.timestamp)
+            file.merge(change, pending: true)
+            let (values, sizes) = state.replayed(file, limits: limits)
+            if let refusal = values.refusals[change.timestamp] ?? Self.permanentRefusal(of: change, limits: limits) {
+                return .failure(refusal)
+            }
             file.lastTimestamp = clock.last
-            try file.save(named: fileName, in: directory)
+            let ticket = try append(file.journalRecord([(change, true)]))
             state.file = file
-            state.values.apply(change, entryBytes: bytes)
+            (state.values, state.sizes) = (values, sizes)
+            checkpointIfLarge(state.file)
             state.wake?.yield()
-            return nil
+            return .success(ticket)
         }
-        if let refusal {
+        switch staged {
+        case .success(let ticket):
+            return ticket
+        case .failure(let refusal):
             post(.quotaViolationChange, keys: [key])
             throw UbiquitousStoreError(.quotaViolation, Self.describe(refusal), key: key)
         }
+    }
+
+    /// Queues a journal record. Called under the lock.
+    func append(_ record: Data) throws(UbiquitousStoreError) -> Journal.Ticket {
+        do {
+            return try journal.append(record)
+        } catch {
+            throw UbiquitousStoreError(.storageFailed, "cannot record the change", underlyingError: error)
+        }
+    }
+
+    /// Writes the file anew, in the journal's order, once the journal outgrows
+    /// ``checkpointBytes``. Called under the lock, with the state as it is now.
+    func checkpointIfLarge(_ file: UbiquitousStoreFile) {
+        guard journal.size > Self.checkpointBytes else { return }
+        let (fileName, directory) = (fileName, directory)
+        _ = journal.checkpoint { () throws(SandboxError) in try file.save(named: fileName, in: directory) }
+    }
+
+    /// After a failed journal write: cuts the journal back to its durable records and
+    /// rebuilds the state from the disk, so that the store holds what a restart would
+    /// find; returns the error to throw.
+    func rollBack(_ error: SandboxError) -> UbiquitousStoreError {
+        let failure = UbiquitousStoreError(.storageFailed, "cannot write \(fileName)", underlyingError: error)
+        state.withLock { state in
+            do {
+                try journal.waitUntilDurableBlocking(journal.discardUndurable())
+                guard var (file, _) = try UbiquitousStoreFile.load(named: fileName, in: directory) else { return }
+                for record in try journal.recordsOnDisk() { try file.apply(journalRecord: record) }
+                state.file = file
+                state.replay(limits: limits)
+            } catch {
+                StandardStream.error.report(
+                    "UbiquitousKeyValueStore: cannot undo a change that failed to save: \(error)")
+            }
+        }
+        return failure
     }
 
     /// Corresponds to `set(_:forKey:)`: like ``setValue(_:forKey:)``, but a refused or
@@ -187,6 +314,15 @@ public final class UbiquitousKeyValueStore: Sendable {
             return try PropertyListValue(bridging: object)
         } catch {
             throw UbiquitousStoreError(.notAPropertyList, "\(error)", key: key, underlyingError: error)
+        }
+    }
+
+    /// Why `change` can never be held, whatever else the store holds: a key or value
+    /// over its own limit. Such a change is not even kept in the log.
+    static func permanentRefusal(of change: KeyValueChange, limits: UbiquitousStoreLimits) -> KeyValueReplay.Refusal? {
+        switch KeyValueReplay(limits: limits).assess(change) {
+        case .failure(let refusal): refusal
+        case .success: nil
         }
     }
 

@@ -155,7 +155,8 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         func run() async throws {
             let folder = containers.map { URL(fileURLWithPath: $0) }
             let container = try AppContainer(identifier: location.store, containersDirectory: folder)
-            let store = try UbiquitousKeyValueStore(container: container)
+            // The app may have the store open: its journal is waited for, not shared.
+            let store = try UbiquitousKeyValueStore(container: container, lockTimeout: .seconds(10))
             let pending = store.pendingChangeCount
             try await location.withLog { log in try await store.sync(with: log) }
             print("pushed \(pending) changes; \(store.dictionaryRepresentation.count) keys in \(container.url.path)")

@@ -2,7 +2,7 @@ import Foundation
 
 /// The journal's open file and what is known of it.
 ///
-/// `@unchecked Sendable`: after ``Journal/open(_:in:following:)`` builds it, only the
+/// `@unchecked Sendable`: after ``Journal/open(_:in:lockTimeout:following:)`` builds it, only the
 /// journal's serial queue touches it, so its mutable properties need no lock.
 final class JournalFile: @unchecked Sendable {
     let directory: SandboxDirectory
@@ -92,17 +92,17 @@ final class JournalFile: @unchecked Sendable {
         lock = nil
     }
 
-    /// Takes the journal's lock, beside it, without waiting: two journals appending to
-    /// one file would each replace the other's, and records would be lost.
+    /// Takes the journal's lock, beside it, waiting at most `timeout`: two journals
+    /// appending to one file would each replace the other's, and records would be lost.
     /// - Throws: ``SandboxError`` `.timedOut` when another journal holds it.
-    static func lock(_ name: String, in directory: SandboxDirectory) throws(SandboxError) -> Int32 {
+    static func lock(_ name: String, in directory: SandboxDirectory, timeout: Duration) throws(SandboxError) -> Int32 {
         let system = directory.container.system
         do {
             return try directory.withItem(LockFile.name(for: name), followFinalLink: false) {
                 location throws(SandboxError) in
                 try LockFile.acquire(
                     system, parent: location.parent, name: location.name, path: location.path, exclusive: true,
-                    wait: LockFile.Wait(timeout: .zero))
+                    wait: LockFile.Wait(timeout: timeout))
             }
         } catch .timedOut {
             throw SandboxError(

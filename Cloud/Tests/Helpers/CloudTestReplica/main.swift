@@ -5,8 +5,9 @@
 // Makes CHANGES random changes (keys from a pool of 1,500, so that the 1,024-key limit
 // decides; one in ten removes its key), pushing and pulling after every 50 except while
 // "offline" (changes OFFLINE_FROM..<OFFLINE_TO), with its wall clock moved by SKEW_MS.
-// Then syncs until the service takes everything, and prints `accepted N`: the changes
-// the store acknowledged.
+// Then syncs until the service takes everything, and prints `accepted N`, the changes
+// the store acknowledged, and `keys K1 K2 …`, the keys they changed: the log must hold
+// the latest change of each (a change replaced before it was pushed need never be).
 
 import AppSandbox
 import Foundation
@@ -53,12 +54,16 @@ func take(_ value: PropertyListValue?, forKey key: String) throws -> Bool {
 
 var generator = SplitMix64(state: seed)
 var accepted = 0
+var acceptedKeys: Set<String> = []
 for index in 0..<changes {
     let key = "key-\(Int.random(in: 0..<1_500, using: &generator))"
     let value: PropertyListValue? =
         Int.random(in: 0..<10, using: &generator) == 0
         ? nil : .string(String(repeating: "v", count: Int.random(in: 1..<400, using: &generator)))
-    if try take(value, forKey: key) { accepted += 1 }
+    if try take(value, forKey: key) {
+        accepted += 1
+        acceptedKeys.insert(key)
+    }
     let offline = (offlineFrom..<offlineTo).contains(index)
     if !offline, index % 50 == 49 { try? await store.sync(with: service) }
 }
@@ -73,4 +78,5 @@ for _ in 0..<100 where !synced {
 }
 client.cancel()
 print("accepted \(accepted)")
+print("keys " + acceptedKeys.sorted().joined(separator: " "))
 exit(synced ? 0 : 1)
