@@ -1,3 +1,5 @@
+import Logging
+import PostgresNIO
 public import PropertyList
 
 /// What the shared log of a store holds, read and written directly rather than through
@@ -29,35 +31,81 @@ extension PostgresKeyValueSync {
     }
 
     /// Adds a change of `key` made by `replica`, later than every change in the log, to
-    /// the value `newValue` gives for the current one (`nil` removes the key), unless
-    /// the limits refuse it. The log is read once for both. A replica pushing at the
-    /// same moment is not seen by the check; every replica's replay applies the limits
-    /// again in timestamp order, so they still agree on whether it stands.
+    /// the value `newValue` gives for the current one (`nil` removes it), unless the
+    /// limits refuse it; returns once the change is committed. Reading, checking and
+    /// writing are one transaction under the store's lock, so of two updates at once
+    /// the second checks the limits with the first's change in: an update that returns
+    /// stands (a replica's offline change stamped earlier, pushed later, can still
+    /// take the room first, as on Apple's service).
     /// - Throws: ``UbiquitousStoreError`` `.quotaViolation` (nothing is written),
     ///   `.syncFailed`; what `newValue` throws (nothing is written).
     public func update(
         _ key: String, replica: String, limits: UbiquitousStoreLimits = .init(),
-        to newValue: (_ current: PropertyListValue?) throws -> PropertyListValue?
+        to newValue: @escaping @Sendable (_ current: PropertyListValue?) throws -> PropertyListValue?
     ) async throws {
-        let changes: [KeyValueChange]
+        let (store, logger, retention) = (store, logger, tombstoneRetention)
+        // First outside the transaction, so that what `newValue` throws reaches the
+        // caller as it is; the transaction calls it again on what it reads under the lock.
+        let current: [KeyValueChange]
         do {
-            changes = try await wholeLog().changes
+            current = try await wholeLog().changes
         } catch {
             throw UbiquitousStoreError(.syncFailed, "cannot read the log of \(store)", underlyingError: error)
         }
-        let replay = KeyValueReplay.replaying(changes, limits: limits)
-        let value = try newValue(replay.entries[key]?.value)
-        let clock = HybridLogicalClock(replica: replica, last: replay.latest)
-        let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
-        let after = KeyValueReplay.replaying(changes + [change], limits: limits)
-        if let refusal = after.refusals[change.timestamp] {
-            throw UbiquitousStoreError(.quotaViolation, UbiquitousKeyValueStore.describe(refusal), key: key)
-        }
+        _ = try newValue(KeyValueReplay.replaying(current, limits: limits).entries[key]?.value)
         do {
-            try await push([change])
+            try await database.withTransaction(logger: logger) { connection in
+                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
+                let changes = try await Self.wholeStore(store, on: connection, logger: logger)
+                let replay = KeyValueReplay.replaying(changes, limits: limits)
+                let value = try newValue(replay.entries[key]?.value)
+                let clock = HybridLogicalClock(replica: replica, last: replay.latest)
+                let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
+                let after = KeyValueReplay.replaying(changes + [change], limits: limits)
+                if let refusal = after.refusals[change.timestamp] {
+                    throw UbiquitousStoreError(.quotaViolation, UbiquitousKeyValueStore.describe(refusal), key: key)
+                }
+                try await Self.insert(change, store: store, on: connection, logger: logger)
+                try await Self.compact(
+                    store: store, keys: [key], tombstonesBefore: Self.cutoff(retention), on: connection, logger: logger)
+                let keys = Self.notification(store: store, keys: [key])
+                try await connection.query("SELECT pg_notify(\(Self.channel), \(keys))", logger: logger)
+            }
         } catch {
-            throw UbiquitousStoreError(.syncFailed, "cannot write to the log of \(store)", underlyingError: error)
+            if let refusal = Self.storeError(in: error) { throw refusal }
+            throw UbiquitousStoreError(.syncFailed, "cannot update the log of \(store)", underlyingError: error)
         }
+    }
+
+    /// A ``UbiquitousStoreError`` thrown inside a transaction, which the client may
+    /// have wrapped.
+    private static func storeError(in error: any Error) -> UbiquitousStoreError? {
+        if let error = error as? UbiquitousStoreError { return error }
+        if let error = error as? PostgresTransactionError, let inner = error.closureError {
+            return storeError(in: inner)
+        }
+        return nil
+    }
+
+    /// The latest change of every key, read in `connection`'s transaction.
+    static func wholeStore(_ store: String, on connection: PostgresConnection, logger: Logger) async throws
+        -> [KeyValueChange]
+    {
+        let rows = try await connection.query(
+            """
+            SELECT key, value, milliseconds, counter, replica FROM keepsake_kv
+            WHERE store = \(store) ORDER BY position
+            """, logger: logger)
+        var changes: [KeyValueChange] = []
+        for try await (key, value, milliseconds, counter, replica) in rows.decode(
+            (String, ByteBuffer?, Int64, Int64, String).self)
+        {
+            changes.append(
+                KeyValueChange(
+                    key: key, value: try value.map { try PropertyListReader().read(Array($0.readableBytesView)) },
+                    timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
+        }
+        return changes
     }
 
     private func wholeLog() async throws -> (changes: [KeyValueChange], position: Int64) {
@@ -66,7 +114,7 @@ extension PostgresKeyValueSync {
         while true {
             let batch = try await self.changes(after: position)
             if batch.position == position { return (changes, position) }
-            changes += batch.changes
+            changes = batch.isWholeStore ? batch.changes : changes + batch.changes
             position = batch.position
         }
     }

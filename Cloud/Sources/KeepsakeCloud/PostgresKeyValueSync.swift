@@ -15,27 +15,41 @@ import PropertyList
 /// await store.run(with: service)
 /// ```
 ///
+/// The log keeps only the latest change of each key: a push deletes the rows its
+/// changes replace, which no replica needs, since only the latest change of a key
+/// counts (``KeyValueReplay``). Removals are kept for ``tombstoneRetention``; a replica
+/// that was away longer reads the whole store instead, as Apple's initial sync.
+///
 /// The client must be running: call ``run()`` in a task of its own for as long as the
 /// service is used. Each exchange with the database has to end within a timeout (10 s
 /// unless told otherwise), or it fails and the next one goes through a new client.
 public final class PostgresKeyValueSync: KeyValueSyncService {
     /// The store's name; many stores share one table.
     public let store: String
+    /// How long the log keeps a removal; a replica away for longer re-reads the whole store.
+    public let tombstoneRetention: Duration
     let database: DatabaseClient
-    private let logger: Logger
+    let logger: Logger
     static let channel = "keepsake_kv"
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     /// - Throws: ``UbiquitousStoreError`` `.syncFailed` for a URL it cannot use.
-    public convenience init(url: String, store: String, timeout: Duration = .seconds(10)) throws(UbiquitousStoreError) {
+    public convenience init(
+        url: String, store: String, timeout: Duration = .seconds(10),
+        tombstoneRetention: Duration = .seconds(30 * 86_400)
+    ) throws(UbiquitousStoreError) {
         guard let configuration = PostgresClient.Configuration(url: url) else {
             throw UbiquitousStoreError(.syncFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
         }
-        self.init(configuration: configuration, store: store, timeout: timeout)
+        self.init(configuration: configuration, store: store, timeout: timeout, tombstoneRetention: tombstoneRetention)
     }
 
-    public init(configuration: PostgresClient.Configuration, store: String, timeout: Duration = .seconds(10)) {
+    public init(
+        configuration: PostgresClient.Configuration, store: String, timeout: Duration = .seconds(10),
+        tombstoneRetention: Duration = .seconds(30 * 86_400)
+    ) {
         self.store = store
+        self.tombstoneRetention = tombstoneRetention
         database = DatabaseClient(configuration: configuration, timeout: timeout)
         var logger = Logger(label: "keepsake.cloud")
         logger.logLevel = .critical
@@ -64,7 +78,11 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
             replica text NOT NULL,
             UNIQUE (store, milliseconds, counter, replica)
         )
-        """
+        """,
+        "CREATE INDEX IF NOT EXISTS keepsake_kv_store_key ON keepsake_kv (store, key)",
+        // The newest position whose removal the log forgot: a replica that has read
+        // less than that must read the whole store.
+        "CREATE TABLE IF NOT EXISTS keepsake_kv_horizon (store text PRIMARY KEY, position bigint NOT NULL)",
     ])
 
     /// How many changes one transaction of a push writes: each transaction must end
@@ -84,36 +102,86 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     private func push(batch changes: [KeyValueChange]) async throws {
         let store = store
         let logger = logger
+        let cutoff = Self.cutoff(tombstoneRetention)
         try await database.withTransaction(logger: logger) { connection in
             // One writer per store at a time: positions are then committed in order,
             // and a reader that has seen position n has seen every position before it.
             try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
-            for change in changes {
-                let value = try change.value.map { try ByteBuffer(bytes: PropertyListWriter.binary.write($0)) }
-                let stamp = change.timestamp
-                try await connection.query(
-                    """
-                    INSERT INTO keepsake_kv (store, key, value, milliseconds, counter, replica)
-                    VALUES (\(store), \(change.key), \(value), \(stamp.milliseconds), \(stamp.counter), \(stamp.replica))
-                    ON CONFLICT DO NOTHING
-                    """, logger: logger)
-            }
+            for change in changes { try await Self.insert(change, store: store, on: connection, logger: logger) }
+            try await Self.compact(
+                store: store, keys: changes.map(\.key), tombstonesBefore: cutoff, on: connection, logger: logger)
             let keys = Self.notification(store: store, keys: changes.map(\.key))
             try await connection.query("SELECT pg_notify(\(Self.channel), \(keys))", logger: logger)
         }
     }
 
-    public func changes(after position: Int64) async throws -> (changes: [KeyValueChange], position: Int64) {
+    /// The time before which removals are forgotten, in milliseconds since 1970.
+    static func cutoff(_ retention: Duration) -> Int64 {
+        let (seconds, attoseconds) = retention.components
+        return HybridLogicalClock.wallClock() - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+    }
+
+    static func insert(
+        _ change: KeyValueChange, store: String, on connection: PostgresConnection, logger: Logger
+    ) async throws {
+        let value = try change.value.map { try ByteBuffer(bytes: PropertyListWriter.binary.write($0)) }
+        let stamp = change.timestamp
+        try await connection.query(
+            """
+            INSERT INTO keepsake_kv (store, key, value, milliseconds, counter, replica)
+            VALUES (\(store), \(change.key), \(value), \(stamp.milliseconds), \(stamp.counter), \(stamp.replica))
+            ON CONFLICT DO NOTHING
+            """, logger: logger)
+    }
+
+    /// Deletes the rows of `keys` that a later change of the same key replaces, and
+    /// removals older than `cutoff` (milliseconds since 1970), moving the horizon past
+    /// them. Called holding the store's lock.
+    static func compact(
+        store: String, keys: [String], tombstonesBefore cutoff: Int64, on connection: PostgresConnection,
+        logger: Logger
+    ) async throws {
+        try await connection.query(
+            """
+            DELETE FROM keepsake_kv old WHERE old.store = \(store) AND old.key = ANY(\(Array(Set(keys))))
+            AND EXISTS (
+                SELECT 1 FROM keepsake_kv new WHERE new.store = old.store AND new.key = old.key
+                AND (new.milliseconds, new.counter, new.replica COLLATE "C")
+                    > (old.milliseconds, old.counter, old.replica COLLATE "C"))
+            """, logger: logger)
+        try await connection.query(
+            """
+            WITH forgotten AS (
+                DELETE FROM keepsake_kv WHERE store = \(store) AND value IS NULL AND milliseconds < \(cutoff)
+                RETURNING position)
+            INSERT INTO keepsake_kv_horizon (store, position)
+            SELECT \(store), max(position) FROM forgotten HAVING count(*) > 0
+            ON CONFLICT (store) DO UPDATE SET position = greatest(keepsake_kv_horizon.position, excluded.position)
+            """, logger: logger)
+    }
+
+    public func changes(after position: Int64) async throws -> KeyValueBatch {
         try await prepare()
         let (store, logger) = (store, logger)
         return try await database.withConnection { connection in
+            let horizon = try await connection.query(
+                "SELECT position FROM keepsake_kv_horizon WHERE store = \(store)", logger: logger
+            ).collect().first.map { try $0.decode(Int64.self) }
+            let wholeStore = horizon.map { position < $0 } ?? false
+            // A whole store is read at once: it holds one row per key, and removals of
+            // the retention period.
             let rows = try await connection.query(
-                """
-                SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
-                WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
-                """, logger: logger)
+                wholeStore
+                    ? """
+                    SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
+                    WHERE store = \(store) ORDER BY position
+                    """
+                    : """
+                    SELECT position, key, value, milliseconds, counter, replica FROM keepsake_kv
+                    WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
+                    """, logger: logger)
             var changes: [KeyValueChange] = []
-            var last = position
+            var last = wholeStore ? max(position, horizon ?? 0) : position
             for try await (row, key, value, milliseconds, counter, replica) in rows.decode(
                 (Int64, String, ByteBuffer?, Int64, Int64, String).self)
             {
@@ -122,9 +190,9 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
                     KeyValueChange(
                         key: key, value: decoded,
                         timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
-                last = row
+                last = max(last, row)
             }
-            return (changes, last)
+            return KeyValueBatch(changes: changes, position: last, isWholeStore: wholeStore)
         }
     }
 

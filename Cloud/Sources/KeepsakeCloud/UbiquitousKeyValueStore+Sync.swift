@@ -34,14 +34,14 @@ extension UbiquitousKeyValueStore {
         }
         while true {
             let position = state.withLock { $0.file.position }
-            let batch: (changes: [KeyValueChange], position: Int64)
+            let batch: KeyValueBatch
             do {
                 batch = try await service.changes(after: position)
             } catch {
                 throw UbiquitousStoreError(.syncFailed, "cannot read changes", underlyingError: error)
             }
             if batch.position == position { return }
-            let (keys, initial) = try await apply(batch.changes, position: batch.position)
+            let (keys, initial) = try await apply(batch)
             if !keys.isEmpty { post(initial ? .initialSyncChange : .serverChange, keys: keys) }
         }
     }
@@ -78,17 +78,18 @@ extension UbiquitousKeyValueStore {
         }
     }
 
-    /// Adds the new ones among `changes` (read from the service up to `position`) and
-    /// returns, once that is durable, the keys whose values changed, and whether these
-    /// were the first changes ever read. A change no store could hold (a key or value
-    /// over the limits) is not kept.
-    private func apply(
-        _ changes: [KeyValueChange], position: Int64
-    ) async throws(UbiquitousStoreError) -> (keys: [String], initial: Bool) {
+    /// Adds the new changes of `batch` and returns, once that is durable, the keys whose
+    /// values changed, and whether this was an initial sync: the first changes ever
+    /// read, or the whole store read anew after too long away (what the replica held
+    /// is then replaced, but for its own changes not yet pushed). A change no store
+    /// could hold (a key or value over the limits) is not kept.
+    private func apply(_ batch: KeyValueBatch) async throws(UbiquitousStoreError) -> (keys: [String], initial: Bool) {
+        let (changes, position) = (batch.changes, batch.position)
         for change in changes { clock.receive(change.timestamp) }
         let limits = limits
         let (ticket, keys, initial) = try state.withLock { (state) throws(UbiquitousStoreError) in
             var file = state.file
+            if batch.isWholeStore { file.log.removeAll { !file.pending.contains($0.timestamp) } }
             let known = Set(file.log.map(\.timestamp))
             let fresh = changes.filter {
                 !known.contains($0.timestamp) && Self.permanentRefusal(of: $0, limits: limits) == nil
@@ -97,14 +98,19 @@ extension UbiquitousKeyValueStore {
             file.position = position
             file.lastTimestamp = clock.last
             let kept = fresh.filter { file.merge($0, pending: false) }
-            let ticket = try append(file.journalRecord(kept.map { ($0, false) }, position: position))
+            let record =
+                batch.isWholeStore
+                ? try file.journalRecord(
+                    file.log.map { ($0, file.pending.contains($0.timestamp)) }, position: position, replacing: true)
+                : try file.journalRecord(kept.map { ($0, false) }, position: position)
+            let ticket = try append(record)
             let before = state.values.entries
             state.file = file
-            if !kept.isEmpty { state.replay(limits: limits) }
+            if !kept.isEmpty || batch.isWholeStore { state.replay(limits: limits) }
             let after = state.values.entries
             let keys = Set(before.keys).union(after.keys).filter { before[$0]?.value != after[$0]?.value }
             checkpointIfLarge(file)
-            return (ticket, keys.sorted(), initial && !fresh.isEmpty)
+            return (ticket, keys.sorted(), (initial && !fresh.isEmpty) || batch.isWholeStore)
         }
         try await waitUntilDurable(ticket)
         return (keys, initial)

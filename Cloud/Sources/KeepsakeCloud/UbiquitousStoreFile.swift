@@ -37,11 +37,14 @@ struct UbiquitousStoreFile: Equatable {
     }
 
     /// A journal record: changes to keep (with whether each is queued), changes now
-    /// pushed, the log position read, and the clock.
+    /// pushed, the log position read, and the clock; `replacing` when the changes are
+    /// the whole log (a whole store read anew).
     func journalRecord(
-        _ changes: [(KeyValueChange, pending: Bool)], pushed: [HybridTimestamp] = [], position: Int64? = nil
+        _ changes: [(KeyValueChange, pending: Bool)], pushed: [HybridTimestamp] = [], position: Int64? = nil,
+        replacing: Bool = false
     ) throws(UbiquitousStoreError) -> Data {
         var root = PropertyListDictionary()
+        if replacing { root["replace"] = .bool(true) }
         root["log"] = .array(changes.map { Self.entry($0.0, pending: $0.pending) })
         root["pushed"] = .array(
             pushed.map { .array([.integer($0.milliseconds), .integer($0.counter), .string($0.replica)]) })
@@ -69,6 +72,10 @@ struct UbiquitousStoreFile: Equatable {
         guard let root = record.dictionaryValue, let entries = root["log"]?.arrayValue,
             let pushed = root["pushed"]?.arrayValue
         else { throw Self.corrupt("a journal record has no log") }
+        if root["replace"]?.boolValue == true {
+            log.removeAll()
+            pending.removeAll()
+        }
         for (index, entry) in entries.enumerated() {
             let (change, isPending) = try Self.change(from: entry, index: index)
             merge(change, pending: isPending)

@@ -67,7 +67,7 @@ struct PostgresSyncTests {
         while true {
             let batch = try await service.changes(after: position)
             if batch.position == position { return changes }
-            changes += batch.changes
+            changes = batch.isWholeStore ? batch.changes : changes + batch.changes
             position = batch.position
         }
     }
@@ -339,6 +339,70 @@ struct PostgresSyncTests {
                 try await store.sync(with: service)
                 #expect(store.values == expected, "replica \(plan.0) differs from the replay")
             }
+        }
+    }
+    @Test("The log keeps the latest change of each key: 3 keys changed 3,000 times leave 3 rows")
+    func logIsCompacted() async throws {
+        let service = try PostgresKeyValueSync(url: try #require(TestDatabase.url), store: "test-\(UUID().uuidString)")
+        let running = Task { await service.run() }
+        defer { running.cancel() }
+        let clock = HybridLogicalClock(replica: "writer")
+        let changes = (0..<3_000).map {
+            KeyValueChange(key: "k\($0 % 3)", value: .integer(Int64($0)), timestamp: clock.tick())
+        }
+        for start in stride(from: 0, to: changes.count, by: 500) {
+            try await service.push(Array(changes[start..<start + 500]))
+        }
+        let log = try await Self.log(of: service)
+        #expect(log.count == 3)
+        #expect(
+            Dictionary(uniqueKeysWithValues: log.map { ($0.key, $0.value) }) == [
+                "k0": .integer(2_997), "k1": .integer(2_998), "k2": .integer(2_999),
+            ])
+    }
+
+    @Test(
+        "A replica away longer than the log keeps removals reads the whole store, posted as an initial sync (reason 1)"
+    )
+    func awayTooLongResyncs() async throws {
+        let centers = [NotificationCenter(), NotificationCenter()]
+        try await withReplicas(2, skews: [0, 0], centers: centers) { replicas in
+            let (writer, away) = (replicas[0], replicas[1])
+            try writer.store.setValue(.integer(1), forKey: "gone")
+            try writer.store.setValue(.integer(2), forKey: "kept")
+            try await writer.store.sync(with: writer.service)
+            try await away.store.sync(with: away.service)
+            #expect(away.store.values == ["gone": .integer(1), "kept": .integer(2)])
+            try away.store.setValue(.string("offline"), forKey: "mine")
+
+            // The writer's service forgets removals at once: the replica that was away
+            // can no longer learn of this one from the changes after its position.
+            let forgetful = try PostgresKeyValueSync(
+                url: try #require(TestDatabase.url), store: writer.service.store, tombstoneRetention: .zero)
+            let running = Task { await forgetful.run() }
+            defer { running.cancel() }
+            try writer.store.setValue(nil, forKey: "gone")
+            try writer.store.setValue(.integer(3), forKey: "kept")
+            try await writer.store.sync(with: forgetful)
+
+            let posted = Mutex<[(Int, [String])]>([])
+            let token = centers[1].addObserver(
+                forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: away.store, queue: nil
+            ) { note in
+                let reason = note.userInfo?[UbiquitousKeyValueStore.changeReasonKey] as? Int ?? -1
+                let keys = note.userInfo?[UbiquitousKeyValueStore.changedKeysKey] as? [String] ?? []
+                posted.withLock { $0.append((reason, keys)) }
+            }
+            defer { centers[1].removeObserver(token) }
+            try await away.store.sync(with: away.service)
+            #expect(away.store.values == ["kept": .integer(3), "mine": .string("offline")], "a silent gap")
+            let notes = posted.withLock { $0 }
+            #expect(notes.count == 1)
+            #expect(notes.first?.0 == UbiquitousKeyValueStore.ChangeReason.initialSyncChange.rawValue)
+            #expect(notes.first?.1 == ["gone", "kept"])
+            // Its own offline change was kept and pushed.
+            try await writer.store.sync(with: writer.service)
+            #expect(writer.store.string(forKey: "mine") == "offline")
         }
     }
 }
