@@ -2,6 +2,7 @@
 # A throwaway PostgreSQL server for the tests, listening on 127.0.0.1 only.
 #   scripts/test-database.sh start   # prints KEEPSAKE_TEST_DATABASE_URL's value
 #   scripts/test-database.sh pause   # stops the server, keeping its data
+#   scripts/test-database.sh crash   # kills it as a crash would (immediate stop), keeping its data
 #   scripts/test-database.sh resume  # starts it again
 #   scripts/test-database.sh stop    # stops it and removes its data
 # The cluster lives in /tmp/keepsake-test-database and belongs to the user
@@ -35,6 +36,9 @@ start)
     ;;
 pause)
     run "$bin/pg_ctl -D $data stop -m fast" >/dev/null
+    ;;
+crash)
+    run "$bin/pg_ctl -D $data stop -m immediate" >/dev/null
     ;;
 resume)
     run "$bin/pg_ctl -D $data -w -l $data/server.log \

@@ -203,7 +203,7 @@ public struct HomepwnerRoutes: Sendable {
                 title: "Settings", current: "/settings", state: lifecycle.state, revision: inventory.revision,
                 body: Pages.settings(
                     order: inventory.sortOrder, format: inventory.currencyFormat,
-                    showsSerials: inventory.showsSerialNumbers, saved: saved)))
+                    showsSerials: inventory.showsSerialNumbers, saved: saved, outbox: inventory.outbox?())))
     }
 
     @MainActor

@@ -35,10 +35,10 @@ public final class HomepwnerServer: Sendable {
     /// the main actor where they live.
     /// - Parameters:
     ///   - database: a `postgres://` URL: the items and settings are then shared with
-    ///     every instance using it (see ``SharedInventory``).
+    ///     every instance using it (see ``SharedInventory``); they stay in the container
+    ///     too, which answers while the database is away.
     ///   - sharedName: the name of the shared inventory in the database.
-    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`, `.readFailed`
-    ///   when the database cannot be reached.
+    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
     @MainActor
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
@@ -48,8 +48,7 @@ public final class HomepwnerServer: Sendable {
     ) throws {
         self.log = log
         shared = try database.map { try SharedInventory(url: $0, name: sharedName, container: container, log: log) }
-        inventory = try Inventory(
-            container: container, limits: limits, itemBackend: shared?.items, sharedPhotos: shared?.photos)
+        inventory = try Inventory(container: container, limits: limits, sharedPhotos: shared?.photos)
         delegate = AppDelegate(inventory: inventory, log: log)
         application = AppLifecycle.Application(delegate: delegate, configuration: configuration, scheduler: scheduler)
         suspensionObserver = application.addObserver(for: [.didSuspend]) { [log] _ in

@@ -44,23 +44,21 @@ public final class Inventory {
     /// The settings shared with other instances, where the settings page's choices go
     /// as well as to ``defaults``.
     public var sharedSettings: UbiquitousKeyValueStore?
+    /// What waits to be pushed to the database, with a shared store.
+    public var outbox: (@MainActor () -> SharedInventory.Outbox?)?
 
-    /// Opens the stores in `container`: items from `Documents/items.archive` (or from
-    /// `itemBackend`, a store shared with other processes), photos from
-    /// `Documents/images/`, settings from `Library/Preferences/`; registers the
-    /// default settings.
+    /// Opens the stores in `container`: items from `Documents/items.archive` and its
+    /// journal, photos from `Documents/images/` (or `sharedPhotos`, shared with other
+    /// processes), settings from `Library/Preferences/`; registers the default settings.
     /// - Throws: the stores' errors when what is saved cannot be read; nothing is then
     ///   overwritten.
     public init(
-        container: AppContainer, limits: Limits = Limits(), itemBackend: (any ItemStoreBackend<Item>)? = nil,
-        sharedPhotos: SharedPhotos? = nil
+        container: AppContainer, limits: Limits = Limits(), sharedPhotos: SharedPhotos? = nil
     ) throws {
         self.container = container
         self.limits = limits
         try container.createDirectories()
-        itemStore =
-            try itemBackend.map { backend throws(StoreError) in try ItemStore(backend: backend) }
-            ?? ItemStore<Item>(container: container)
+        itemStore = try ItemStore<Item>(container: container)
         self.sharedPhotos = sharedPhotos
         imageStore = try sharedPhotos?.cache ?? BlobStore(container: container)
         var configuration = Defaults.Configuration()
@@ -200,12 +198,9 @@ public final class Inventory {
 
     /// Returns once every change made so far is durable in the container: the item
     /// store's journal is `fsync`ed, shared by the changes other requests made meanwhile.
-    /// A change that could not be saved is undone by the store.
-    ///
-    /// With a shared store the items are the database's, saved by ``SharedInventory``
-    /// as soon as it can.
+    /// A change that could not be saved is undone by the store. With a shared store,
+    /// ``SharedInventory`` then pushes it from the journal.
     private func commit() async throws {
-        guard sharedPhotos == nil else { return }
         do {
             try await itemStore.flush()
         } catch {

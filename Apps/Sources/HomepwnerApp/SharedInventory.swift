@@ -3,18 +3,23 @@ import AppStores
 import Foundation
 public import KeepsakeCloud
 
-/// Homepwner on a database shared with other instances: the items in a shared item
-/// store, the photos beside them (``SharedPhotos``), the settings in the ubiquitous
-/// key-value store, all on PostgreSQL.
+/// Homepwner on a database shared with other instances: the items pushed to a shared
+/// item store, the photos beside them (``SharedPhotos``), the settings in the
+/// ubiquitous key-value store, all on PostgreSQL.
 ///
-/// Each change made here is saved at once, off the main actor; each save made
-/// elsewhere is read as soon as PostgreSQL notifies it, so that the pages, which poll
-/// ``Inventory/revision``, show it within a second. Items changed on both sides are
-/// merged field by field, the later change winning (``MergePolicy/fieldLastWriterWins``);
-/// every such conflict goes to the lifecycle log with its three versions. While the
-/// database is away, changes stay in memory; a save that fails, or gets no answer
-/// within the backend's timeout, is tried again a second later. The settings stay
-/// queued in the container.
+/// The container stays the truth for this instance: every change is durable in the
+/// item store's journal before it is acknowledged, as without a database, and the
+/// journal is the outbox. Each change made here is then pushed, off the main actor;
+/// each save made elsewhere is read as soon as PostgreSQL notifies it, so that the
+/// pages, which poll ``Inventory/revision``, show it within a second. Items changed on
+/// both sides are merged field by field, the later change winning
+/// (``MergePolicy/fieldLastWriterWins``); every such conflict goes to the lifecycle log
+/// with its three versions.
+///
+/// While the database is away, reads and changes go on from the container; a push
+/// that fails is tried again a second later, and after a restart: what was last agreed
+/// with the database is kept in `Library/Application Support/`, so that the changes
+/// made meanwhile are pushed, and merged, as changes from it.
 @MainActor
 public final class SharedInventory {
     public let items: PostgresItemStoreBackend<Item>
@@ -22,6 +27,36 @@ public final class SharedInventory {
     public let settings: UbiquitousKeyValueStore
     let settingsService: PostgresKeyValueSync
     let log: LifecycleLog
+    private let support: SandboxDirectory
+    private nonisolated static let agreementFile = "shared-items.agreement"
+
+    /// What waits to be pushed, and when a push last succeeded.
+    public struct Outbox: Sendable, Equatable {
+        /// Items that differ from what the database was last told.
+        public var pendingItems: Int
+        /// Settings changes not yet in the database.
+        public var pendingSettings: Int
+        public var lastPush: Date?
+        /// Why the last exchange failed; `nil` once one succeeds.
+        public var lastError: String?
+
+        public init(pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?) {
+            self.pendingItems = pendingItems
+            self.pendingSettings = pendingSettings
+            self.lastPush = lastPush
+            self.lastError = lastError
+        }
+    }
+
+    /// When a push last succeeded, and why the last exchange failed.
+    private var pushes: (last: Date?, error: String?) = (nil, nil)
+
+    /// What waits to be pushed from `inventory` now.
+    public func outbox(of inventory: Inventory) -> Outbox {
+        Outbox(
+            pendingItems: (try? items.pendingChangeCount(in: inventory.allItems)) ?? inventory.allItems.count,
+            pendingSettings: settings.pendingChangeCount, lastPush: pushes.last, lastError: pushes.error)
+    }
 
     /// - Parameters:
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
@@ -45,6 +80,15 @@ public final class SharedInventory {
                         + "here \(describe(versions?.local)), saved elsewhere \(describe(versions?.server))")
             })
         try container.createDirectories()
+        support = container.directory(.applicationSupport)
+        if support.fileExists(Self.agreementFile) {
+            do {
+                try items.restoreAgreement(try support.contents(of: Self.agreementFile))
+            } catch {
+                // Pushed as changes from nothing: merged with what the database holds.
+                log.record("What was last agreed with the database cannot be read, starting afresh: \(error)")
+            }
+        }
         photos = try SharedPhotos(blobs: PostgresBlobStore(url: url, store: name), container: container)
         settings = try UbiquitousKeyValueStore(container: container)
         settingsService = try PostgresKeyValueSync(url: url, store: name)
@@ -55,6 +99,10 @@ public final class SharedInventory {
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         inventory.onChange = { wake.yield() }
         inventory.sharedSettings = settings
+        inventory.outbox = { [weak self, weak inventory] in
+            guard let self, let inventory else { return nil }
+            return self.outbox(of: inventory)
+        }
         let observation = NotificationCenter.default.addObserver(
             forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: settings, queue: nil
         ) { [settings] notification in
@@ -84,44 +132,88 @@ public final class SharedInventory {
                 group.addTask { await items.watch { wake.yield() } }
             }
         }
+        wake.yield()
         // Ends when the task is cancelled, which ends the stream.
         await syncItems(of: inventory, wakeups: wakeups, wake: wake)
         connections.cancel()
         NotificationCenter.default.removeObserver(observation)
     }
 
-    /// Saves the changes made here, then reads those made elsewhere, whenever either
+    /// Pushes the changes made here, then reads those made elsewhere, whenever either
     /// happens; after a failure, tries again a second later.
     private func syncItems(
         of inventory: Inventory, wakeups: AsyncStream<Void>, wake: AsyncStream<Void>.Continuation
     ) async {
-        var failing = false
         for await _ in wakeups {
             do {
-                if inventory.itemStore.isDirty { try await inventory.itemStore.saveInBackground() }
-                // Read off the main actor first: a reload, which blocks it, only follows
-                // when the database answered and has something new.
-                if try await photos.refresh() { inventory.changedElsewhere() }
-                if try await items.refresh() {
-                    let before = inventory.allItems
-                    if try inventory.itemStore.reloadIfSaved(), inventory.allItems != before {
-                        inventory.changedElsewhere()
-                    }
-                }
-                // The items in memory are now the database's, merges included.
-                if !inventory.itemStore.isDirty {
-                    await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
-                }
-                if failing { log.record("Saving to the database works again") }
-                failing = false
+                if try await exchange(inventory) { wake.yield() }
+                if pushes.error != nil { log.record("Saving to the database works again") }
+                pushes.error = nil
             } catch {
-                if !failing { log.record("Could not sync the items with the database, trying again: \(error)") }
-                failing = true
+                if pushes.error == nil {
+                    log.record("Could not sync the items with the database, trying again: \(error)")
+                }
+                pushes.error = "\(error)"
                 Task {
                     try? await Task.sleep(for: .seconds(1))
                     wake.yield()
                 }
             }
+        }
+    }
+
+    /// One round: pushes what changed here since the last agreement, then takes in
+    /// what changed elsewhere, keeping the changes made here meanwhile. Returns whether
+    /// another round is needed for those.
+    private func exchange(_ inventory: Inventory) async throws -> Bool {
+        let local = inventory.allItems
+        if try items.pendingChangeCount(in: local) > 0 {
+            try await items.save(local)
+            try await keepAgreement()
+            pushes.last = Date()
+        }
+        if try await photos.refresh() { inventory.changedElsewhere() }
+        var changedMeanwhile = false
+        if try await items.refresh() {
+            let merged = try await items.load()
+            try await keepAgreement()
+            let current = inventory.allItems
+            changedMeanwhile = current != local
+            let result = changedMeanwhile ? Self.keeping(current, changedSince: local, over: merged) : merged
+            if result != current {
+                inventory.itemStore.replaceAll(with: result)
+                try await inventory.itemStore.flush()
+                inventory.changedElsewhere()
+            }
+        }
+        if !changedMeanwhile, try items.pendingChangeCount(in: inventory.allItems) == 0 {
+            await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
+        }
+        return changedMeanwhile
+    }
+
+    /// `merged`, with the items changed here while it was being read (`current` against
+    /// `snapshot`) as they are here: added, edited or deleted.
+    static func keeping(_ current: [Item], changedSince snapshot: [Item], over merged: [Item]) -> [Item] {
+        let before = Dictionary(snapshot.map { ($0.itemKey, $0) }) { first, _ in first }
+        let now = Dictionary(current.map { ($0.itemKey, $0) }) { first, _ in first }
+        var result: [Item] = merged.compactMap { item in
+            guard let previous = before[item.itemKey] else { return item }
+            let latest = now[item.itemKey]
+            return latest == previous ? item : latest
+        }
+        let listed = Set(result.map(\.itemKey))
+        result += current.filter { before[$0.itemKey] == nil && !listed.contains($0.itemKey) }
+        return result
+    }
+
+    /// Writes what was last agreed with the database, durably, off the main actor.
+    private func keepAgreement() async throws {
+        let agreement = try items.agreement()
+        let support = support
+        try await BlockingIO.run { () throws(SandboxError) in
+            try support.create()
+            try support.write(agreement, to: Self.agreementFile)
         }
     }
 }

@@ -152,7 +152,9 @@ enum Pages {
             """
     }
 
-    static func settings(order: SortOrder, format: CurrencyFormat, showsSerials: Bool, saved: Bool) -> String {
+    static func settings(
+        order: SortOrder, format: CurrencyFormat, showsSerials: Bool, saved: Bool, outbox: SharedInventory.Outbox?
+    ) -> String {
         let orders = SortOrder.allCases.map {
             "<label><input type=\"radio\" name=\"sortOrder\" value=\"\($0.rawValue)\"\($0 == order ? " checked" : "")> \(escapeHTML($0.title))</label>"
         }.joined(separator: "<br>\n")
@@ -168,6 +170,18 @@ enum Pages {
             <button>Save settings</button>
             </form>
             <p>Settings live in user defaults (<code>Library/Preferences/</code>); a first run registers their defaults.</p>
+            \(outbox.map(Self.outbox) ?? "")
+            """
+    }
+
+    /// What waits for the database: every change is durable here first.
+    static func outbox(_ outbox: SharedInventory.Outbox) -> String {
+        let lastPush =
+            outbox.lastPush.map { "<time datetime=\"\(isoDate($0))\">\(escapeHTML(shortDate($0)))</time>" } ?? "never"
+        let problem = outbox.lastError.map { "<br>Last attempt failed: \(escapeHTML(String($0.prefix(200))))" } ?? ""
+        return """
+            <p id="outbox">Waiting for the database: <strong id="pending-items">\(outbox.pendingItems)</strong> items, \
+            <strong id="pending-settings">\(outbox.pendingSettings)</strong> settings. Last sent: \(lastPush).\(problem)</p>
             """
     }
 

@@ -1,5 +1,5 @@
 public import AppStores
-import Foundation
+public import Foundation
 public import KeyedArchive
 import Logging
 public import PostgresNIO
@@ -103,6 +103,24 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         } catch {
             throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
         }
+        return try items(of: records)
+    }
+
+    /// ``loadItems()`` without blocking a thread: every item the table holds for the
+    /// store, in order, which saves are then changes from.
+    /// - Throws: ``StoreError``, as ``loadItems()``.
+    public func load() async throws(StoreError) -> [Model] {
+        let records: [SharedItemRecord]
+        do {
+            records = try await replica.readNewRows()
+        } catch {
+            throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
+        }
+        return try items(of: records)
+    }
+
+    /// The items `records` hold, in order; the store's items in memory are then these.
+    private func items(of records: [SharedItemRecord]) throws(StoreError) -> [Model] {
         var items: [Model] = []
         for record in records.sorted(by: { ($0.position, $0.id) < ($1.position, $1.id) }) {
             guard let archive = record.archive else { continue }
@@ -119,6 +137,49 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         }
         replica.loaded(records)
         return items
+    }
+
+    /// Saves the items changed since they were loaded (or since the agreement
+    /// restored), in one transaction, without blocking a thread.
+    /// - Throws: ``StoreError``, as ``write(_:)``.
+    public func save(_ items: [Model]) async throws(StoreError) {
+        let snapshot = try snapshot(of: items)
+        do {
+            try await replica.commit(snapshot.items, stamp: snapshot.stamp)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError(.writeFailed, "cannot save to the shared store \(store)", underlyingError: error)
+        }
+    }
+
+    /// How many of `items` a save has still to write: those that differ from what this
+    /// process last agreed with the table, deletions included.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
+    public func pendingChangeCount(in items: [Model]) throws(StoreError) -> Int {
+        replica.pendingCount(of: try snapshot(of: items).items)
+    }
+
+    /// What this process last agreed with the table, as bytes to keep with the items:
+    /// after a restart, ``restoreAgreement(_:)`` makes the next save a change from it,
+    /// so that changes made while the database was away are saved and merged as such.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
+    public func agreement() throws(StoreError) -> Data {
+        do {
+            return try JSONEncoder().encode(replica.agreement)
+        } catch {
+            throw StoreError(.encodingFailed, "cannot encode what was agreed with \(store)", underlyingError: error)
+        }
+    }
+
+    /// Takes back what ``agreement()`` returned before a restart.
+    /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
+    public func restoreAgreement(_ data: Data) throws(StoreError) {
+        do {
+            replica.restore(try JSONDecoder().decode(SharedItemReplica.Agreement.self, from: data))
+        } catch {
+            throw StoreError(.corruptArchive, "not what was agreed with \(store)", underlyingError: error)
+        }
     }
 
     /// The items archived one by one, stamped with the time of the save.

@@ -1,7 +1,7 @@
 import Foundation
 
 /// One item as the shared table holds it.
-struct SharedItemRecord: Sendable, Equatable {
+struct SharedItemRecord: Sendable, Equatable, Codable {
     /// The item's `Identifiable.id`, as text.
     var id: String
     /// The server change tag: the number of the save that wrote this version, larger
@@ -20,7 +20,7 @@ struct SharedItemRecord: Sendable, Equatable {
 
 /// When the fields of one record were last written: a field's own time if a save
 /// changed it alone, else the time of the save that wrote the whole record.
-struct FieldStamps: Sendable, Equatable {
+struct FieldStamps: Sendable, Equatable, Codable {
     /// The save that created the record, or that deleted it.
     var record: HybridTimestamp
     /// Fields changed since, by name; ``positionField`` for the order.

@@ -55,6 +55,49 @@ final class SharedItemReplica: Sendable {
         }
     }
 
+    /// What this process agreed with the table last, and when each change not yet
+    /// saved was first offered: what a save is a change from. Kept across restarts by
+    /// ``restore(_:)``, so that changes made while the database was away are saved, and
+    /// merged, as changes from what was last agreed.
+    struct Agreement: Codable, Sendable {
+        struct Edit: Codable, Sendable {
+            var id: String
+            var archive: Data?
+            var stamp: HybridTimestamp
+        }
+        var base: [SharedItemRecord]
+        var edits: [Edit]
+    }
+
+    var agreement: Agreement {
+        state.withLock { state in
+            Agreement(
+                base: state.base.values.sorted { $0.id < $1.id },
+                edits: state.editStamps.map {
+                    Agreement.Edit(id: $0.key, archive: $0.value.archive, stamp: $0.value.stamp)
+                }
+                .sorted { $0.id < $1.id })
+        }
+    }
+
+    func restore(_ agreement: Agreement) {
+        for record in agreement.base { clock.receive(record.stamps.latest) }
+        state.withLock { state in
+            state.base = Dictionary(agreement.base.map { ($0.id, $0) }) { first, _ in first }
+            state.editStamps = Dictionary(agreement.edits.map { ($0.id, ($0.archive, $0.stamp)) }) { first, _ in first }
+            state.memoryIsStale = true
+        }
+    }
+
+    /// How many of `items` differ from what was last agreed with the table, deletions
+    /// included: the changes a save has still to write.
+    func pendingCount(of items: [ArchivedItem]) -> Int {
+        state.withLock { state in
+            var copy = state
+            return Self.changes(in: items, stamp: clock.last, state: &copy).count
+        }
+    }
+
     /// The app has seen the server versions of `conflicts` and settled the items in
     /// memory: their next save is compared with those versions.
     func settle(_ conflicts: [RecordConflict]) {

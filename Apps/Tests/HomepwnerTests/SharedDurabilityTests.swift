@@ -1,0 +1,136 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Two Homepwner processes sharing one inventory, broken as an operator would see it
+/// break: the database crashed under them, and the processes stopped or killed.
+@Suite(
+    "Shared inventory through a database crash", .serialized,
+    .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
+    .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to stop and start the database"))
+struct SharedDurabilityTests {
+    let containers: URL
+    let name = "test.homepwner.\(UUID().uuidString)"
+
+    init() throws {
+        containers = try temporaryFolder("homepwner-shared-crash")
+    }
+
+    func start(_ instance: String) throws -> ServerProcess {
+        try ServerProcess(
+            containers: containers,
+            arguments: [
+                "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database",
+                try #require(TestDatabase.url), "--shared-name", name,
+            ])
+    }
+
+    /// Waits until `condition` holds, at most `timeout`.
+    func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
+        let deadline = ContinuousClock.now + timeout
+        while try await !condition() {
+            guard ContinuousClock.now < deadline else { throw ServerProcess.Failure(description: "timed out: \(what)") }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+    }
+
+    @Test(
+        "Database crashed, creates and edits on two instances, SIGTERM both: both exit within 5 s, and after restarts every acknowledged change is on both within 10 s"
+    )
+    func databaseCrashThenSigterm() async throws {
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var servers = try ["first", "second"].map(start)
+        // One item known to both before the crash, to edit on both sides.
+        let seeded = try await HTTP.postForm(
+            servers[0].baseURL.appendingPathComponent("items"), [("name", "Bike"), ("valueInDollars", "300")])
+        #expect(seeded.status == 303)
+        try await waitUntil("the item reaches the second instance", timeout: .seconds(10)) {
+            try await HTTP.items(servers[1].baseURL).map(\.name) == ["Bike"]
+        }
+        let bike = try await HTTP.items(servers[0].baseURL)[0].itemKey
+
+        try TestDatabase.control("crash")
+        var created: [String] = []
+        var outcome: Result<Void, any Error> = .success(())
+        do {
+            for (index, server) in servers.enumerated() {
+                for number in 0..<20 {
+                    let name = "offline-\(index)-\(number)"
+                    let reply = try await HTTP.postForm(
+                        server.baseURL.appendingPathComponent("items"), [("name", name), ("valueInDollars", "1")])
+                    #expect(reply.status == 303, "a create was refused while the database was down")
+                    if reply.status == 303 { created.append(name) }
+                }
+            }
+            // The first instance renames the bike, twice; the second revalues it.
+            for name in ["Red bike", "Blue bike"] {
+                let reply = try await HTTP.postForm(
+                    servers[0].baseURL.appendingPathComponent("items/\(bike)"),
+                    [("name", name), ("valueInDollars", "300")])
+                #expect(reply.status == 303)
+            }
+            let revalued = try await HTTP.postForm(
+                servers[1].baseURL.appendingPathComponent("items/\(bike)"),
+                [("name", "Bike"), ("valueInDollars", "500")])
+            #expect(revalued.status == 303)
+            let settings = String(
+                decoding: try await HTTP.send("GET", servers[0].baseURL.appendingPathComponent("settings")).body,
+                as: UTF8.self)
+            #expect(settings.contains("id=\"outbox\""), "the settings page shows what waits for the database")
+            #expect(!settings.contains("<strong id=\"pending-items\">0</strong>"), "the pending items are counted")
+            for server in servers {
+                let start = ContinuousClock.now
+                #expect(try server.terminate(timeout: .seconds(20)) == 0)
+                let took = ContinuousClock.now - start
+                #expect(took < .seconds(5), "SIGTERM took \(took) with the database down")
+            }
+        } catch {
+            outcome = .failure(error)
+        }
+        try TestDatabase.control("resume")
+        try outcome.get()
+
+        servers = try ["first", "second"].map(start)
+        for server in servers {
+            try await waitUntil("every acknowledged change reaches \(server.baseURL)", timeout: .seconds(10)) {
+                let items = try await HTTP.items(server.baseURL)
+                let names = Set(items.map(\.name))
+                guard let edited = items.first(where: { $0.itemKey == bike }) else { return false }
+                return names.isSuperset(of: created) && edited.name == "Blue bike" && edited.valueInDollars == 500
+            }
+        }
+        for server in servers { #expect(try server.terminate() == 0) }
+    }
+
+    @Test("kill -9 right after an acknowledged create, with a database: 5 rounds, nothing acknowledged lost")
+    func killAfterAcknowledgementInSharedMode() async throws {
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var random = SplitMix64(seed: 28)
+        var acknowledged: Set<String> = []
+        for round in 0..<5 {
+            let server = try start("first")
+            let listed = Set(try await HTTP.items(server.baseURL).map(\.name))
+            #expect(acknowledged.isSubset(of: listed), "round \(round): \(acknowledged.subtracting(listed).count) lost")
+            let killAfter = Int(random.next() % 60) + 1
+            let items = server.baseURL.appendingPathComponent("items")
+            for index in 0..<killAfter {
+                let name = "r\(round)-\(index)"
+                if try await HTTP.postForm(items, [("name", name)]).status == 303 { acknowledged.insert(name) }
+            }
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+        }
+        // A second instance, new to the database, receives everything the first pushed.
+        let first = try start("first")
+        let second = try start("second")
+        try await waitUntil("every acknowledged create reaches the second instance", timeout: .seconds(10)) {
+            Set(try await HTTP.items(second.baseURL).map(\.name)).isSuperset(of: acknowledged)
+        }
+        #expect(Set(try await HTTP.items(first.baseURL).map(\.name)).isSuperset(of: acknowledged))
+        #expect(try first.terminate() == 0)
+        #expect(try second.terminate() == 0)
+    }
+}
