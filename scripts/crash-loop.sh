@@ -4,13 +4,23 @@
 # file is one complete version, no older than the last version the writer reported.
 #
 #   scripts/crash-loop.sh [ITERATIONS]
+#   scripts/crash-loop.sh --homepwner [ROUNDS] [--database URL]
+#
+# With --homepwner, kills the Homepwner server (release build) right after it
+# acknowledged a create or delete, ROUNDS times (default 1000), and checks after every
+# restart that nothing acknowledged is lost or undone (scripts/homepwner-crash-loop.py).
 #
 # Builds SandboxTestHelper (debug) with its own scratch path, works in a fresh
 # folder under $TMPDIR, prints a summary, exits non-zero on the first bad file.
 set -euo pipefail
 
-iterations="${1:-1000}"
 root="$(cd "$(dirname "$0")/.." && pwd)"
+if [ "${1:-}" = "--homepwner" ]; then
+    shift
+    swift build -c release --package-path "$root/Apps" --product homepwner >/dev/null
+    exec python3 "$root/scripts/homepwner-crash-loop.py" "$root/Apps/.build/release/homepwner" "$@"
+fi
+iterations="${1:-1000}"
 scratch="${KEEPSAKE_SCRATCH:-$root/.build-crash}"
 
 if ! log=$(swift build --package-path "$root" --scratch-path "$scratch" --product SandboxTestHelper 2>&1); then

@@ -3,6 +3,8 @@
 #   scripts/test-database.sh start   # prints KEEPSAKE_TEST_DATABASE_URL's value
 #   scripts/test-database.sh pause   # stops the server, keeping its data
 #   scripts/test-database.sh crash   # kills it as a crash would (immediate stop), keeping its data
+#   scripts/test-database.sh freeze  # SIGSTOPs every server process: connections hang, nothing answers
+#   scripts/test-database.sh thaw    # SIGCONTs them
 #   scripts/test-database.sh resume  # starts it again
 #   scripts/test-database.sh stop    # stops it and removes its data
 # The cluster lives in /tmp/keepsake-test-database and belongs to the user
@@ -39,6 +41,12 @@ pause)
     ;;
 crash)
     run "$bin/pg_ctl -D $data stop -m immediate" >/dev/null
+    ;;
+freeze | thaw)
+    signal=$([ "$1" = freeze ] && echo STOP || echo CONT)
+    # The postmaster's pid heads postmaster.pid; its children are the backends.
+    main=$(head -1 "$data/postmaster.pid")
+    kill -s "$signal" "$main" $(pgrep -P "$main" || true)
     ;;
 resume)
     run "$bin/pg_ctl -D $data -w -l $data/server.log \

@@ -86,13 +86,9 @@ extension FileCoordinator {
         let wait = LockFile.Wait(timeout: timeout, isCancelled: { false })
         BackgroundThread.start(name: "keepsake.lock") {
             do {
+                // This thread holds the locks until the accessor has run on `queue`.
                 try self.coordinate(intents, wait: wait) {
-                    let finished = DispatchSemaphore(value: 0)
-                    queue.addOperation {
-                        accessor(nil)
-                        finished.signal()
-                    }
-                    finished.wait()
+                    queue.addOperations([BlockOperation { accessor(nil) }], waitUntilFinished: true)
                 }
             } catch {
                 let failure = error as? SandboxError ?? SandboxError(.systemError, String(describing: error))

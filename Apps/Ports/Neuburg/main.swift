@@ -5,10 +5,10 @@ import Foundation
 let controller = ViewController()
 let docsurl = try controller.files()
 let moifile = try controller.archiving(docsurl: docsurl)
-let coordinated = DispatchSemaphore(value: 0)
-controller.coordinated(moifile: moifile, queue: OperationQueue()) { person in
-    print("coordinated \(person.map { "\($0)" } ?? "nil")")
-    coordinated.signal()
+let coordinated: String = await withCheckedContinuation { finished in
+    controller.coordinated(moifile: moifile, queue: OperationQueue()) { person in
+        finished.resume(returning: person.map { "\($0)" } ?? "nil")
+    }
 }
-coordinated.wait()
+print("coordinated \(coordinated)")
 try controller.preferences()

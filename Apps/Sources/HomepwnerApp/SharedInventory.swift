@@ -167,7 +167,7 @@ public final class SharedInventory {
     /// another round is needed for those.
     private func exchange(_ inventory: Inventory) async throws -> Bool {
         let local = inventory.allItems
-        if try items.pendingChangeCount(in: local) > 0 {
+        if try await pendingChangeCount(in: local) > 0 {
             try await items.save(local)
             try await keepAgreement()
             pushes.last = Date()
@@ -186,10 +186,17 @@ public final class SharedInventory {
                 inventory.changedElsewhere()
             }
         }
-        if !changedMeanwhile, try items.pendingChangeCount(in: inventory.allItems) == 0 {
+        if !changedMeanwhile, try await pendingChangeCount(in: inventory.allItems) == 0 {
             await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
         }
         return changedMeanwhile
+    }
+
+    /// How many of `items` differ from what was last agreed, counted off the main
+    /// actor: it archives every item.
+    private func pendingChangeCount(in items: [Item]) async throws -> Int {
+        let backend = self.items
+        return try await Task.detached { try backend.pendingChangeCount(in: items) }.value
     }
 
     /// `merged`, with the items changed here while it was being read (`current` against

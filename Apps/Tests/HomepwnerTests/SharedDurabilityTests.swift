@@ -134,3 +134,47 @@ struct SharedDurabilityTests {
         #expect(try second.terminate() == 0)
     }
 }
+
+/// The database frozen (SIGSTOP): connections hang rather than fail.
+@Suite(
+    "Shared inventory with a frozen database", .serialized,
+    .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
+    .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to freeze the database"))
+struct FrozenDatabaseTests {
+    @Test("With PostgreSQL stopped by SIGSTOP, pages answer within 100 ms and a create is acknowledged within 100 ms")
+    func pagesAnswerWhileTheDatabaseHangs() async throws {
+        let containers = try temporaryFolder("homepwner-frozen")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let server = try ServerProcess(
+            containers: containers,
+            arguments: [
+                "--port", "0", "--container", containers.path, "--database", try #require(TestDatabase.url),
+                "--shared-name", "test.homepwner.\(UUID().uuidString)",
+            ])
+        #expect(try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status == 303)
+        try TestDatabase.control("freeze")
+        var outcome: Result<Void, any Error> = .success(())
+        do {
+            // Let the app's next exchange with the database start and hang.
+            _ = try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Hanging")])
+            for path in ["", "settings", "items/x", "api/items", "container"] {
+                let start = ContinuousClock.now
+                let reply = try await HTTP.send("GET", server.baseURL.appendingPathComponent(path))
+                let took = ContinuousClock.now - start
+                #expect(reply.status == 200 || reply.status == 404)
+                #expect(took < .milliseconds(100), "GET /\(path) took \(took) with the database frozen")
+            }
+            let start = ContinuousClock.now
+            let created = try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "During")])
+            let took = ContinuousClock.now - start
+            #expect(created.status == 303)
+            #expect(took < .milliseconds(100), "a create took \(took) with the database frozen")
+        } catch {
+            outcome = .failure(error)
+        }
+        try TestDatabase.control("thaw")
+        try outcome.get()
+        #expect(Set(try await HTTP.items(server.baseURL).map(\.name)) == ["Before", "Hanging", "During"])
+        #expect(try server.terminate() == 0)
+    }
+}

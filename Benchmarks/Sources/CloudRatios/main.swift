@@ -1,6 +1,7 @@
 import AppSandbox
 import AppStores
 import BenchmarkData
+import Dispatch
 import Foundation
 import KeepsakeCloud
 import KeyedArchive
@@ -137,6 +138,55 @@ func writesPerSecond(writers: Int, count: Int) async throws -> Double {
     return Double(writers * count) / (milliseconds(ContinuousClock.now - start) / 1000)
 }
 
+/// Durable `setValue` calls per second on one replica's store from `threads` threads
+/// at once, with no database: changes made at once share one `fsync` (group commit).
+func localWritesPerSecond(threads: Int, count: Int) throws -> Double {
+    let container = try AppContainer(
+        identifier: "org.keepsake.bench", containersDirectory: scratch.appendingPathComponent("local-\(threads)"))
+    try container.createDirectories()
+    let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
+    let failures = Mutex(0)
+    let start = ContinuousClock.now
+    DispatchQueue.concurrentPerform(iterations: threads) { thread in
+        for index in 0..<count {
+            do {
+                try store.setValue(.integer(Int64(index)), forKey: "t\(thread)-\(index % 200)")
+            } catch {
+                failures.withLock { $0 += 1 }
+            }
+        }
+    }
+    precondition(failures.withLock { $0 } == 0, "a durable write failed")
+    return Double(threads * count) / (milliseconds(ContinuousClock.now - start) / 1000)
+}
+
+/// The median time of a durable `set` once `history` changes were made to 3 keys, and
+/// the bytes of the store's file and journal then, against the bytes of the live values.
+func setCost(afterChanges history: Int) throws -> (median: Double, fileBytes: Int, liveBytes: Int) {
+    let container = try AppContainer(
+        identifier: "org.keepsake.bench", containersDirectory: scratch.appendingPathComponent("history-\(history)"))
+    try container.createDirectories()
+    let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
+    for index in 0..<history { try store.setValue(.integer(Int64(index)), forKey: "k\(index % 3)") }
+    var samples: [Double] = []
+    for index in 0..<200 {
+        let start = ContinuousClock.now
+        try store.setValue(.integer(Int64(index)), forKey: "k\(index % 3)")
+        samples.append(milliseconds(ContinuousClock.now - start))
+    }
+    let preferences = container.directory(.preferences)
+    let fileBytes = try preferences.contentsOfDirectory().filter { $0.contains("ubiquitous-kvs") }.reduce(0) {
+        $0 + (try preferences.contents(of: $1)).count
+    }
+    let liveBytes = store.values.reduce(0) { $0 + $1.key.utf8.count + KeyValueSizes.size(of: $1.value) }
+    return (percentile(samples, 0.5), fileBytes, liveBytes)
+}
+
+/// A value's size as the limits count it: its binary plist.
+enum KeyValueSizes {
+    static func size(of value: PropertyListValue) -> Int { (try? PropertyListWriter.binary.write(value).count) ?? 0 }
+}
+
 // MARK: Item store
 
 struct SharedItem: KeyedCoding, Identifiable {
@@ -148,8 +198,7 @@ struct SharedItem: KeyedCoding, Identifiable {
     static var archiveClassName: String { "Homepwner.Item" }
 }
 
-@MainActor
-func itemStoreRows(count: Int, runs: Int) throws -> [String] {
+func itemStoreRows(count: Int, runs: Int) async throws -> [String] {
     let items = HomepwnerModels.records(count: count).map { SharedItem(StoreItem($0)) }
     let container = try AppContainer(identifier: "org.keepsake.bench.items", containersDirectory: scratch)
     try container.createDirectories()
@@ -160,21 +209,23 @@ func itemStoreRows(count: Int, runs: Int) throws -> [String] {
     var sharedSave = Double.infinity
     var sharedEdit = Double.infinity
     var sharedLoad = Double.infinity
+    let clock = ContinuousClock()
     for attempt in 0..<runs {
         let store = "bench.items.\(count).\(attempt).\(run)"
         let backend = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
-        let itemStore = try ItemStore(backend: backend)
-        itemStore.replaceAll(with: items)
-        sharedSave = min(sharedSave, try bestOf(1) { try itemStore.save() })
-        itemStore.allItems[count / 2].item.name = "Edited \(attempt)"
-        sharedEdit = min(sharedEdit, try bestOf(1) { try itemStore.save() })
+        var items = items
+        var start = clock.now
+        try await backend.save(items)
+        sharedSave = min(sharedSave, milliseconds(clock.now - start))
+        items[count / 2].item.name = "Edited \(attempt)"
+        start = clock.now
+        try await backend.save(items)
+        sharedEdit = min(sharedEdit, milliseconds(clock.now - start))
         let reader = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
-        sharedLoad = min(
-            sharedLoad,
-            try bestOf(1) {
-                let loaded = try reader.loadItems()
-                precondition(loaded.count == count)
-            })
+        start = clock.now
+        let loaded = try await reader.load()
+        sharedLoad = min(sharedLoad, milliseconds(clock.now - start))
+        precondition(loaded.count == count)
     }
     // What bounds the shared store: each item is an archive of its own.
     let archives = try items.map { try KeyedArchiver.archivedData(withRootObject: $0) }
@@ -197,21 +248,19 @@ func itemStoreRows(count: Int, runs: Int) throws -> [String] {
 }
 
 /// One save of `count` new items, one save after an edit, one load in a new backend.
-@MainActor
-func itemStoreOnce(count: Int) throws {
-    let items = HomepwnerModels.records(count: count).map { SharedItem(StoreItem($0)) }
+func itemStoreOnce(count: Int) async throws {
+    var items = HomepwnerModels.records(count: count).map { SharedItem(StoreItem($0)) }
     let store = "bench.items.once.\(count).\(run)"
-    let itemStore = try ItemStore(backend: try PostgresItemStoreBackend<SharedItem>(url: url, store: store))
-    itemStore.replaceAll(with: items)
-    try itemStore.save()
-    itemStore.allItems[count / 2].item.name = "Edited"
-    try itemStore.save()
-    let loaded = try PostgresItemStoreBackend<SharedItem>(url: url, store: store).loadItems()
+    let backend = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
+    try await backend.save(items)
+    items[count / 2].item.name = "Edited"
+    try await backend.save(items)
+    let loaded = try await PostgresItemStoreBackend<SharedItem>(url: url, store: store).load()
     precondition(loaded.count == count)
 }
 
 if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--items", let count = Int(CommandLine.arguments[3]) {
-    try await MainActor.run { try itemStoreOnce(count: count) }
+    try await itemStoreOnce(count: count)
     exit(0)
 }
 
@@ -219,7 +268,7 @@ if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--items", let 
 
 let latencies = try await notificationLatencies(samples: 300)
 let floor = try await bareNotifyLatencies(samples: 300)
-print("## Change to notification, two replicas on loopback (300 changes)\n")
+print("\n## Change to notification, two replicas on loopback (300 changes)\n")
 print("| | p50 | p99 | max |")
 print("|:--|--:|--:|--:|")
 for (name, samples) in [
@@ -229,6 +278,19 @@ for (name, samples) in [
     print(
         "| \(name) | \(String(format: "%.2f", percentile(samples, 0.5))) ms | \(String(format: "%.2f", percentile(samples, 0.99))) ms | \(String(format: "%.2f", samples.max() ?? 0)) ms |"
     )
+}
+print("\n## Key-value cost as the history grows (one replica, no database; 200 sets after the history)\n")
+print("| changes before | median set | file + journal | live values |")
+print("|--:|--:|--:|--:|")
+for history in [100, 20_000] {
+    let cost = try setCost(afterChanges: history)
+    print("| \(history) | \(String(format: "%.3f", cost.median)) ms | \(cost.fileBytes) bytes | \(cost.liveBytes) bytes |")
+}
+print("\n## Durable key-value writes per second on one replica, no database (group commit)\n")
+print("| threads | writes/s |")
+print("|--:|--:|")
+for threads in [1, 4] {
+    print("| \(threads) | \(String(format: "%.0f", try localWritesPerSecond(threads: threads, count: 2_000))) |")
 }
 print("\n## Key-value writes per second (durable on the replica, then in PostgreSQL)\n")
 print("| writers | writes/s |")
@@ -240,5 +302,5 @@ print("\n## Shared item store against the file backend (best of 3)\n")
 print("| case | PostgreSQL | file | ratio |")
 print("|:--|--:|--:|--:|")
 for count in [1_000, 10_000] {
-    for line in try await MainActor.run(body: { try itemStoreRows(count: count, runs: 3) }) { print(line) }
+    for line in try await itemStoreRows(count: count, runs: 3) { print(line) }
 }

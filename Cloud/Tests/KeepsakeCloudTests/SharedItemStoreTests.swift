@@ -56,7 +56,34 @@ struct ItemPositionsTests {
     }
 }
 
-/// Two processes' item stores on one shared store, each with its own backend, clock and
+/// One process's items in memory over its backend, as an app keeps them: changed in
+/// place, saved, and loaded again through the backend's calls, which block no thread.
+@MainActor
+final class Replica {
+    let backend: PostgresItemStoreBackend<Gadget>
+    var allItems: [Gadget] = []
+
+    init(_ backend: PostgresItemStoreBackend<Gadget>) async throws {
+        self.backend = backend
+        allItems = try await backend.load()
+    }
+
+    /// Whether the items differ from what was last agreed with the table.
+    var isDirty: Bool { ((try? backend.pendingChangeCount(in: allItems)) ?? 1) > 0 }
+    func add(_ item: Gadget) { allItems.append(item) }
+    func move(from: Int, to: Int) { allItems.insert(allItems.remove(at: from), at: to) }
+    func save() async throws { try await backend.save(allItems) }
+    func reload() async throws { allItems = try await backend.load() }
+
+    /// Loads the table's items unless that would drop changes not saved.
+    func reloadIfSaved() async throws -> Bool {
+        guard !isDirty else { return false }
+        try await reload()
+        return true
+    }
+}
+
+/// Two processes' items on one shared store, each with its own backend, clock and
 /// connection pool.
 @MainActor
 @Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage), .serialized)
@@ -65,32 +92,32 @@ struct SharedItemStoreTests {
 
     func store(
         _ replica: String, policy: MergePolicy = .reportConflicts, conflicts: ConflictLog? = nil
-    ) throws -> ItemStore<Gadget> {
+    ) async throws -> Replica {
         let backend = try PostgresItemStoreBackend<Gadget>(
             url: try #require(TestDatabase.url), store: storeName, mergePolicy: policy, replica: replica,
             onConflict: { conflict in conflicts?.append(conflict) })
-        return try ItemStore(backend: backend)
+        return try await Replica(backend)
     }
 
     /// Two stores that both loaded one saved item, "Bike" at 300.
     func twoStoresWithABike(
         policy: MergePolicy, conflicts: ConflictLog? = nil
-    ) throws -> (ItemStore<Gadget>, ItemStore<Gadget>) {
-        let first = try store("A", policy: policy, conflicts: conflicts)
+    ) async throws -> (Replica, Replica) {
+        let first = try await store("A", policy: policy, conflicts: conflicts)
         first.add(Gadget("Bike", value: 300, id: "bike"))
-        try first.save()
-        let second = try store("B", policy: policy, conflicts: conflicts)
+        try await first.save()
+        let second = try await store("B", policy: policy, conflicts: conflicts)
         #expect(second.allItems == first.allItems)
         return (first, second)
     }
 
     @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved until settled")
-    func staleSaveReportsTheConflict() throws {
-        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+    func staleSaveReportsTheConflict() async throws {
+        let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
         first.allItems[0].name = "Red bike"
-        try first.save()
+        try await first.save()
         second.allItems[0].value = 500
-        let error = try #require(throws: StoreError.self) { try second.save() }
+        let error = try await #require(throws: StoreError.self) { try await second.save() }
         #expect(error.code == .conflict)
         let conflict = try #require(error.conflicts.first)
         #expect(error.conflicts.count == 1 && conflict.recordID == "bike")
@@ -99,98 +126,98 @@ struct SharedItemStoreTests {
         #expect(versions.local?.name == "Bike" && versions.local?.value == 500)
         #expect(versions.server?.name == "Red bike" && versions.server?.value == 300)
         #expect(second.isDirty, "the refused change is still there to settle")
-        #expect(try !second.reloadIfSaved(), "a reload would drop the refused change")
-        #expect(try store("C").allItems.map(\.value) == [300], "nothing of the stale save reached the table")
+        #expect(try await !second.reloadIfSaved(), "a reload would drop the refused change")
+        #expect(try await store("C").allItems.map(\.value) == [300], "nothing of the stale save reached the table")
         // Saving again without settling is refused again: never a silent overwrite.
-        #expect(throws: StoreError.self) { try second.save() }
+        await #expect(throws: StoreError.self) { try await second.save() }
 
         // The app settles: the server's version with its own change on top.
         var settled = try #require(versions.server)
         settled.value = 500
         second.allItems[0] = settled
-        let backend = try #require(second.backend as? PostgresItemStoreBackend<Gadget>)
+        let backend = second.backend
         backend.settle(error.conflicts)
-        try second.save()
-        #expect(try store("D").allItems == [Gadget("Red bike", value: 500, id: "bike")])
+        try await second.save()
+        #expect(try await store("D").allItems == [Gadget("Red bike", value: 500, id: "bike")])
     }
 
     @Test("An item deleted on both sides, or changed to the same version, is no conflict")
-    func sameChangeOnBothSidesIsNoConflict() throws {
-        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+    func sameChangeOnBothSidesIsNoConflict() async throws {
+        let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
         first.allItems.removeAll()
-        try first.save()
+        try await first.save()
         second.allItems.removeAll()
-        try second.save()
-        #expect(try store("C").allItems.isEmpty)
+        try await second.save()
+        #expect(try await store("C").allItems.isEmpty)
         first.add(Gadget("Lamp", value: 20, id: "lamp"))
-        try first.save()
-        #expect(try second.reloadIfSaved())
+        try await first.save()
+        #expect(try await second.reloadIfSaved())
         first.allItems[0].value = 25
         second.allItems[0].value = 25
-        try first.save()
-        try second.save()
-        #expect(try store("D").allItems.map(\.value) == [25])
+        try await first.save()
+        try await second.save()
+        #expect(try await store("D").allItems.map(\.value) == [25])
     }
 
     @Test("reload() drops the changes a conflict refused, for the server's versions")
-    func reloadTakesTheServersVersions() throws {
-        let (first, second) = try twoStoresWithABike(policy: .reportConflicts)
+    func reloadTakesTheServersVersions() async throws {
+        let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
         first.allItems[0].name = "Red bike"
-        try first.save()
+        try await first.save()
         second.allItems[0].value = 500
-        #expect(throws: StoreError.self) { try second.save() }
-        try second.reload()
+        await #expect(throws: StoreError.self) { try await second.save() }
+        try await second.reload()
         #expect(second.allItems == [Gadget("Red bike", value: 300, id: "bike")] && !second.isDirty)
         second.allItems[0].value = 400
-        try second.save()
-        #expect(try store("C").allItems == [Gadget("Red bike", value: 400, id: "bike")])
+        try await second.save()
+        #expect(try await store("C").allItems == [Gadget("Red bike", value: 400, id: "bike")])
     }
 
     @Test("Field by field, last writer wins: a name changed there and a value changed here both survive")
-    func fieldMergeKeepsBothEdits() throws {
+    func fieldMergeKeepsBothEdits() async throws {
         let conflicts = ConflictLog()
-        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
+        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
         first.allItems[0].name = "Red bike"
-        try first.save()
+        try await first.save()
         second.allItems[0].value = 500
-        try second.save()
+        try await second.save()
         #expect(conflicts.all.map(\.recordID) == ["bike"], "the settled conflict is reported")
-        #expect(try second.reloadIfSaved())
-        #expect(try first.reloadIfSaved())
+        #expect(try await second.reloadIfSaved())
+        #expect(try await first.reloadIfSaved())
         for store in [first, second] {
             #expect(store.allItems.map(\.name) == ["Red bike"] && store.allItems.map(\.value) == [500])
         }
     }
 
     @Test("An edit made after a merge, before reloading it, keeps the other side's fields and is no new conflict")
-    func editBeforeReloadingAMergeKeepsIt() throws {
+    func editBeforeReloadingAMergeKeepsIt() async throws {
         let conflicts = ConflictLog()
-        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
+        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
         first.allItems[0].name = "Red bike"
-        try first.save()
+        try await first.save()
         second.allItems[0].value = 500
-        try second.save()
+        try await second.save()
         second.allItems[0].serial = "B1K3"
-        try second.save()
-        #expect(try store("C").allItems == [Gadget("Red bike", value: 500, id: "bike").with(serial: "B1K3")])
+        try await second.save()
+        #expect(try await store("C").allItems == [Gadget("Red bike", value: 500, id: "bike").with(serial: "B1K3")])
         #expect(conflicts.all.count == 1, "only the first save met another process's change")
     }
 
     @Test("Both sides change one field: the later change wins under field merging; each policy is applied")
-    func policiesOnTheSameField() throws {
+    func policiesOnTheSameField() async throws {
         for policy in [MergePolicy.fieldLastWriterWins, .localWins, .serverWins] {
             let conflicts = ConflictLog()
             let names = "\(policy)"
-            let first = try store("A-\(names)", policy: policy, conflicts: conflicts)
+            let first = try await store("A-\(names)", policy: policy, conflicts: conflicts)
             let id = UUID().uuidString
             first.add(Gadget("Bike", value: 300, id: id))
-            try first.save()
-            let second = try store("B-\(names)", policy: policy, conflicts: conflicts)
+            try await first.save()
+            let second = try await store("B-\(names)", policy: policy, conflicts: conflicts)
             first.allItems[first.allItems.firstIndex { $0.id == id }!].name = "First's bike"
-            try first.save()
+            try await first.save()
             second.allItems[second.allItems.firstIndex { $0.id == id }!].name = "Second's bike"
-            try second.save()
-            let saved = try store("C").allItems.first { $0.id == id }?.name
+            try await second.save()
+            let saved = try await store("C").allItems.first { $0.id == id }?.name
             #expect(saved == (policy == .serverWins ? "First's bike" : "Second's bike"), "\(policy)")
             let conflict = try #require(conflicts.all.first, "\(policy): the conflict is reported")
             #expect(try conflict.versions(as: Gadget.self).local?.name == "Second's bike", "\(policy)")
@@ -198,31 +225,32 @@ struct SharedItemStoreTests {
     }
 
     @Test("An item deleted there and edited here: the later change wins")
-    func deletionAgainstAnEdit() throws {
-        let (first, second) = try twoStoresWithABike(policy: .fieldLastWriterWins)
+    func deletionAgainstAnEdit() async throws {
+        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins)
         first.allItems.removeAll()
-        try first.save()
+        try await first.save()
         second.allItems[0].value = 900
-        try second.save()
-        #expect(try store("C").allItems.map(\.value) == [900], "the edit came after the deletion")
+        try await second.save()
+        #expect(try await store("C").allItems.map(\.value) == [900], "the edit came after the deletion")
         second.allItems.removeAll()
-        try second.save()
-        #expect(try store("D").allItems.isEmpty)
-        #expect(try first.reloadIfSaved() && first.allItems.isEmpty)
+        try await second.save()
+        #expect(try await store("D").allItems.isEmpty)
+        #expect(try await first.reloadIfSaved())
+        #expect(first.allItems.isEmpty)
     }
 
     @Test("A move there and an edit of another item here do not conflict; both stores end in one order")
-    func moveAndEditOfOtherItems() throws {
-        let first = try store("A")
+    func moveAndEditOfOtherItems() async throws {
+        let first = try await store("A")
         for name in ["one", "two", "three"] { first.add(Gadget(name, value: 1, id: name)) }
-        try first.save()
-        let second = try store("B")
+        try await first.save()
+        let second = try await store("B")
         first.move(from: 0, to: 2)
-        try first.save()
+        try await first.save()
         second.allItems[1].value = 2
-        try second.save()
+        try await second.save()
         for store in [first, second] {
-            #expect(try store.reloadIfSaved())
+            #expect(try await store.reloadIfSaved())
             #expect(store.allItems.map(\.id) == ["two", "three", "one"])
             #expect(store.allItems.map(\.value) == [2, 1, 1])
         }
@@ -230,7 +258,7 @@ struct SharedItemStoreTests {
 
     @Test("A store's watcher is called within a second of another store's save")
     func watchersHearOfSaves() async throws {
-        let first = try store("A")
+        let first = try await store("A")
         let backend = try PostgresItemStoreBackend<Gadget>(url: try #require(TestDatabase.url), store: storeName)
         let calls = Mutex(0)
         let watching = Task { await backend.watch { calls.withLock { $0 += 1 } } }
@@ -241,13 +269,13 @@ struct SharedItemStoreTests {
         }
         let before = calls.withLock { $0 }
         first.add(Gadget("Bike", value: 1))
-        try await first.saveInBackground()
+        try await first.save()
         let saved = ContinuousClock.now
         while calls.withLock({ $0 }) == before, ContinuousClock.now < saved + .seconds(1) {
             try await Task.sleep(for: .milliseconds(5))
         }
         #expect(calls.withLock { $0 } > before)
-        #expect(try ItemStore(backend: backend).allItems.map(\.name) == ["Bike"])
+        #expect(try await backend.load().map(\.name) == ["Bike"])
     }
 }
 

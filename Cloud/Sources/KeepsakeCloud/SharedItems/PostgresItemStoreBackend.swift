@@ -4,8 +4,10 @@ public import KeyedArchive
 import Logging
 public import PostgresNIO
 
-/// An ``ItemStoreBackend`` that several processes share: the items live in PostgreSQL,
-/// a row each, with CloudKit's optimistic concurrency.
+/// Items that several processes share: the items live in PostgreSQL, a row each, with
+/// CloudKit's optimistic concurrency. Each process keeps its items in its container
+/// (an ``ItemStore`` with a journal, durable before a change is acknowledged) and
+/// pushes and pulls them here, so that the database is never waited for by a change.
 ///
 /// Every row carries the server change tag of the save that wrote it. A save writes
 /// only the items changed since this process last loaded them; when one of those was
@@ -21,27 +23,21 @@ public import PostgresNIO
 /// ```swift
 /// let backend = try PostgresItemStoreBackend<Item>(
 ///     url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner", mergePolicy: .fieldLastWriterWins)
-/// let itemStore = try ItemStore(backend: backend)
-/// // Whenever another process saves: read off the main actor, then reload if needed.
-/// Task {
-///     await backend.watch {
-///         Task { @MainActor in
-///             if try await backend.refresh() { try itemStore.reloadIfSaved() }
-///         }
-///     }
+/// let itemStore = try ItemStore<Item>(container: .main)       // the container is the truth
+/// try await backend.save(itemStore.allItems)                  // push what changed since the last load
+/// if try await backend.refresh() {                            // others saved: take their items in
+///     itemStore.replaceAll(with: try await backend.load())
+///     try await itemStore.flush()
 /// }
 /// ```
 ///
-/// One ``ItemStore`` per backend. Items are identified by `id`; two items with the same
-/// id cannot be saved. Loads and saves block the calling thread (``ItemStore`` calls
-/// them from the main actor and from its queue of writes, never from the cooperative
-/// pool) while the database client runs on the pool, for at most ``timeout``.
+/// Items are identified by `id`; two items with the same id cannot be saved. Loads and
+/// saves suspend, blocking no thread, for at most ``timeout``. What a save is a change
+/// from can be kept across restarts (``agreement()``, ``restoreAgreement(_:)``).
 ///
 /// Photos and other large blobs stay out of the table, in a ``PostgresBlobStore``
 /// beside it, named by the item's key.
-public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiable>: ItemStoreBackend, Sendable {
-    public typealias Snapshot = SharedItemSnapshot
-
+public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiable>: Sendable {
     /// The store's name; many stores share one table.
     public let store: String
     public var mergePolicy: MergePolicy { replica.mergePolicy }
@@ -91,24 +87,10 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
 
     deinit { runner.cancel() }
 
-    // MARK: ItemStoreBackend
-
-    /// Every item the table holds for the store, in order.
+    /// Every item the table holds for the store, in order, which saves are then
+    /// changes from.
     /// - Throws: ``StoreError`` `.readFailed` (the database), `.corruptArchive` (a row
     ///   that is not an archive of `Model`; nothing is changed).
-    public func loadItems() throws(StoreError) -> [Model] {
-        let records: [SharedItemRecord]
-        do {
-            records = try waitForAsync(timeout: timeout) { [replica] in try await replica.readNewRows() }
-        } catch {
-            throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
-        }
-        return try items(of: records)
-    }
-
-    /// ``loadItems()`` without blocking a thread: every item the table holds for the
-    /// store, in order, which saves are then changes from.
-    /// - Throws: ``StoreError``, as ``loadItems()``.
     public func load() async throws(StoreError) -> [Model] {
         let records: [SharedItemRecord]
         do {
@@ -140,8 +122,9 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     }
 
     /// Saves the items changed since they were loaded (or since the agreement
-    /// restored), in one transaction, without blocking a thread.
-    /// - Throws: ``StoreError``, as ``write(_:)``.
+    /// restored), in one transaction.
+    /// - Throws: ``StoreError`` `.conflict` (with `.reportConflicts`; nothing is
+    ///   saved), `.writeFailed` (nothing is saved), `.encodingFailed`.
     public func save(_ items: [Model]) async throws(StoreError) {
         let snapshot = try snapshot(of: items)
         do {
@@ -184,7 +167,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
 
     /// The items archived one by one, stamped with the time of the save.
     /// - Throws: ``StoreError`` `.encodingFailed`, also when two items have one id.
-    public func snapshot(of items: [Model]) throws(StoreError) -> Snapshot {
+    func snapshot(of items: [Model]) throws(StoreError) -> SharedItemSnapshot {
         var archived: [ArchivedItem] = []
         var ids = Set<String>()
         archived.reserveCapacity(items.count)
@@ -199,28 +182,12 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
                 throw StoreError(.encodingFailed, "cannot archive item \(id)", key: id, underlyingError: error)
             }
         }
-        return Snapshot(items: archived, stamp: replica.clock.tick())
-    }
-
-    /// Saves the items changed since they were loaded, in one transaction.
-    /// - Throws: ``StoreError`` `.conflict` (with `.reportConflicts`; nothing is
-    ///   saved), `.writeFailed` (nothing is saved), `.encodingFailed`.
-    public func write(_ snapshot: Snapshot) throws(StoreError) {
-        do {
-            try waitForAsync(timeout: timeout) { [replica] in
-                try await replica.commit(snapshot.items, stamp: snapshot.stamp)
-            }
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError(.writeFailed, "cannot save to the shared store \(store)", underlyingError: error)
-        }
+        return SharedItemSnapshot(items: archived, stamp: replica.clock.tick())
     }
 
     /// Reads what other processes saved since the last read, without blocking the
-    /// caller's thread; returns whether the store's items in memory are out of date (a
-    /// save elsewhere, or a merge made by a save here): then
-    /// ``ItemStore/reloadIfSaved()`` reads them.
+    /// caller's thread; returns whether the items last loaded are out of date (a save
+    /// elsewhere, or a merge made by a save here): then ``load()`` reads them.
     /// - Throws: the database's error.
     public func refresh() async throws -> Bool {
         try await replica.refresh()
@@ -243,7 +210,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
 
 /// The items of a save of a ``PostgresItemStoreBackend``, archived one by one, and the
 /// time of the save.
-public struct SharedItemSnapshot: Sendable {
+struct SharedItemSnapshot: Sendable {
     let items: [ArchivedItem]
     let stamp: HybridTimestamp
 }
