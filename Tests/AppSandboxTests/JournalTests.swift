@@ -240,7 +240,24 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         #expect(try bench.replayable() == ["kept", "recovered"])
     }
 
-    @Test("A failed cut-back leaves the journal failing; a checkpoint heals it")
+    @Test("A failed truncate is made up for by writing the durable part anew: the unacknowledged record is gone")
+    func failedTruncateRewrites() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        try await journal.waitUntilDurable(try journal.append(payload("kept")))
+        bench.fail(.fsync, with: EIO)
+        await #expect(throws: SandboxError.self) {
+            try await journal.waitUntilDurable(try journal.append(payload("x")))
+        }
+        bench.fail(.ftruncate, with: EIO)
+        try await journal.waitUntilDurable(journal.discardUndurable())
+        #expect(try bench.replayable() == ["kept"], "a record never acknowledged would come back")
+        try await journal.waitUntilDurable(try journal.append(payload("after")))
+        #expect(try bench.replayable() == ["kept", "after"])
+    }
+
+    @Test("A cut-back that fails both ways leaves the journal failing; a checkpoint heals it")
     func failedTruncateThenCheckpoint() async throws {
         let bench = try JournalBench()
         defer { bench.destroy() }
@@ -250,6 +267,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
             try await journal.waitUntilDurable(try journal.append(payload("x")))
         }
         bench.fail(.ftruncate, with: EIO)
+        bench.fail(.write, with: EIO)  // the durable part's new copy
         await #expect(throws: SandboxError.self) { try await journal.waitUntilDurable(journal.discardUndurable()) }
         await #expect(throws: SandboxError.self) {
             try await journal.waitUntilDurable(try journal.append(payload("y")))

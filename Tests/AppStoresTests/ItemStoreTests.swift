@@ -162,6 +162,45 @@ import Glibc
         #expect(try ItemStore<Item>(container: faulty.container).allItems.map(\.name) == ["kept", "after"])
     }
 
+    @Test(
+        "A failure at any step of the write path, then a restart, leaves exactly the acknowledged items",
+        arguments: WritePathFaults.Step.allCases)
+    func faultAtEveryStepLeavesTheAcknowledged(step: WritePathFaults.Step) async throws {
+        let faults = try WritePathFaults()
+        defer { faults.destroy() }
+        var acknowledged = ["a"]
+        do {
+            let store = try ItemStore<Item>(container: faults.container)
+            store.add(Item(name: "a"))
+            try await store.flush()
+            switch step {
+            case .journalAppend, .journalFsync, .journalTruncate:
+                // Armed before the change: its record is written as soon as it is made.
+                // A truncate runs only to undo a failed fsync.
+                if step == .journalTruncate { faults.arm(.journalFsync) }
+                faults.arm(step)
+                store.add(Item(name: "b"))
+                await #expect(throws: StoreError.self) { try await store.flush() }
+            case .checkpointWrite, .checkpointFsync, .checkpointRename, .directoryFsync:
+                store.add(Item(name: "b"))
+                try await store.flush()
+                acknowledged.append("b")
+                faults.arm(step)
+                #expect(throws: StoreError.self) { try store.save() }
+            }
+            #expect(faults.fired(step), "the fault at \(step) was never reached")
+            #expect(store.allItems.map(\.name) == acknowledged, "the store holds what a restart finds")
+        }
+        #expect(try ItemStore<Item>(container: faults.container).allItems.map(\.name) == acknowledged)
+        // And it goes on: a change after the restart is durable.
+        do {
+            let store = try ItemStore<Item>(container: faults.container)
+            store.add(Item(name: "c"))
+            try await store.flush()
+        }
+        #expect(try ItemStore<Item>(container: faults.container).allItems.map(\.name) == acknowledged + ["c"])
+    }
+
     @Test("The journal is folded into the archive once it outgrows it, without a save")
     func largeJournalIsCheckpointed() async throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")

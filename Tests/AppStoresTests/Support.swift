@@ -72,3 +72,90 @@ final class FaultyContainer: Sendable {
 
     func destroy() { try? container.destroy() }
 }
+
+/// A temporary container whose system calls fail once at a chosen step of the item
+/// store's write path, told apart by the file each descriptor was opened on.
+final class WritePathFaults: Sendable {
+    enum Step: String, CaseIterable, Sendable, CustomStringConvertible {
+        case journalAppend, journalFsync, journalTruncate
+        case checkpointWrite, checkpointFsync, checkpointRename, directoryFsync
+        var description: String { rawValue }
+    }
+
+    /// What the system-call closures share: which steps are armed, which fired, and
+    /// what each open descriptor is.
+    private final class Switches: Sendable {
+        struct State {
+            var armed: Set<Step> = []
+            var fired: Set<Step> = []
+            var journals: Set<Int32> = []
+            var temporaries: Set<Int32> = []
+            var directories: Set<Int32> = []
+        }
+        let state = Mutex(State())
+
+        func fire(_ step: (State) -> Step?) throws(Errno) {
+            let failing = state.withLock { state -> Bool in
+                guard let step = step(state), state.armed.remove(step) != nil else { return false }
+                state.fired.insert(step)
+                return true
+            }
+            if failing { throw Errno(EIO) }
+        }
+    }
+
+    let container: AppContainer
+    private let switches = Switches()
+
+    init() throws {
+        let base = try AppContainer.temporary(identifier: "org.keepsake.write-path")
+        let live = SystemCalls.live
+        var calls = live
+        let switches = switches
+        calls.openat = { directory, path, flags, mode throws(Errno) in
+            let fd = try live.openat(directory, path, flags, mode)
+            switches.state.withLock { state in
+                if path.hasSuffix(".journal") { state.journals.insert(fd) }
+                if path.hasPrefix(".keepsake-"), path.hasSuffix(".tmp") { state.temporaries.insert(fd) }
+                if flags & O_DIRECTORY != 0 { state.directories.insert(fd) }
+            }
+            return fd
+        }
+        calls.close = { fd throws(Errno) in
+            switches.state.withLock { state in
+                state.journals.remove(fd)
+                state.temporaries.remove(fd)
+                state.directories.remove(fd)
+            }
+            try live.close(fd)
+        }
+        calls.write = { fd, buffer throws(Errno) in
+            try switches.fire { state in
+                state.journals.contains(fd) ? .journalAppend : state.temporaries.contains(fd) ? .checkpointWrite : nil
+            }
+            return try live.write(fd, buffer)
+        }
+        calls.fsync = { fd throws(Errno) in
+            try switches.fire { state in
+                if state.journals.contains(fd) { return .journalFsync }
+                if state.temporaries.contains(fd) { return .checkpointFsync }
+                return state.directories.contains(fd) ? .directoryFsync : nil
+            }
+            try live.fsync(fd)
+        }
+        calls.ftruncate = { fd, length throws(Errno) in
+            try switches.fire { state in state.journals.contains(fd) ? .journalTruncate : nil }
+            try live.ftruncate(fd, length)
+        }
+        calls.renameat = { from, fromName, to, toName throws(Errno) in
+            try switches.fire { _ in fromName.hasPrefix(".keepsake-") ? .checkpointRename : nil }
+            try live.renameat(from, fromName, to, toName)
+        }
+        container = AppContainer(identifier: base.identifier, url: base.url, system: calls)
+    }
+
+    /// Fails the next call at `step` with `EIO`.
+    func arm(_ step: Step) { switches.state.withLock { _ = $0.armed.insert(step) } }
+    func fired(_ step: Step) -> Bool { switches.state.withLock { $0.fired.contains(step) } }
+    func destroy() { try? container.destroy() }
+}

@@ -151,7 +151,8 @@ struct FrozenDatabaseTests {
                 "--port", "0", "--container", containers.path, "--database", try #require(TestDatabase.url),
                 "--shared-name", "test.homepwner.\(UUID().uuidString)",
             ])
-        #expect(try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status == 303)
+        #expect(
+            try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status == 303)
         try TestDatabase.control("freeze")
         var outcome: Result<Void, any Error> = .success(())
         do {

@@ -284,7 +284,9 @@ print("| changes before | median set | file + journal | live values |")
 print("|--:|--:|--:|--:|")
 for history in [100, 20_000] {
     let cost = try setCost(afterChanges: history)
-    print("| \(history) | \(String(format: "%.3f", cost.median)) ms | \(cost.fileBytes) bytes | \(cost.liveBytes) bytes |")
+    print(
+        "| \(history) | \(String(format: "%.3f", cost.median)) ms | \(cost.fileBytes) bytes | \(cost.liveBytes) bytes |"
+    )
 }
 print("\n## Durable key-value writes per second on one replica, no database (group commit)\n")
 print("| threads | writes/s |")

@@ -61,13 +61,32 @@ final class JournalFile: @unchecked Sendable {
         }
         guard let handle else { return .failure(SandboxError(.ioError, "the journal is closed", path: path)) }
         do throws(SandboxError) {
-            try handle.truncate(to: durableLength)
+            do {
+                try handle.truncate(to: durableLength)
+            } catch {
+                // Written whole but never acknowledged, those records must not come back
+                // at the next start: the durable part is written anew in their place.
+                try rewriteDurablePart()
+            }
             writtenLength = durableLength
             failure = nil
             return .success(())
         } catch {
             return .failure(error)
         }
+    }
+
+    /// Replaces the journal, durably and atomically, with its first ``durableLength``
+    /// bytes, and appends to the new file from then on.
+    private func rewriteDurablePart() throws(SandboxError) {
+        let bytes = try directory.contents(of: name).prefix(durableLength)
+        guard bytes.count == durableLength else {
+            throw SandboxError(.ioError, "the journal is shorter than what was made durable", path: path)
+        }
+        try directory.replaceRegularFile(Data(bytes), at: name)
+        let fresh = try directory.openForAppending(name)
+        handle?.close()
+        handle = fresh
     }
 
     /// Replaces the journal with an empty one naming `digest`, durably and atomically.
