@@ -5,8 +5,9 @@ import Testing
 import Glibc
 #endif
 
-/// Two Homepwner processes sharing one inventory, broken as an operator would see it
-/// break: the database crashed under them, and the processes stopped or killed.
+/// Homepwner processes sharing one inventory, broken as an operator would see it
+/// break: the database crashed or frozen under them, the processes stopped or killed.
+/// One suite, run serially: each test stops the one database every test uses.
 @Suite(
     "Shared inventory through a database crash", .serialized,
     .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
@@ -133,24 +134,13 @@ struct SharedDurabilityTests {
         #expect(try first.terminate() == 0)
         #expect(try second.terminate() == 0)
     }
-}
 
-/// The database frozen (SIGSTOP): connections hang rather than fail.
-@Suite(
-    "Shared inventory with a frozen database", .serialized,
-    .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
-    .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to freeze the database"))
-struct FrozenDatabaseTests {
-    @Test("With PostgreSQL stopped by SIGSTOP, pages answer within 100 ms and a create is acknowledged within 100 ms")
+    @Test(
+        "With PostgreSQL stopped by SIGSTOP, pages and a create answer within 100 ms, and SIGTERM exits within 5 s"
+    )
     func pagesAnswerWhileTheDatabaseHangs() async throws {
-        let containers = try temporaryFolder("homepwner-frozen")
         defer { try? FileManager.default.removeItem(at: containers) }
-        let server = try ServerProcess(
-            containers: containers,
-            arguments: [
-                "--port", "0", "--container", containers.path, "--database", try #require(TestDatabase.url),
-                "--shared-name", "test.homepwner.\(UUID().uuidString)",
-            ])
+        let server = try start("frozen")
         #expect(
             try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status == 303)
         try TestDatabase.control("freeze")
@@ -170,12 +160,17 @@ struct FrozenDatabaseTests {
             let took = ContinuousClock.now - start
             #expect(created.status == 303)
             #expect(took < .milliseconds(100), "a create took \(took) with the database frozen")
+            let stopping = ContinuousClock.now
+            #expect(try server.terminate(timeout: .seconds(20)) == 0)
+            let stopped = ContinuousClock.now - stopping
+            #expect(stopped < .seconds(5), "SIGTERM took \(stopped) with the database frozen")
         } catch {
             outcome = .failure(error)
         }
         try TestDatabase.control("thaw")
         try outcome.get()
-        #expect(Set(try await HTTP.items(server.baseURL).map(\.name)) == ["Before", "Hanging", "During"])
-        #expect(try server.terminate() == 0)
+        let restarted = try start("frozen")
+        #expect(Set(try await HTTP.items(restarted.baseURL).map(\.name)) == ["Before", "Hanging", "During"])
+        #expect(try restarted.terminate() == 0)
     }
 }
