@@ -56,8 +56,10 @@ struct KeyValueReplay {
         return .success(keyBytes + valueBytes)
     }
 
-    /// Applies `change`, which ``assess(_:valueBytes:)`` accepted with `bytes`.
-    private mutating func apply(_ change: KeyValueChange, entryBytes bytes: Int) {
+    /// Applies `change`, which ``assess(_:valueBytes:)`` accepted with `bytes`. Of a
+    /// replay, only for a change later than every other and while nothing was refused:
+    /// the replay with it then gives the same values.
+    mutating func apply(_ change: KeyValueChange, entryBytes bytes: Int) {
         latest = max(latest ?? change.timestamp, change.timestamp)
         let old = entries[change.key]
         if let value = change.value {

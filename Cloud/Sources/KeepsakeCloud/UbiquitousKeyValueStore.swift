@@ -230,10 +230,28 @@ public final class UbiquitousKeyValueStore: Sendable {
             // Stamped under the lock: the log stays in timestamp order.
             let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
             var file = state.file
+            let replaced = file.log.first { $0.key == key }?.timestamp
             file.merge(change, pending: true)
-            let (values, sizes) = state.replayed(file, limits: limits)
-            if let refusal = values.refusals[change.timestamp] ?? Self.permanentRefusal(of: change, limits: limits) {
-                return .failure(refusal)
+            var values: KeyValueReplay
+            var sizes = state.sizes
+            if state.values.refusals.isEmpty {
+                // The change is the latest of all: with nothing refused so far, replaying
+                // the log with it gives the current values with it applied, which
+                // `assess` decides without the replay.
+                let valueBytes = change.value.map(KeyValueReplay.size(of:))
+                switch state.values.assess(change, valueBytes: valueBytes) {
+                case .failure(let refusal): return .failure(refusal)
+                case .success(let bytes):
+                    values = state.values
+                    values.apply(change, entryBytes: bytes)
+                }
+                if let replaced { sizes[replaced] = nil }
+                if let valueBytes { sizes[change.timestamp] = valueBytes }
+            } else {
+                (values, sizes) = state.replayed(file, limits: limits)
+                if let refusal = values.refusals[change.timestamp] ?? Self.permanentRefusal(of: change, limits: limits) {
+                    return .failure(refusal)
+                }
             }
             file.lastTimestamp = clock.last
             let ticket = try append(file.journalRecord([(change, true)]))
