@@ -172,6 +172,7 @@ public final class Journal: Sendable {
     /// blocks this thread, which must not be one of Swift's cooperative pool, while
     /// the queue writes.
     public func waitUntilDurableBlocking(_ ticket: Ticket) throws(SandboxError) {
+        if let outcome = state.withLock({ $0.outcome(of: ticket) }) { return try outcome.get() }
         queue.sync { drain() }
         guard let outcome = state.withLock({ $0.outcome(of: ticket) }) else {
             preconditionFailure("journal ticket \(ticket) was never issued")

@@ -18,7 +18,8 @@ import Synchronization
 // backend.
 // Usage: scripts/cloud-benchmark.sh (starts a throwaway server, runs this and pgbench).
 // `CloudRatios URL --items N` only saves N new items, saves one edit and loads them
-// once, for counting instructions (scripts/cloud-benchmark.sh runs it under callgrind).
+// once, for counting instructions (scripts/cloud-benchmark.sh runs it under callgrind);
+// `CloudRatios URL --local-writes` only measures durable writes on one replica.
 
 guard CommandLine.arguments.count > 1 else {
     print("usage: CloudRatios postgres://USER@127.0.0.1:PORT/DB [--items N]")
@@ -257,6 +258,11 @@ func itemStoreOnce(count: Int) async throws {
     try await backend.save(items)
     let loaded = try await PostgresItemStoreBackend<SharedItem>(url: url, store: store).load()
     precondition(loaded.count == count)
+}
+
+if CommandLine.arguments.count == 3, CommandLine.arguments[2] == "--local-writes" {
+    for threads in [1, 4] { print(threads, try localWritesPerSecond(threads: threads, count: 2_000)) }
+    exit(0)
 }
 
 if CommandLine.arguments.count == 4, CommandLine.arguments[2] == "--items", let count = Int(CommandLine.arguments[3]) {

@@ -229,34 +229,22 @@ public final class UbiquitousKeyValueStore: Sendable {
             (state) throws(UbiquitousStoreError) in
             // Stamped under the lock: the log stays in timestamp order.
             let change = KeyValueChange(key: key, value: value, timestamp: clock.tick())
-            var file = state.file
-            let replaced = file.log.first { $0.key == key }?.timestamp
-            file.merge(change, pending: true)
-            var values: KeyValueReplay
-            var sizes = state.sizes
-            if state.values.refusals.isEmpty {
-                // The change is the latest of all: with nothing refused so far, replaying
-                // the log with it gives the current values with it applied, which
-                // `assess` decides without the replay.
-                let valueBytes = change.value.map(KeyValueReplay.size(of:))
-                switch state.values.assess(change, valueBytes: valueBytes) {
-                case .failure(let refusal): return .failure(refusal)
-                case .success(let bytes):
-                    values = state.values
-                    values.apply(change, entryBytes: bytes)
-                }
-                if let replaced { sizes[replaced] = nil }
-                if let valueBytes { sizes[change.timestamp] = valueBytes }
-            } else {
-                (values, sizes) = state.replayed(file, limits: limits)
-                if let refusal = values.refusals[change.timestamp] ?? Self.permanentRefusal(of: change, limits: limits) {
-                    return .failure(refusal)
-                }
+            guard state.values.refusals.isEmpty else { return try stageReplaying(change, in: &state) }
+            // The change is the latest of all: with nothing refused so far, replaying the
+            // log with it gives the current values with it applied, which `assess`
+            // decides without the replay. The state is changed in place, never copied.
+            let valueBytes = change.value.map(KeyValueReplay.size(of:))
+            let bytes: Int
+            switch state.values.assess(change, valueBytes: valueBytes) {
+            case .failure(let refusal): return .failure(refusal)
+            case .success(let accepted): bytes = accepted
             }
-            file.lastTimestamp = clock.last
-            let ticket = try append(file.journalRecord([(change, true)]))
-            state.file = file
-            (state.values, state.sizes) = (values, sizes)
+            state.file.lastTimestamp = clock.last
+            let ticket = try append(state.file.journalRecord([(change, true)]))
+            if let replaced = state.file.log.first(where: { $0.key == key }) { state.sizes[replaced.timestamp] = nil }
+            state.file.merge(change, pending: true)
+            state.values.apply(change, entryBytes: bytes)
+            if let valueBytes { state.sizes[change.timestamp] = valueBytes }
             checkpointIfLarge(state.file)
             state.wake?.yield()
             return .success(ticket)
@@ -268,6 +256,27 @@ public final class UbiquitousKeyValueStore: Sendable {
             post(.quotaViolationChange, keys: [key])
             throw UbiquitousStoreError(.quotaViolation, Self.describe(refusal), key: key)
         }
+    }
+
+    /// ``stage(_:forKey:)`` when the limits refused a change before: the log is replayed
+    /// with the new change, since a change it replaces may have taken room a refused one
+    /// now gets. Called under the lock.
+    private func stageReplaying(_ change: KeyValueChange, in state: inout State) throws(UbiquitousStoreError)
+        -> Result<Journal.Ticket, KeyValueReplay.Refusal>
+    {
+        var file = state.file
+        file.merge(change, pending: true)
+        let (values, sizes) = state.replayed(file, limits: limits)
+        if let refusal = values.refusals[change.timestamp] ?? Self.permanentRefusal(of: change, limits: limits) {
+            return .failure(refusal)
+        }
+        file.lastTimestamp = clock.last
+        let ticket = try append(file.journalRecord([(change, true)]))
+        state.file = file
+        (state.values, state.sizes) = (values, sizes)
+        checkpointIfLarge(state.file)
+        state.wake?.yield()
+        return .success(ticket)
     }
 
     /// Queues a journal record. Called under the lock.
