@@ -295,6 +295,34 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         _ = try bench.open()
     }
 
+    @Test("A journal of magics and lengths reaching its end is read in bounded time, the rest kept aside")
+    func adversarialJournalIsCheap() throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        do { _ = try bench.open() }
+        // 4 MiB of record headers, each with the length that reaches the end of the
+        // file: checking every one would read 400 GiB.
+        var bytes = try bench.bytes()
+        let start = bytes.count
+        let count = (4 << 20) / JournalFormat.recordHeaderSize
+        let end = start + count * JournalFormat.recordHeaderSize
+        for index in 0..<count {
+            let payloadStart = start + (index + 1) * JournalFormat.recordHeaderSize
+            bytes += JournalFormat.recordMagic
+            withUnsafeBytes(of: UInt32(end - payloadStart).littleEndian) { bytes += $0 }
+            withUnsafeBytes(of: UInt64(2).littleEndian) { bytes += $0 }
+            bytes += [0, 0, 0, 0]
+        }
+        try bench.documents.write(Data(bytes), to: "j")
+        let clock = ContinuousClock.now
+        let (_, recovery) = try bench.open()
+        let took = ContinuousClock.now - clock
+        #expect(took < .seconds(10), "opening took \(took)")
+        #expect(recovery.records.isEmpty)
+        #expect(recovery.keptAside.count == 1, "the damaged rest is kept, not dropped")
+        #expect(recovery.tornBytes == 0)
+    }
+
     @Test("CRC-32C matches the standard check value")
     func crcCheckValue() {
         // "123456789" → 0xE3069283, the check value of CRC-32C (RFC 3720, B.4).

@@ -54,20 +54,31 @@ enum JournalFormat {
     /// Reads every whole record of `bytes`. A record that does not check out is
     /// corruption when a whole record follows it (the range up to that record is
     /// reported), and a torn tail otherwise (``Scan/end`` stops before it).
+    ///
+    /// Looking for the next whole record after a damaged one checks a checksum at every
+    /// magic found; a file made of magics and lengths reaching its end would make that
+    /// quadratic. The checksums checked are bounded by a budget of a few times the
+    /// file's size: past it, the rest of the file is reported as damaged (kept, never
+    /// dropped) and the scan stops.
     static func scan(_ bytes: [UInt8]) -> Scan {
         var scan = Scan()
         guard let checkpoint = readHeader(bytes) else { return scan }
         scan.checkpoint = checkpoint
+        var budget = 4 * bytes.count + (1 << 20)
         var offset = headerSize
         var lastSequence: UInt64 = 0
         while offset < bytes.count {
-            if let record = readRecord(bytes, at: offset, after: lastSequence) {
+            if let record = readRecord(bytes, at: offset, after: lastSequence, budget: &budget) {
                 scan.records.append((record.sequence, record.payload, offset..<record.end))
                 lastSequence = record.sequence
                 offset = record.end
                 continue
             }
-            guard let next = nextRecord(bytes, after: offset, lastSequence: lastSequence) else { break }
+            guard budget >= 0, let next = nextRecord(bytes, after: offset, lastSequence: lastSequence, budget: &budget)
+            else {
+                if budget < 0 { scan.corrupt.append(offset..<bytes.count) }
+                break
+            }
             scan.corrupt.append(offset..<next)
             offset = next
         }
@@ -83,9 +94,9 @@ enum JournalFormat {
             length: bytes.littleEndian(UInt64.self, at: 8), checksum: bytes.littleEndian(UInt32.self, at: 16))
     }
 
-    private static func readRecord(_ bytes: [UInt8], at offset: Int, after lastSequence: UInt64) -> (
-        sequence: UInt64, payload: Data, end: Int
-    )? {
+    private static func readRecord(_ bytes: [UInt8], at offset: Int, after lastSequence: UInt64, budget: inout Int)
+        -> (sequence: UInt64, payload: Data, end: Int)?
+    {
         guard bytes.count - offset >= recordHeaderSize, bytes[offset..<offset + 4].elementsEqual(recordMagic) else {
             return nil
         }
@@ -94,6 +105,11 @@ enum JournalFormat {
         let stored = bytes.littleEndian(UInt32.self, at: offset + 16)
         let payloadStart = offset + recordHeaderSize
         guard sequence > lastSequence, length <= bytes.count - payloadStart else { return nil }
+        guard length <= budget else {
+            budget = -1
+            return nil
+        }
+        budget -= length
         var crc = CRC32C()
         bytes.withUnsafeBytes { raw in
             crc.update(UnsafeRawBufferPointer(rebasing: raw[offset + 4..<offset + 16]))
@@ -104,11 +120,15 @@ enum JournalFormat {
     }
 
     /// The offset of the next whole record after a damaged one at `offset`, if any.
-    private static func nextRecord(_ bytes: [UInt8], after offset: Int, lastSequence: UInt64) -> Int? {
+    private static func nextRecord(_ bytes: [UInt8], after offset: Int, lastSequence: UInt64, budget: inout Int)
+        -> Int?
+    {
         var candidate = offset + 1
-        while candidate + recordHeaderSize <= bytes.count {
+        while candidate + recordHeaderSize <= bytes.count, budget >= 0 {
             guard let found = bytes[candidate...].firstRange(of: recordMagic) else { return nil }
-            if readRecord(bytes, at: found.lowerBound, after: lastSequence) != nil { return found.lowerBound }
+            if readRecord(bytes, at: found.lowerBound, after: lastSequence, budget: &budget) != nil {
+                return found.lowerBound
+            }
             candidate = found.lowerBound + 1
         }
         return nil
