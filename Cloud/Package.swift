@@ -50,6 +50,7 @@ let package = Package(
                 "KeepsakeCloud",
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: keepsake),
             ],
             path: "Tests/Helpers/CloudTestReplica"
         ),

@@ -39,10 +39,11 @@ public import KeyedArchive
 /// use it, as UIKit's objects do: models may be the books' plain classes with `var`
 /// properties, never declared `Sendable`. An item changed in place through a reference
 /// a controller holds is found by ``isDirty`` and saved on the next automatic save,
-/// like every other change. ``save()`` writes on the main actor, as an iOS app's
-/// `saveChanges()` does; a server, whose handlers must not wait on the disk, calls
-/// ``saveInBackground()``, which archives on the main actor and writes and `fsync`s
-/// on a queue of the store's own.
+/// like every other change. ``save()`` waits on the main actor, as an iOS app's
+/// `saveChanges()` does; a server, whose handlers must not wait on the disk, awaits
+/// ``flush()`` after its changes (each change's record is archived as it is made), or
+/// ``saveInBackground()``, which archives every item on the main actor and writes and
+/// `fsync`s on the journal's queue (a queue of the store's own without a journal).
 @MainActor
 public final class ItemStore<Model: KeyedArchivable> {
     public let backend: any ItemStoreBackend<Model>

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -147,18 +148,5 @@ struct CrashRecoveryTests {
         }
         if server.process.isRunning { kill(pid, SIGKILL) }
         server.process.waitUntilExit()
-    }
-}
-
-/// A small seeded generator, so that a failing round can be run again as it was.
-struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

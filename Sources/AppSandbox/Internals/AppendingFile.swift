@@ -30,16 +30,9 @@ struct AppendingFile {
         }
     }
 
-    /// `fsync`, never retried: after a failed `fsync` the kernel may have dropped the
-    /// dirty pages, and a second call that succeeds would lie. `EINTR` is `.ioError`.
+    /// `fsync`, as ``FileEngine/sync(_:path:)`` does it.
     func sync() throws(SandboxError) {
-        do {
-            try system.fsync(fd)
-        } catch {
-            var mapped = SandboxError(errno: error.rawValue, path: path, operation: "fsync")
-            if error.rawValue == EINTR { mapped.code = .ioError }
-            throw mapped
-        }
+        try FileEngine(system: system).sync(fd, path: path)
     }
 
     /// Cuts the file to `length` bytes and makes that durable.

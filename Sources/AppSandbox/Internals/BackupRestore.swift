@@ -75,13 +75,13 @@ struct BackupRestore {
         defer {
             if !keepStaging {
                 try? engine.remove(Location(parent: root, name: stagingName, path: staging.path))
-                try? engine.syncDirectory(root, path: container.url.path)
+                try? engine.sync(root, path: container.url.path)
             }
         }
         for top in tops { try stage(top, root: root, staging: staging) }
         var total: UInt64 = 0
         for item in items { try write(item, from: data, staging: staging, total: &total) }
-        try engine.syncDirectory(staging.fd, path: staging.path)
+        try engine.sync(staging.fd, path: staging.path)
         try swap(tops, root: root, staging: staging, keepStaging: &keepStaging)
         return items.filter { !$0.components.isEmpty }.map(\.path)
     }
@@ -208,7 +208,7 @@ struct BackupRestore {
             try engine.copyExclusionMark(from: live, to: copy)
             try engine.mirror(live, into: copy)
         } else {
-            try engine.syncDirectory(copy.fd, path: path)
+            try engine.sync(copy.fd, path: path)
         }
     }
 
@@ -322,15 +322,15 @@ struct BackupRestore {
             for top in tops {
                 done.append((top, try swapOne(top, root: root, staging: staging)))
             }
-            try engine.syncDirectory(root, path: container.url.path)
-            try engine.syncDirectory(staging.fd, path: staging.path)
+            try engine.sync(root, path: container.url.path)
+            try engine.sync(staging.fd, path: staging.path)
         } catch {
             // The first error is the one reported; one during the undo only adds where
             // the previous directories are.
             let first = error
             do throws(SandboxError) {
                 for (top, how) in done.reversed() { try undo(top, how, root: root, staging: staging) }
-                try engine.syncDirectory(root, path: container.url.path)
+                try engine.sync(root, path: container.url.path)
             } catch {
                 keepStaging = true
                 var kept = first

@@ -18,7 +18,7 @@ struct DurableRename {
         let engine = FileEngine(system: system)
         let fd = try system.open(folder, temporaryName, flags: O_RDONLY | O_NOFOLLOW | O_CLOEXEC, path: path)
         do {
-            try engine.syncDirectory(fd, path: path)
+            try engine.sync(fd, path: path)
         } catch {
             try? system.close(fd)
             throw error
@@ -40,7 +40,7 @@ struct DurableRename {
             }
         }
         do {
-            try engine.syncDirectory(folder, path: path)
+            try engine.sync(folder, path: path)
         } catch {
             if kept {
                 dropPrior = (try? system.renameat(folder, prior, folder, name)) != nil

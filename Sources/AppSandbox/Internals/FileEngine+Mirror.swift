@@ -49,7 +49,7 @@ extension FileEngine {
                 continue
             }
         }
-        try syncDirectory(destination.fd, path: destination.path)
+        try sync(destination.fd, path: destination.path)
     }
 
     /// Carries the backup-exclusion attribute of a folder over to its copy; file

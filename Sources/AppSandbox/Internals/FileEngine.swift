@@ -185,8 +185,8 @@ struct FileEngine {
         try system.checked("move", source.path) { () throws(Errno) in
             try system.renameat(source.parent, source.name, destination.parent, destination.name)
         }
-        try syncDirectory(destination.parent, path: destination.path)
-        if source.parent != destination.parent { try syncDirectory(source.parent, path: source.path) }
+        try sync(destination.parent, path: destination.path)
+        if source.parent != destination.parent { try sync(source.parent, path: source.path) }
     }
 
     /// Copies a file (durably, keeping its permission bits), a link (as a link) or a
@@ -249,7 +249,10 @@ struct FileEngine {
         }
     }
 
-    func syncDirectory(_ fd: Int32, path: String) throws(SandboxError) {
+    /// `fsync` of a file or a folder, never retried: after a failed `fsync` the kernel
+    /// may have dropped the dirty pages, and a second call that succeeds would lie.
+    /// `EINTR` is `.ioError`.
+    func sync(_ fd: Int32, path: String) throws(SandboxError) {
         do {
             try system.fsync(fd)
         } catch {

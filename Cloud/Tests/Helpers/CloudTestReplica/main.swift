@@ -13,18 +13,7 @@ import AppSandbox
 import Foundation
 import KeepsakeCloud
 import PropertyList
-
-/// A seeded generator, so that a failing run can be repeated.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+import TestSupport
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count == 9, let changes = Int(arguments[4]), let seed = UInt64(arguments[5]),
@@ -52,7 +41,7 @@ func take(_ value: PropertyListValue?, forKey key: String) throws -> Bool {
     }
 }
 
-var generator = SplitMix64(state: seed)
+var generator = SplitMix64(seed: seed)
 var accepted = 0
 var acceptedKeys: Set<String> = []
 for index in 0..<changes {
