@@ -107,17 +107,22 @@ public final class ItemStore<Model: KeyedArchivable> {
     ///
     /// A torn last record (a crash in the middle of a write) is dropped; damaged bytes
     /// followed by whole records are kept in a file beside the journal; each is
-    /// reported on standard error.
+    /// reported on standard error. Only one store at a time holds the journal: this
+    /// waits at most `lockTimeout` for another to close it.
     /// - Throws: ``StoreError``: `.corruptArchive` (nothing is changed), `.readFailed`
-    ///   (also when another store has the journal open).
-    public init(container: AppContainer, fileName: String = "items.archive") throws(StoreError) {
+    ///   (also when another store keeps the journal open).
+    public init(container: AppContainer, fileName: String = "items.archive", lockTimeout: Duration = .seconds(2))
+        throws(StoreError)
+    {
         let archive = ArchiveFileBackend<Model>(container: container, fileName: fileName)
         backend = archive
         var checkpoint: [Model] = []
         let journal: Journal
         let recovery: JournalRecovery
         do {
-            (journal, recovery) = try Journal.open(archive.journalName, in: archive.directory) {
+            (journal, recovery) = try Journal.open(
+                archive.journalName, in: archive.directory, lockTimeout: lockTimeout
+            ) {
                 let (items, digest) = try archive.loadCheckpoint()
                 checkpoint = items
                 return digest

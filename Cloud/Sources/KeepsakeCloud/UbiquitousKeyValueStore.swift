@@ -109,7 +109,7 @@ public final class UbiquitousKeyValueStore: Sendable {
     public init(
         container: AppContainer, replica: String? = nil, limits: UbiquitousStoreLimits = .init(),
         notificationCenter: NotificationCenter = .default,
-        physicalTime: (@Sendable () -> Int64)? = nil, lockTimeout: Duration = .zero
+        physicalTime: (@Sendable () -> Int64)? = nil, lockTimeout: Duration = .seconds(2)
     ) throws(UbiquitousStoreError) {
         self.limits = limits
         self.notificationCenter = notificationCenter
