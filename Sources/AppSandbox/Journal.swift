@@ -62,7 +62,7 @@ public final class Journal: Sendable {
         var doneThrough: Ticket
         /// Tickets that failed, with why; few, and merged when adjacent.
         var failures: [(tickets: ClosedRange<Ticket>, error: SandboxError)] = []
-        var waiters: [(ticket: Ticket, continuation: CheckedContinuation<Result<Void, SandboxError>, Never>)] = []
+        var waiters: [(ticket: Ticket, waiter: Waiter)] = []
         /// Bytes in the journal file, header included.
         var size: Int
         var lastCheckpoint: CheckpointDigest
@@ -160,7 +160,7 @@ public final class Journal: Sendable {
         let result = await withCheckedContinuation { continuation in
             let ready = state.withLock { state -> Result<Void, SandboxError>? in
                 if let outcome = state.outcome(of: ticket) { return outcome }
-                state.waiters.append((ticket, continuation))
+                state.waiters.append((ticket, .task(continuation)))
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -171,13 +171,21 @@ public final class Journal: Sendable {
     /// ``waitUntilDurable(_:)`` for synchronous callers (the books' `saveChanges()`):
     /// blocks this thread, which must not be one of Swift's cooperative pool, while
     /// the queue writes.
+    ///
+    /// Why a wake-up of its own rather than `queue.sync`: threads waiting their turn on
+    /// the queue would each take it in turn only to find their record written, and a
+    /// thread let go first would append its next record before the others were, so
+    /// every record would get an `fsync` of its own. Woken together, they append
+    /// together, and share the next one.
     public func waitUntilDurableBlocking(_ ticket: Ticket) throws(SandboxError) {
-        if let outcome = state.withLock({ $0.outcome(of: ticket) }) { return try outcome.get() }
-        queue.sync { drain() }
-        guard let outcome = state.withLock({ $0.outcome(of: ticket) }) else {
-            preconditionFailure("journal ticket \(ticket) was never issued")
+        let wakeup = ThreadWakeup()
+        let ready = state.withLock { state -> Result<Void, SandboxError>? in
+            precondition(ticket < state.nextTicket, "journal ticket \(ticket) was never issued")
+            if let outcome = state.outcome(of: ticket) { return outcome }
+            state.waiters.append((ticket, .thread(wakeup)))
+            return nil
         }
-        try outcome.get()
+        try (ready ?? wakeup.wait()).get()
     }
 
     /// The records in the journal file now, as a reopen would replay them: after
@@ -185,9 +193,20 @@ public final class Journal: Sendable {
     /// thread.
     /// - Throws: ``SandboxError`` when the file cannot be read.
     public func recordsOnDisk() throws(SandboxError) -> [Data] {
+        try Self.records(name, in: directory, following: checkpointDigest) ?? []
+    }
+
+    /// The whole records of the journal `name` in `directory`, read without its lock:
+    /// for a reader beside the process that writes it (a status command). `nil` when
+    /// the journal follows another checkpoint than `checkpoint`: one was written since
+    /// the caller read it, and both are to be read again.
+    /// - Throws: ``SandboxError`` when the file cannot be read.
+    public static func records(
+        _ name: String, in directory: SandboxDirectory, following checkpoint: CheckpointDigest
+    ) throws(SandboxError) -> [Data]? {
         guard let data = try directory.regularFileContents(name) else { return [] }
         let scan = JournalFormat.scan([UInt8](data))
-        guard scan.checkpoint == checkpointDigest else { return [] }
+        guard scan.checkpoint == checkpoint else { return nil }
         return scan.records.map(\.payload)
     }
 
@@ -278,16 +297,16 @@ public final class Journal: Sendable {
         let ready = state.withLock { state in
             if let failing, let error { state.fail(failing, error) }
             state.doneThrough = max(state.doneThrough, last)
-            var ready: [(CheckedContinuation<Result<Void, SandboxError>, Never>, Result<Void, SandboxError>)] = []
+            var ready: [(Waiter, Result<Void, SandboxError>)] = []
             var waiting = state.waiters
             waiting.removeAll { waiter in
                 guard let outcome = state.outcome(of: waiter.ticket) else { return false }
-                ready.append((waiter.continuation, outcome))
+                ready.append((waiter.waiter, outcome))
                 return true
             }
             state.waiters = waiting
             return ready
         }
-        for (continuation, outcome) in ready { continuation.resume(returning: outcome) }
+        for (waiter, outcome) in ready { waiter.resume(outcome) }
     }
 }

@@ -14,6 +14,7 @@ final class JournalBench: Sendable {
     private final class Switches: Sendable {
         let armed = Mutex<[Call: Int32]>([:])
         let fsyncs = Mutex(0)
+        let fsyncDelay = Mutex(Duration.zero)
     }
     let container: AppContainer
     private let switches = Switches()
@@ -33,6 +34,8 @@ final class JournalBench: Sendable {
         calls.fsync = { fd throws(Errno) in
             try fire(.fsync)
             switches.fsyncs.withLock { $0 += 1 }
+            let delay = switches.fsyncDelay.withLock { $0 }
+            if delay > .zero { Thread.sleep(forTimeInterval: Double(delay.components.attoseconds) / 1e18) }
             try live.fsync(fd)
         }
         calls.ftruncate = { fd, length throws(Errno) in
@@ -49,6 +52,8 @@ final class JournalBench: Sendable {
     /// Makes the next `call` fail with `errno`.
     func fail(_ call: Call, with errno: Int32) { switches.armed.withLock { $0[call] = errno } }
     var fsyncCount: Int { switches.fsyncs.withLock { $0 } }
+    /// Makes every `fsync` take at least `delay` (under a second), as a disk's does.
+    func slowFsyncs(by delay: Duration) { switches.fsyncDelay.withLock { $0 = delay } }
     var documents: SandboxDirectory { container.directory(.documents) }
 
     /// Opens the journal, waiting a little for one just released: its queue may still
@@ -105,6 +110,37 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         let fsyncs = bench.fsyncCount - before
         #expect(fsyncs >= 1 && fsyncs < 200, "200 concurrent appends took \(fsyncs) fsyncs; they must share them")
         #expect(Set(try bench.replayable()) == Set((0..<200).map { "r\($0)" }))
+    }
+
+    @Test("Threads that wait blocking share fsyncs too: four writers, 50 records each, a 1 ms fsync")
+    func blockingWritersShareFsyncs() throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let (journal, _) = try bench.open()
+        bench.slowFsyncs(by: .milliseconds(1))
+        let before = bench.fsyncCount
+        let failures = Mutex(0)
+        let finished = DispatchGroup()
+        for writer in 0..<4 {
+            finished.enter()
+            Thread {
+                defer { finished.leave() }
+                for index in 0..<50 {
+                    do {
+                        try journal.waitUntilDurableBlocking(try journal.append(payload("w\(writer)-\(index)")))
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+            }.start()
+        }
+        finished.wait()
+        let fsyncs = bench.fsyncCount - before
+        #expect(failures.withLock { $0 } == 0)
+        // Each writer waits for its record before it appends the next, so at most four
+        // records can share an fsync: 50 is the floor, 200 is none shared.
+        #expect(fsyncs <= 100, "200 records from four waiting threads took \(fsyncs) fsyncs")
+        #expect(try bench.replayable().count == 200)
     }
 
     @Test("A synchronous wait returns with the record durable")
