@@ -21,6 +21,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // The one database client runs as a service.
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
         .target(
@@ -31,6 +33,7 @@ let package = Package(
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
         .executableTarget(
@@ -58,6 +61,7 @@ let package = Package(
             name: "KeepsakeCloudTests",
             dependencies: [
                 "KeepsakeCloud",
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
                 .product(name: "KeepsakeTestSupport", package: keepsake),

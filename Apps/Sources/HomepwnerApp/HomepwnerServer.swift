@@ -96,7 +96,9 @@ public final class HomepwnerServer: Sendable {
             logger: logger)
         // Signals belong to the lifecycle (SignalEventSource); the service group only
         // shuts the server down when the app has terminated.
-        var configuration = ServiceGroupConfiguration(services: [http], logger: logger)
+        // Shut down in reverse: the server first, then the database client it used.
+        let database: [any Service] = shared.map { [$0.database] } ?? []
+        var configuration = ServiceGroupConfiguration(services: database + [http], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         configuration.maximumCancellationDuration = .seconds(5)
         let services = ServiceGroup(configuration: configuration)

@@ -22,6 +22,9 @@ public import KeepsakeCloud
 /// made meanwhile are pushed, and merged, as changes from it.
 @MainActor
 public final class SharedInventory {
+    /// The process's one client of the database, which every store below shares; the
+    /// server runs it as a service beside the HTTP server.
+    public let database: CloudDatabase
     public let items: PostgresItemStoreBackend<Item>
     public let photos: SharedPhotos
     public let settings: UbiquitousKeyValueStore
@@ -55,21 +58,22 @@ public final class SharedInventory {
     public func outbox(of inventory: Inventory) -> Outbox {
         Outbox(
             pendingItems: (try? items.pendingChangeCount(in: inventory.allItems)) ?? inventory.allItems.count,
-            pendingSettings: settings.pendingChangeCount, lastPush: pushes.last, lastError: pushes.error)
+            pendingSettings: settings.outbox.pendingChanges, lastPush: pushes.last, lastError: pushes.error)
     }
 
     /// - Parameters:
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     ///   - name: what the instances share the inventory under; one database can hold
     ///     several inventories.
-    /// - Throws: ``StoreError`` or ``UbiquitousStoreError`` for a URL it cannot use or a
-    ///   settings file it cannot read.
+    /// - Throws: ``DatabaseURLError`` for a URL it cannot use; ``UbiquitousStoreError``
+    ///   for a settings file it cannot read.
     public init(url: String, name: String = HomepwnerServer.identifier, container: AppContainer, log: LifecycleLog)
         throws
     {
         self.log = log
-        items = try PostgresItemStoreBackend<Item>(
-            url: url, store: name, mergePolicy: .fieldLastWriterWins,
+        database = try CloudDatabase(url: url)
+        items = PostgresItemStoreBackend<Item>(
+            database: database, store: name, mergePolicy: .fieldLastWriterWins,
             onConflict: { conflict in
                 let versions = try? conflict.versions(as: Item.self)
                 func describe(_ item: Item?) -> String {
@@ -89,9 +93,9 @@ public final class SharedInventory {
                 log.record("What was last agreed with the database cannot be read, starting afresh: \(error)")
             }
         }
-        photos = try SharedPhotos(blobs: PostgresBlobStore(url: url, store: name), container: container)
+        photos = try SharedPhotos(blobs: PostgresBlobStore(database: database, store: name), container: container)
         settings = try UbiquitousKeyValueStore(container: container)
-        settingsService = try PostgresKeyValueSync(url: url, store: name)
+        settingsService = PostgresKeyValueSync(database: database, store: name)
     }
 
     /// Keeps `inventory` in step with the database until the task is cancelled.
@@ -127,7 +131,6 @@ public final class SharedInventory {
         let service = settingsService
         let connections = Task.detached {
             await withTaskGroup(of: Void.self) { group in
-                group.addTask { await service.run() }
                 group.addTask { await settings.run(with: service) }
                 group.addTask { await items.watch { wake.yield() } }
             }

@@ -29,6 +29,9 @@ let url = CommandLine.arguments[1]
 let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("cloud-ratios-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: scratch) }
 let run = UUID().uuidString.prefix(8)
+// The process's one client, as in an app; each replica below stands for a device.
+let database = try CloudDatabase(url: url)
+let databaseClient = Task { try await database.run() }
 
 func milliseconds(_ duration: Duration) -> Double {
     Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
@@ -47,9 +50,8 @@ func withReplica<Result>(
         identifier: "org.keepsake.bench", containersDirectory: scratch.appendingPathComponent(name))
     try container.createDirectories()
     let replica = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
-    let service = try PostgresKeyValueSync(url: url, store: store)
-    let tasks = [Task { await service.run() }, Task { await replica.run(with: service) }]
-    defer { for task in tasks { task.cancel() } }
+    let syncing = Task { await replica.run(with: PostgresKeyValueSync(database: database, store: store)) }
+    defer { syncing.cancel() }
     return try await body(replica)
 }
 
@@ -127,7 +129,7 @@ func writesPerSecond(writers: Int, count: Int) async throws -> Double {
             group.addTask {
                 try await withReplica("writer-\(writers)-\(writer)", store: store) { replica in
                     for index in 0..<count { replica.set(index, forKey: "w\(writer)-\(index % 200)") }
-                    while replica.pendingChangeCount > 0 {
+                    while replica.outbox.pendingChanges > 0 {
                         replica.synchronize()
                         try await Task.sleep(for: .milliseconds(2))
                     }
@@ -148,15 +150,23 @@ func localWritesPerSecond(threads: Int, count: Int) throws -> Double {
     let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
     let failures = Mutex(0)
     let start = ContinuousClock.now
-    DispatchQueue.concurrentPerform(iterations: threads) { thread in
-        for index in 0..<count {
-            do {
-                try store.setValue(.integer(Int64(index)), forKey: "t\(thread)-\(index % 200)")
-            } catch {
-                failures.withLock { $0 += 1 }
+    // A thread per writer, as pgbench has a connection per client: concurrentPerform
+    // would run no more writers at once than there are cores.
+    let finished = DispatchGroup()
+    for thread in 0..<threads {
+        finished.enter()
+        Thread {
+            for index in 0..<count {
+                do {
+                    try store.setValue(.integer(Int64(index)), forKey: "t\(thread)-\(index % 200)")
+                } catch {
+                    failures.withLock { $0 += 1 }
+                }
             }
-        }
+            finished.leave()
+        }.start()
     }
+    finished.wait()
     precondition(failures.withLock { $0 } == 0, "a durable write failed")
     return Double(threads * count) / (milliseconds(ContinuousClock.now - start) / 1000)
 }
@@ -213,7 +223,7 @@ func itemStoreRows(count: Int, runs: Int) async throws -> [String] {
     let clock = ContinuousClock()
     for attempt in 0..<runs {
         let store = "bench.items.\(count).\(attempt).\(run)"
-        let backend = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
+        let backend = PostgresItemStoreBackend<SharedItem>(database: database, store: store)
         var items = items
         var start = clock.now
         try await backend.save(items)
@@ -222,7 +232,7 @@ func itemStoreRows(count: Int, runs: Int) async throws -> [String] {
         start = clock.now
         try await backend.save(items)
         sharedEdit = min(sharedEdit, milliseconds(clock.now - start))
-        let reader = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
+        let reader = PostgresItemStoreBackend<SharedItem>(database: database, store: store)
         start = clock.now
         let loaded = try await reader.load()
         sharedLoad = min(sharedLoad, milliseconds(clock.now - start))
@@ -252,11 +262,11 @@ func itemStoreRows(count: Int, runs: Int) async throws -> [String] {
 func itemStoreOnce(count: Int) async throws {
     var items = HomepwnerModels.records(count: count).map { SharedItem(StoreItem($0)) }
     let store = "bench.items.once.\(count).\(run)"
-    let backend = try PostgresItemStoreBackend<SharedItem>(url: url, store: store)
+    let backend = PostgresItemStoreBackend<SharedItem>(database: database, store: store)
     try await backend.save(items)
     items[count / 2].item.name = "Edited"
     try await backend.save(items)
-    let loaded = try await PostgresItemStoreBackend<SharedItem>(url: url, store: store).load()
+    let loaded = try await PostgresItemStoreBackend<SharedItem>(database: database, store: store).load()
     precondition(loaded.count == count)
 }
 

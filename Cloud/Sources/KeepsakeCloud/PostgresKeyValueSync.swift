@@ -1,6 +1,6 @@
 import Foundation
 import Logging
-public import PostgresNIO
+import PostgresNIO
 import PropertyList
 
 /// The shared log of a ubiquitous store in PostgreSQL: one table of changes for every
@@ -10,9 +10,9 @@ import PropertyList
 /// misses nothing).
 ///
 /// ```swift
-/// let service = try PostgresKeyValueSync(url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner")
-/// async let syncing: Void = service.run()
-/// await store.run(with: service)
+/// let database = try CloudDatabase(url: "postgres://me@127.0.0.1:5432/app")
+/// async let client: Void = database.run()
+/// await store.run(with: PostgresKeyValueSync(database: database, store: "com.example.Homepwner"))
 /// ```
 ///
 /// The log keeps only the latest change of each key: a push deletes the rows its
@@ -20,9 +20,9 @@ import PropertyList
 /// counts (``KeyValueReplay``). Removals are kept for ``tombstoneRetention``; a replica
 /// that was away longer reads the whole store instead, as Apple's initial sync.
 ///
-/// The client must be running: call ``run()`` in a task of its own for as long as the
-/// service is used. Each exchange with the database has to end within a timeout (10 s
-/// unless told otherwise), or it fails and the next one goes through a new client.
+/// The ``CloudDatabase`` must be running for as long as the service is used. Each
+/// exchange with the database has to end within a timeout (10 s unless told
+/// otherwise), or it fails and the next one goes through a new client.
 public final class PostgresKeyValueSync: KeyValueSyncService {
     /// The store's name; many stores share one table.
     public let store: String
@@ -32,33 +32,19 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     let logger: Logger
     static let channel = "keepsake_kv"
 
-    /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
-    /// - Throws: ``UbiquitousStoreError`` `.syncFailed` for a URL it cannot use.
-    public convenience init(
-        url: String, store: String, timeout: Duration = .seconds(10),
-        tombstoneRetention: Duration = .seconds(30 * 86_400)
-    ) throws(UbiquitousStoreError) {
-        guard let configuration = PostgresClient.Configuration(url: url) else {
-            throw UbiquitousStoreError(.syncFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
-        }
-        self.init(configuration: configuration, store: store, timeout: timeout, tombstoneRetention: tombstoneRetention)
-    }
-
+    /// - Parameters:
+    ///   - timeout: how long one exchange with the database may take.
+    ///   - tombstoneRetention: how long the log keeps a removal.
     public init(
-        configuration: PostgresClient.Configuration, store: String, timeout: Duration = .seconds(10),
+        database: CloudDatabase, store: String, timeout: Duration = .seconds(10),
         tombstoneRetention: Duration = .seconds(30 * 86_400)
     ) {
         self.store = store
         self.tombstoneRetention = tombstoneRetention
-        database = DatabaseClient(configuration: configuration, timeout: timeout)
+        self.database = DatabaseClient(database, timeout: timeout)
         var logger = Logger(label: "keepsake.cloud")
         logger.logLevel = .critical
         self.logger = logger
-    }
-
-    /// Runs the database client until the task is cancelled.
-    public func run() async {
-        await database.run()
     }
 
     /// Creates the table if it is missing, once per service.

@@ -29,6 +29,7 @@ extension UbiquitousKeyValueStore {
             try await commit { file throws(UbiquitousStoreError) in
                 let pushed = pending.map(\.timestamp)
                 file.pending.subtract(pushed)
+                file.lastPush = Date()
                 return try file.journalRecord([], pushed: pushed)
             }
         }

@@ -19,7 +19,7 @@ import Synchronization
 /// NotificationCenter.default.addObserver(
 ///     forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: store, queue: nil
 /// ) { note in print(note.userInfo?[UbiquitousKeyValueStore.changedKeysKey] ?? []) }
-/// try await store.run(with: PostgresKeyValueSync(url: databaseURL, store: "com.example.Homepwner"))
+/// await store.run(with: PostgresKeyValueSync(database: database, store: "com.example.Homepwner"))
 /// ```
 ///
 /// Thread-safe: one lock guards the values; each change is recorded, in the lock's
@@ -113,14 +113,15 @@ public final class UbiquitousKeyValueStore: Sendable {
     ) throws(UbiquitousStoreError) {
         self.limits = limits
         self.notificationCenter = notificationCenter
-        directory = container.directory(.preferences)
-        fileName = "\(container.identifier).ubiquitous-kvs.plist"
+        (directory, fileName) = Self.location(in: container)
         let fileName = fileName
         let directory = directory
         var loaded: UbiquitousStoreFile?
         let recovery: JournalRecovery
         do {
-            (journal, recovery) = try Journal.open(fileName + ".journal", in: directory, lockTimeout: lockTimeout) {
+            (journal, recovery) = try Journal.open(
+                UbiquitousStoreFile.journalName(fileName), in: directory, lockTimeout: lockTimeout
+            ) {
                 if let (file, digest) = try UbiquitousStoreFile.load(named: fileName, in: directory) {
                     loaded = file
                     return digest
@@ -178,8 +179,10 @@ public final class UbiquitousKeyValueStore: Sendable {
     /// `false` when absent or not a boolean.
     public func bool(forKey key: String) -> Bool { value(forKey: key)?.boolValue ?? false }
 
-    /// How many changes made here the service does not have yet.
-    public var pendingChangeCount: Int { state.withLock { $0.file.pending.count } }
+    /// What waits to be pushed, and when a push last succeeded.
+    public var outbox: Outbox {
+        state.withLock { Outbox(pendingChanges: $0.file.pending.count, lastPush: $0.file.lastPush) }
+    }
 
     /// Corresponds to `dictionaryRepresentation`.
     public var dictionaryRepresentation: [String: Any] {
@@ -304,8 +307,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         state.withLock { state in
             do {
                 try journal.waitUntilDurableBlocking(journal.discardUndurable())
-                guard var (file, _) = try UbiquitousStoreFile.load(named: fileName, in: directory) else { return }
-                for record in try journal.recordsOnDisk() { try file.apply(journalRecord: record) }
+                guard let file = try UbiquitousStoreFile.onDisk(named: fileName, in: directory) else { return }
                 state.file = file
                 state.replay(limits: limits)
             } catch {

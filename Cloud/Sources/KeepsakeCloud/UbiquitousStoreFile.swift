@@ -3,7 +3,8 @@ import Foundation
 import PropertyList
 
 /// What a replica keeps on disk: its name, the latest change it knows of for each key,
-/// which of its own are not yet in the shared log, and how far it has read that log.
+/// which of its own are not yet in the shared log (its outbox) and when it last pushed,
+/// and how far it has read that log.
 ///
 /// A binary plist in the container's `Library/Preferences/`, beside the app's
 /// preferences, is the checkpoint; each change after it is a record of the store's
@@ -18,6 +19,8 @@ struct UbiquitousStoreFile: Equatable {
     /// The latest change of each key, in timestamp order.
     var log: [KeyValueChange] = []
     var pending: Set<HybridTimestamp> = []
+    /// When a push to the shared log last succeeded.
+    var lastPush: Date?
 
     /// Keeps `change` if it is the latest of its key, dropping the one it replaces
     /// (and that one's place in the queue: a change replaced before it was pushed need
@@ -38,13 +41,14 @@ struct UbiquitousStoreFile: Equatable {
 
     /// A journal record: changes to keep (with whether each is queued), changes now
     /// pushed, the log position read, and the clock; `replacing` when the changes are
-    /// the whole log (a whole store read anew).
+    /// the whole log (a whole store read anew). The record of a push carries its time.
     func journalRecord(
         _ changes: [(KeyValueChange, pending: Bool)], pushed: [HybridTimestamp] = [], position: Int64? = nil,
         replacing: Bool = false
     ) throws(UbiquitousStoreError) -> Data {
         var root = PropertyListDictionary()
         if replacing { root["replace"] = .bool(true) }
+        if !pushed.isEmpty, let lastPush { root["pushedAt"] = .date(lastPush) }
         root["log"] = .array(changes.map { Self.entry($0.0, pending: $0.pending) })
         root["pushed"] = .array(
             pushed.map { .array([.integer($0.milliseconds), .integer($0.counter), .string($0.replica)]) })
@@ -88,6 +92,7 @@ struct UbiquitousStoreFile: Equatable {
         }
         if let position = root["position"]?.int64Value { self.position = position }
         if let clock = root["clock"] { lastTimestamp = try Self.clock(clock, replica: replica) }
+        if let pushedAt = root["pushedAt"]?.dateValue { lastPush = pushedAt }
     }
 
     private static func corrupt(_ what: String) -> UbiquitousStoreError {
@@ -137,6 +142,7 @@ struct UbiquitousStoreFile: Equatable {
             root["clock"] = .array([.integer(lastTimestamp.milliseconds), .integer(lastTimestamp.counter)])
         }
         root["log"] = .array(log.map { Self.entry($0, pending: pending.contains($0.timestamp)) })
+        if let lastPush { root["lastPush"] = .date(lastPush) }
         return .dictionary(root)
     }
 
@@ -148,6 +154,7 @@ struct UbiquitousStoreFile: Equatable {
         self.replica = replica
         self.position = position
         if let clock = root["clock"] { lastTimestamp = try Self.clock(clock, replica: replica) }
+        lastPush = root["lastPush"]?.dateValue
         for (index, entry) in log.enumerated() {
             let (change, isPending) = try Self.change(from: entry, index: index)
             if let previous = self.log.last, !(previous.timestamp < change.timestamp) {
@@ -178,6 +185,30 @@ struct UbiquitousStoreFile: Equatable {
         } catch {
             throw UbiquitousStoreError(.storageFailed, "\(name) is not a property list", underlyingError: error)
         }
+    }
+
+    /// The name of the journal beside the file `name`.
+    static func journalName(_ name: String) -> String { name + ".journal" }
+
+    /// The file in `directory` with its journal's records applied: what a store opened
+    /// now would hold. Reads without the journal's lock, so it may be called beside the
+    /// process holding the store; `nil` when there is no file yet.
+    /// - Throws: ``UbiquitousStoreError`` `.storageFailed`.
+    static func onDisk(named name: String, in directory: SandboxDirectory) throws(UbiquitousStoreError) -> Self? {
+        // A checkpoint written between reading the file and its journal: read both again.
+        for _ in 0..<3 {
+            guard var (file, digest) = try load(named: name, in: directory) else { return nil }
+            let records: [Data]?
+            do {
+                records = try Journal.records(journalName(name), in: directory, following: digest)
+            } catch {
+                throw UbiquitousStoreError(.storageFailed, "cannot read the journal of \(name)", underlyingError: error)
+            }
+            guard let records else { continue }
+            for record in records { try file.apply(journalRecord: record) }
+            return file
+        }
+        throw UbiquitousStoreError(.storageFailed, "\(name) kept changing while it was read")
     }
 
     /// Replaces the file durably, as a checkpoint of the store's journal; on failure

@@ -37,28 +37,55 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
             guard let url = database ?? ProcessInfo.processInfo.environment["KEEPSAKE_DATABASE_URL"] else {
                 throw ValidationError("Give the database with --database or $KEEPSAKE_DATABASE_URL.")
             }
-            let service: PostgresKeyValueSync
+            let database: CloudDatabase
             do {
-                service = try PostgresKeyValueSync(url: url, store: store)
+                database = try CloudDatabase(url: url)
             } catch {
                 throw ValidationError(error.description)
             }
-            let client = Task { await service.run() }
+            let client = Task { try await database.run() }
             defer { client.cancel() }
-            return try await body(service)
+            return try await body(PostgresKeyValueSync(database: database, store: store))
+        }
+    }
+
+    struct ContainerOptions: ParsableArguments {
+        @Option(
+            help:
+                "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers."
+        )
+        var containers: String?
+
+        /// The app's container, where its replica of `store` lives.
+        func container(of store: String) throws -> AppContainer {
+            try AppContainer(identifier: store, containersDirectory: containers.map { URL(fileURLWithPath: $0) })
         }
     }
 
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Print the store's keys, size against Apple's limits, changes and replicas.")
+            abstract:
+                "Print the app's outbox, then the store's keys, size against Apple's limits, changes and replicas.",
+            discussion: """
+                The outbox is read from the app's replica in its container, even while the \
+                app runs, and printed before the database is asked: it shows what waits \
+                while the database is away.
+                """)
 
         @OptionGroup var location: StoreOptions
+        @OptionGroup var local: ContainerOptions
 
         func run() async throws {
+            let container = try local.container(of: location.store)
+            print("store: \(location.store)")
+            if let outbox = try UbiquitousKeyValueStore.outbox(in: container) {
+                let lastPush = outbox.lastPush.map { $0.formatted(.iso8601) } ?? "never"
+                print("outbox: \(outbox.pendingChanges) changes pending, last push \(lastPush)")
+            } else {
+                print("outbox: no replica in \(container.url.path)")
+            }
             let summary = try await location.withLog { try await $0.summary() }
             let limits = UbiquitousStoreLimits()
-            print("store: \(location.store)")
             print("keys: \(summary.values.count) of \(limits.maxKeys)")
             print("bytes: \(summary.totalBytes) of \(limits.maxTotalBytes)")
             print(
@@ -145,19 +172,13 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
             discussion: "Pushes the changes the app made offline, then applies everyone else's.")
 
         @OptionGroup var location: StoreOptions
-
-        @Option(
-            help:
-                "The folder holding containers. Default: $KEEPSAKE_CONTAINERS, else $XDG_DATA_HOME/keepsake/containers."
-        )
-        var containers: String?
+        @OptionGroup var local: ContainerOptions
 
         func run() async throws {
-            let folder = containers.map { URL(fileURLWithPath: $0) }
-            let container = try AppContainer(identifier: location.store, containersDirectory: folder)
+            let container = try local.container(of: location.store)
             // The app may have the store open: its journal is waited for, not shared.
             let store = try UbiquitousKeyValueStore(container: container, lockTimeout: .seconds(10))
-            let pending = store.pendingChangeCount
+            let pending = store.outbox.pendingChanges
             try await location.withLog { log in try await store.sync(with: log) }
             print("pushed \(pending) changes; \(store.dictionaryRepresentation.count) keys in \(container.url.path)")
         }

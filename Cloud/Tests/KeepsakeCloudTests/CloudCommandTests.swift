@@ -16,50 +16,56 @@ let cloudCommand = BuiltProducts.executable(named: "keepsake-cloud")
 struct CloudCommandTests {
     let store = "com.example.cli\(UUID().uuidString.prefix(8).lowercased())"
 
-    struct Output {
+    struct Output: Sendable {
         var status: Int32
         var stdout: String
         var stderr: String
     }
 
-    func run(_ arguments: String..., containers: URL? = nil) throws -> Output {
-        let process = Process()
-        process.executableURL = try #require(cloudCommand)
-        let database = try #require(TestDatabase.url)
-        process.arguments =
-            [arguments[0], "--database", database, store] + arguments.dropFirst()
+    /// Runs `keepsake-cloud` and waits for it on a thread of its own: the cooperative
+    /// pool's few threads must stay free for this process's own database calls, which a
+    /// command may be waiting on.
+    func run(_ arguments: String..., containers: URL? = nil) async throws -> Output {
+        let executable = try #require(cloudCommand)
+        let arguments =
+            [arguments[0], "--database", try #require(TestDatabase.url), store] + arguments.dropFirst()
             + (containers.map { ["--containers", $0.path] } ?? [])
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Output(
-            status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-            stderr: String(decoding: stderr, as: UTF8.self))
+        return try await BlockingIO.run {
+            let process = Process()
+            process.executableURL = executable
+            process.arguments = arguments
+            let out = Pipe()
+            let err = Pipe()
+            process.standardOutput = out
+            process.standardError = err
+            try process.run()
+            let stdout = out.fileHandleForReading.readDataToEndOfFile()
+            let stderr = err.fileHandleForReading.readDataToEndOfFile()
+            process.waitUntilExit()
+            return Output(
+                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                stderr: String(decoding: stderr, as: UTF8.self))
+        }
     }
 
     @Test("set, get, status and remove work on the store's log, shaped like defaults")
-    func setGetStatusRemove() throws {
-        #expect(try run("set", "greeting", "hello").status == 0)
-        #expect(try run("set", "count", "-int", "3").status == 0)
-        #expect(try run("set", "tags", "-array", "a", "b").status == 0)
-        #expect(try run("set", "tags", "-array-add", "c").status == 0)
-        #expect(try run("get", "count").stdout == "3\n")
-        #expect(try run("get", "greeting").stdout == "hello\n")
+    func setGetStatusRemove() async throws {
+        #expect(try await run("set", "greeting", "hello").status == 0)
+        #expect(try await run("set", "count", "-int", "3").status == 0)
+        #expect(try await run("set", "tags", "-array", "a", "b").status == 0)
+        #expect(try await run("set", "tags", "-array-add", "c").status == 0)
+        #expect(try await run("get", "count").stdout == "3\n")
+        #expect(try await run("get", "greeting").stdout == "hello\n")
         #expect(
-            try run("get").stdout
+            try await run("get").stdout
                 == "{\n    count = 3;\n    greeting = hello;\n    tags = (\n        a,\n        b,\n        c\n    );\n}\n"
         )
-        let status = try run("status").stdout
+        let status = try await run("status").stdout
         #expect(status.contains("keys: 3 of 1024"), "\(status)")
         // The log keeps the latest change of each key: tags' first value is gone.
         #expect(status.contains("changes: 3 from"), "\(status)")
-        #expect(try run("remove", "greeting").status == 0)
-        let missing = try run("get", "greeting")
+        #expect(try await run("remove", "greeting").status == 0)
+        let missing = try await run("get", "greeting")
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("The store/key pair of (\(store), greeting) does not exist"))
     }
@@ -67,25 +73,25 @@ struct CloudCommandTests {
     @Test("A change over Apple's limits is refused with exit status 1 and nothing is written")
     func quotaIsRefused() async throws {
         // 1,024 keys, written as one replica's changes.
-        let service = try PostgresKeyValueSync(url: try #require(TestDatabase.url), store: store)
-        let client = Task { await service.run() }
-        defer { client.cancel() }
+        let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: store)
         let clock = HybridLogicalClock(replica: "filler")
         try await service.push(
             (0..<1_024).map { KeyValueChange(key: "key\($0)", value: .integer(Int64($0)), timestamp: clock.tick()) })
-        let before = try run("status").stdout
+        let before = try await run("status").stdout
         #expect(before.contains("keys: 1024 of 1024"), "\(before)")
-        let extraKey = try run("set", "key1024", "-int", "1")
+        let extraKey = try await run("set", "key1024", "-int", "1")
         #expect(extraKey.status == 1 && extraKey.stderr.contains("quotaViolation"), "\(extraKey.stderr)")
-        let longKey = try run("set", String(repeating: "k", count: 65), "x")
+        let longKey = try await run("set", String(repeating: "k", count: 65), "x")
         #expect(longKey.status == 1 && longKey.stderr.contains("quotaViolation"), "\(longKey.stderr)")
-        #expect(try run("status").stdout == before, "nothing reached the log")
-        #expect(try run("set", "key7", "-int", "70").status == 0, "an existing key can still change")
-        #expect(try run("get", "key7").stdout == "70\n")
+        #expect(try await run("status").stdout == before, "nothing reached the log")
+        #expect(try await run("set", "key7", "-int", "70").status == 0, "an existing key can still change")
+        #expect(try await run("get", "key7").stdout == "70\n")
     }
 
-    @Test("sync pushes an app's offline changes from its container and brings it others'")
-    func syncsAnAppsReplica() throws {
+    @Test(
+        "sync pushes an app's offline changes from its container and brings it others'; status shows the outbox, read while the app holds the store"
+    )
+    func syncsAnAppsReplica() async throws {
         let containers = FileManager.default.temporaryDirectory.appendingPathComponent("cloud-cli-\(UUID())")
         defer { try? FileManager.default.removeItem(at: containers) }
         let container = try AppContainer(identifier: store, containersDirectory: containers)
@@ -93,29 +99,37 @@ struct CloudCommandTests {
         do {
             let app = try UbiquitousKeyValueStore(container: container)
             app.set("offline", forKey: "madeByTheApp")
+            app.set("again", forKey: "madeByTheApp")
+            app.set(1, forKey: "counter")
+            let status = try await run("status", containers: containers)
+            #expect(status.status == 0, "\(status.stderr)")
+            #expect(status.stdout.contains("outbox: 2 changes pending, last push never\n"), "\(status.stdout)")
         }
-        #expect(try run("set", "madeByTheTool", "-bool", "YES").status == 0)
-        let synced = try run("sync", containers: containers)
+        #expect(try await run("set", "madeByTheTool", "-bool", "YES").status == 0)
+        let beforeSync = Date()
+        let synced = try await run("sync", containers: containers)
         #expect(synced.status == 0, "\(synced.stderr)")
-        #expect(synced.stdout.hasPrefix("pushed 1 changes; 2 keys"), "\(synced.stdout)")
-        #expect(try run("get", "madeByTheApp").stdout == "offline\n")
+        #expect(synced.stdout.hasPrefix("pushed 2 changes; 3 keys"), "\(synced.stdout)")
+        let status = try await run("status", containers: containers).stdout
+        let pushedAt = try #require(
+            status.split(separator: "\n").first { $0.hasPrefix("outbox: 0 changes pending, last push ") }, "\(status)")
+        let lastPush = try Date(String(pushedAt.split(separator: " ").last ?? ""), strategy: .iso8601)
+        #expect(lastPush >= beforeSync.addingTimeInterval(-1) && lastPush <= Date(), "\(pushedAt)")
+        #expect(try await run("get", "madeByTheApp").stdout == "again\n")
         let app = try UbiquitousKeyValueStore(container: container)
         #expect(app.bool(forKey: "madeByTheTool"))
-        #expect(app.pendingChangeCount == 0)
+        #expect(app.outbox.pendingChanges == 0)
     }
     @Test("Ten sets at once, with room for four more keys: exactly four exit 0, and each of those stands")
     func concurrentSetsNearTheQuota() async throws {
-        let service = try PostgresKeyValueSync(url: try #require(TestDatabase.url), store: store)
-        let running = Task { await service.run() }
-        defer { running.cancel() }
+        let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: store)
         let clock = HybridLogicalClock(replica: "filler")
         try await service.push(
             (0..<1_020).map { KeyValueChange(key: "k\($0)", value: .integer(1), timestamp: clock.tick()) })
         let outcomes = try await withThrowingTaskGroup(of: (String, Int32).self) { group in
             for index in 0..<10 {
-                // Waited for off the cooperative pool, which ten blocked waits would starve.
                 group.addTask {
-                    let status = try await BlockingIO.run { try run("set", "new\(index)", "-int", "\(index)").status }
+                    let status = try await run("set", "new\(index)", "-int", "\(index)").status
                     return ("new\(index)", status)
                 }
             }

@@ -1,6 +1,8 @@
 import AppSandbox
 import Foundation
+import Logging
 import PropertyList
+import ServiceLifecycle
 import Synchronization
 import TestSupport
 import Testing
@@ -16,6 +18,13 @@ import Glibc
 enum TestDatabase {
     static let url: String? = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_URL"].flatMap {
         $0.isEmpty ? nil : $0
+    }
+    /// The test process's one client of the test database, running for as long as the
+    /// process, as an app's would.
+    static let shared: CloudDatabase? = url.flatMap { url in
+        guard let database = try? CloudDatabase(url: url) else { return nil }
+        Task.detached { try await database.run() }
+        return database
     }
     static let skipMessage: Comment =
         "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; .ci/run starts one)"
@@ -89,14 +98,10 @@ struct PostgresSyncTests {
             replicas.append(
                 Replica(
                     container: container, store: store,
-                    service: try PostgresKeyValueSync(url: try #require(TestDatabase.url), store: name)))
+                    service: PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: name)))
         }
         defer { for replica in replicas { try? replica.container.destroy() } }
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for replica in replicas { group.addTask { await replica.service.run() } }
-            defer { group.cancelAll() }
-            try await body(replicas)
-        }
+        try await body(replicas)
     }
 
     @Test("Four replicas with skewed clocks, one offline for most of the run, converge on the timestamp-order replay")
@@ -207,18 +212,18 @@ struct PostgresSyncTests {
         defer { proxy.close() }
         var proxied = try #require(URLComponents(string: url))
         proxied.port = Int(proxy.port)
-        let service = try PostgresKeyValueSync(
-            url: try #require(proxied.string), store: "test-\(UUID().uuidString)", timeout: .seconds(2))
-        let running = Task { await service.run() }
+        let database = try CloudDatabase(url: try #require(proxied.string))
+        let running = Task { try await database.run() }
         defer { running.cancel() }
-        let stalledClient = ObjectIdentifier(service.database.client)
+        let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)", timeout: .seconds(2))
+        let stalledClient = ObjectIdentifier(database.client)
         let change = KeyValueChange(
             key: "k", value: .integer(1), timestamp: HybridTimestamp(milliseconds: 1, counter: 0, replica: "r"))
 
         let start = ContinuousClock.now
         await #expect(throws: DatabaseTimeout.self) { try await service.push([change]) }
         #expect(ContinuousClock.now - start < .seconds(6), "the push waited \(ContinuousClock.now - start)")
-        #expect(ObjectIdentifier(service.database.client) != stalledClient, "the client was replaced")
+        #expect(ObjectIdentifier(database.client) != stalledClient, "the client was replaced")
 
         proxy.stall(false)
         try await service.push([change])
@@ -242,15 +247,42 @@ struct PostgresSyncTests {
         defer { proxy.close() }
         var proxied = try #require(URLComponents(string: url))
         proxied.port = Int(proxy.port)
-        let service = try PostgresKeyValueSync(url: try #require(proxied.string), store: "test-\(UUID().uuidString)")
-        let running = Task { await service.run() }
+        let database = try CloudDatabase(url: try #require(proxied.string))
+        let running = Task { try await database.run() }
         defer { running.cancel() }
+        let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)")
         let reading = Task { try await service.changes(after: 0) }
         try await Task.sleep(for: .milliseconds(200))
         let start = ContinuousClock.now
         reading.cancel()
         await #expect(throws: CancellationError.self) { try await reading.value }
         #expect(ContinuousClock.now - start < .seconds(1), "the cancelled call took \(ContinuousClock.now - start)")
+    }
+
+    /// The process's client is a service: a graceful shutdown of its group ends it at
+    /// once, though a call waits on a server that never answers (Homepwner's `SIGTERM`
+    /// with the database frozen).
+    @Test func aGracefulShutdownEndsTheClientThoughTheServerHangs() async throws {
+        let url = try #require(TestDatabase.url)
+        let proxy = try StallingProxy(to: try #require(URLComponents(string: url)?.port.map(UInt16.init)))
+        defer { proxy.close() }
+        var proxied = try #require(URLComponents(string: url))
+        proxied.port = Int(proxy.port)
+        let database = try CloudDatabase(url: try #require(proxied.string))
+        // A client that ignored the shutdown would be cancelled after 10 s, failing the test.
+        var configuration = ServiceGroupConfiguration(services: [database], logger: Logger(label: "test"))
+        configuration.maximumGracefulShutdownDuration = .seconds(10)
+        let group = ServiceGroup(configuration: configuration)
+        let running = Task { try await group.run() }
+        let service = PostgresKeyValueSync(
+            database: database, store: "test-\(UUID().uuidString)", timeout: .seconds(60))
+        let reading = Task { try await service.changes(after: 0) }
+        defer { reading.cancel() }
+        try await Task.sleep(for: .milliseconds(300))
+        let start = ContinuousClock.now
+        await group.triggerGracefulShutdown()
+        try await running.value
+        #expect(ContinuousClock.now - start < .seconds(2), "the shutdown took \(ContinuousClock.now - start)")
     }
 
     @Test(
@@ -320,32 +352,27 @@ struct PostgresSyncTests {
             acceptedKeys.formUnion(line.split(separator: " ").dropFirst().map(String.init))
         }
 
-        let service = try PostgresKeyValueSync(url: url, store: name)
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            group.addTask { await service.run() }
-            defer { group.cancelAll() }
-            let everything = try await Self.log(of: service)
-            #expect(
-                Set(everything.map(\.key)).isSuperset(of: acceptedKeys),
-                "every key a replica changed has its latest change in the log")
-            #expect(Set(everything.map(\.timestamp)).count == everything.count, "no change is in the log twice")
-            let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
-            #expect(expected.count > 900 && expected.count <= 1_024)
-            for plan in plans {
-                let container = try AppContainer(
-                    identifier: "org.keepsake.replica-\(plan.0)", containersDirectory: containers)
-                let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
-                // What the others pushed after this replica's last sync.
-                try await store.sync(with: service)
-                #expect(store.values == expected, "replica \(plan.0) differs from the replay")
-            }
+        let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: name)
+        let everything = try await Self.log(of: service)
+        #expect(
+            Set(everything.map(\.key)).isSuperset(of: acceptedKeys),
+            "every key a replica changed has its latest change in the log")
+        #expect(Set(everything.map(\.timestamp)).count == everything.count, "no change is in the log twice")
+        let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
+        #expect(expected.count > 900 && expected.count <= 1_024)
+        for plan in plans {
+            let container = try AppContainer(
+                identifier: "org.keepsake.replica-\(plan.0)", containersDirectory: containers)
+            let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
+            // What the others pushed after this replica's last sync.
+            try await store.sync(with: service)
+            #expect(store.values == expected, "replica \(plan.0) differs from the replay")
         }
     }
     @Test("The log keeps the latest change of each key: 3 keys changed 3,000 times leave 3 rows")
     func logIsCompacted() async throws {
-        let service = try PostgresKeyValueSync(url: try #require(TestDatabase.url), store: "test-\(UUID().uuidString)")
-        let running = Task { await service.run() }
-        defer { running.cancel() }
+        let service = PostgresKeyValueSync(
+            database: try #require(TestDatabase.shared), store: "test-\(UUID().uuidString)")
         let clock = HybridLogicalClock(replica: "writer")
         let changes = (0..<3_000).map {
             KeyValueChange(key: "k\($0 % 3)", value: .integer(Int64($0)), timestamp: clock.tick())
@@ -377,10 +404,8 @@ struct PostgresSyncTests {
 
             // The writer's service forgets removals at once: the replica that was away
             // can no longer learn of this one from the changes after its position.
-            let forgetful = try PostgresKeyValueSync(
-                url: try #require(TestDatabase.url), store: writer.service.store, tombstoneRetention: .zero)
-            let running = Task { await forgetful.run() }
-            defer { running.cancel() }
+            let forgetful = PostgresKeyValueSync(
+                database: try #require(TestDatabase.shared), store: writer.service.store, tombstoneRetention: .zero)
             try writer.store.setValue(nil, forKey: "gone")
             try writer.store.setValue(.integer(3), forKey: "kept")
             try await writer.store.sync(with: forgetful)

@@ -93,8 +93,8 @@ struct SharedItemStoreTests {
     func store(
         _ replica: String, policy: MergePolicy = .reportConflicts, conflicts: ConflictLog? = nil
     ) async throws -> Replica {
-        let backend = try PostgresItemStoreBackend<Gadget>(
-            url: try #require(TestDatabase.url), store: storeName, mergePolicy: policy, replica: replica,
+        let backend = PostgresItemStoreBackend<Gadget>(
+            database: try #require(TestDatabase.shared), store: storeName, mergePolicy: policy, replica: replica,
             onConflict: { conflict in conflicts?.append(conflict) })
         return try await Replica(backend)
     }
@@ -259,7 +259,7 @@ struct SharedItemStoreTests {
     @Test("A store's watcher is called within a second of another store's save")
     func watchersHearOfSaves() async throws {
         let first = try await store("A")
-        let backend = try PostgresItemStoreBackend<Gadget>(url: try #require(TestDatabase.url), store: storeName)
+        let backend = PostgresItemStoreBackend<Gadget>(database: try #require(TestDatabase.shared), store: storeName)
         let calls = Mutex(0)
         let watching = Task { await backend.watch { calls.withLock { $0 += 1 } } }
         defer { watching.cancel() }

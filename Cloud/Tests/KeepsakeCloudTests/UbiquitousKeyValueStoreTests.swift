@@ -34,7 +34,7 @@ import Testing
         #expect(again.double(forKey: "ratio") == 2.5)
         #expect(again.dictionaryRepresentation.count == 6)
         // "rows" was set, then removed: only the removal is still to push.
-        #expect(again.pendingChangeCount == 7, "every change stays queued until a service takes it")
+        #expect(again.outbox.pendingChanges == 7, "every change stays queued until a service takes it")
     }
 
     @Test("A 1,025th key, a value of 1 MB + 1 and a 65-byte key are refused whole, posted with reason 2")

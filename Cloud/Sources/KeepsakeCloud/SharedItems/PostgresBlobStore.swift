@@ -15,7 +15,7 @@ import PostgresNIO
 /// drop what changed elsewhere. Writes notify the item store's watchers.
 ///
 /// ```swift
-/// let photos = try PostgresBlobStore(url: databaseURL, store: "com.example.Homepwner")
+/// let photos = PostgresBlobStore(database: database, store: "com.example.Homepwner")
 /// try await photos.set(jpeg, forKey: item.itemKey)
 /// if let photo = try await photos.data(forKey: item.itemKey, maxBytes: 8 << 20) { show(photo.data) }
 /// ```
@@ -24,25 +24,18 @@ public final class PostgresBlobStore: Sendable {
     static let chunkSize = 256 << 10
     private let database: DatabaseClient
     private let logger: Logger
-    private let runner: Task<Void, Never>
 
-    /// Starts a client of its own, which runs until the store is released.
-    /// - Parameter timeout: how long one read or write may take before it fails.
-    /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
-    public init(url: String, store: String, timeout: Duration = .seconds(30)) throws(StoreError) {
-        guard let configuration = PostgresClient.Configuration(url: url) else {
-            throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
-        }
+    /// - Parameters:
+    ///   - database: the process's client, which must be running while the store is used.
+    ///   - timeout: how long one read or write may take before it fails; longer than
+    ///     the other stores', for a photo of many megabytes.
+    public init(database: CloudDatabase, store: String, timeout: Duration = .seconds(30)) {
         self.store = store
         var logger = Logger(label: "keepsake.cloud.blobs")
         logger.logLevel = .critical
         self.logger = logger
-        let database = DatabaseClient(configuration: configuration, timeout: timeout)
-        self.database = database
-        runner = Task { await database.run() }
+        self.database = DatabaseClient(database, timeout: timeout)
     }
-
-    deinit { runner.cancel() }
 
     /// Stores `data` under `key`, replacing any previous blob, in one transaction;
     /// returns its version.

@@ -2,7 +2,6 @@ public import AppStores
 public import Foundation
 public import KeyedArchive
 import Logging
-public import PostgresNIO
 
 /// Items that several processes share: the items live in PostgreSQL, a row each, with
 /// CloudKit's optimistic concurrency. Each process keeps its items in its container
@@ -21,8 +20,9 @@ public import PostgresNIO
 /// items is kept as a position per row, changed only for the items that moved.
 ///
 /// ```swift
-/// let backend = try PostgresItemStoreBackend<Item>(
-///     url: "postgres://me@127.0.0.1:5432/app", store: "com.example.Homepwner", mergePolicy: .fieldLastWriterWins)
+/// let database = try CloudDatabase(url: "postgres://me@127.0.0.1:5432/app")   // run it as a service
+/// let backend = PostgresItemStoreBackend<Item>(
+///     database: database, store: "com.example.Homepwner", mergePolicy: .fieldLastWriterWins)
 /// let itemStore = try ItemStore<Item>(container: .main)       // the container is the truth
 /// try await backend.save(itemStore.allItems)                  // push what changed since the last load
 /// if try await backend.refresh() {                            // others saved: take their items in
@@ -46,30 +46,15 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// then finds its own version in the table and writes nothing more.
     public let timeout: Duration
     private let replica: SharedItemReplica
-    private let runner: Task<Void, Never>
 
     /// - Parameters:
-    ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
+    ///   - database: the process's client, which must be running while the backend is used.
     ///   - mergePolicy: how a save settles items changed elsewhere since they were loaded.
     ///   - replica: this process's name in the stamps of its changes; by default a new one.
     ///   - onConflict: called, on the save's thread, with each conflict a policy other
     ///     than `.reportConflicts` settled, so that no change is dropped silently.
-    /// - Throws: ``StoreError`` `.readFailed` for a URL it cannot use.
-    public convenience init(
-        url: String, store: String, mergePolicy: MergePolicy = .reportConflicts, replica: String? = nil,
-        timeout: Duration = .seconds(10), onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
-    ) throws(StoreError) {
-        guard let configuration = PostgresClient.Configuration(url: url) else {
-            throw StoreError(.readFailed, "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)")
-        }
-        self.init(
-            configuration: configuration, store: store, mergePolicy: mergePolicy, replica: replica, timeout: timeout,
-            onConflict: onConflict)
-    }
-
-    /// Starts a client of its own, which runs until the backend is released.
     public init(
-        configuration: PostgresClient.Configuration, store: String, mergePolicy: MergePolicy = .reportConflicts,
+        database: CloudDatabase, store: String, mergePolicy: MergePolicy = .reportConflicts,
         replica: String? = nil, timeout: Duration = .seconds(10),
         onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
     ) {
@@ -77,15 +62,11 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         self.timeout = timeout
         var logger = Logger(label: "keepsake.cloud.items")
         logger.logLevel = .critical
-        let database = DatabaseClient(configuration: configuration, timeout: timeout)
         self.replica = SharedItemReplica(
-            table: SharedItemTable(database: database, store: store, logger: logger),
+            table: SharedItemTable(database: DatabaseClient(database, timeout: timeout), store: store, logger: logger),
             clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
             onConflict: onConflict)
-        runner = Task { await database.run() }
     }
-
-    deinit { runner.cancel() }
 
     /// Every item the table holds for the store, in order, which saves are then
     /// changes from.

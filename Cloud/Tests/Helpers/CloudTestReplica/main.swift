@@ -28,8 +28,9 @@ let container = try AppContainer(
 let store = try UbiquitousKeyValueStore(
     container: container, replica: arguments[1], notificationCenter: NotificationCenter(),
     physicalTime: { HybridLogicalClock.wallClock() + skew })
-let service = try PostgresKeyValueSync(url: arguments[3], store: arguments[2])
-let client = Task { await service.run() }
+let database = try CloudDatabase(url: arguments[3])
+let client = Task { try await database.run() }
+let service = PostgresKeyValueSync(database: database, store: arguments[2])
 
 /// Whether the store took the change: one the limits refuse is made nowhere.
 func take(_ value: PropertyListValue?, forKey key: String) throws -> Bool {
