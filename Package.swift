@@ -8,6 +8,7 @@ let package = Package(
         .library(name: "Keepsake", targets: ["Keepsake"]),
         .library(name: "PropertyList", targets: ["PropertyList"]),
         .library(name: "KeyedArchive", targets: ["KeyedArchive"]),
+        .library(name: "AppRuntime", targets: ["AppRuntime"]),
         .library(name: "AppSandbox", targets: ["AppSandbox"]),
         .library(name: "AppDefaults", targets: ["AppDefaults"]),
         .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
@@ -45,32 +46,43 @@ let package = Package(
             swiftSettings: [.define("KEEPSAKE_EXCLUSIVITY_CHECKS", .when(configuration: .debug))]
         ),
 
-        // Layer 1: the app container, durable files, backup rules, coordination, resources
-        // (whose Info.plist it reads through the property-list layer), and what every layer
-        // above shares: the one scheduler, observation token and name validator.
+        // Below the layers: how they run work. The one scheduler (and its timer thread),
+        // observation token, change streams, and the executors that keep blocking work
+        // off Swift's cooperative pool: a serial I/O queue and BlockingIO.
+        .target(name: "AppRuntime"),
+
+        // Layer 1: the app container, durable files and the journal, backup rules,
+        // coordination, resources (whose Info.plist it reads through the property-list
+        // layer), and the one name validator.
         .target(
             name: "AppSandbox",
-            dependencies: ["PropertyList", .product(name: "ZIPFoundation", package: "ZIPFoundation")]
+            dependencies: [
+                "PropertyList", "AppRuntime", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+            ]
         ),
 
         // Layer 2: user defaults: search list, registration, suites, persistence, notifications,
         // and saving when the app enters the background.
-        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppSandbox", "AppLifecycle"]),
+        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppRuntime", "AppSandbox", "AppLifecycle"]),
 
         // Layer 2: application states, delegate callbacks, signals, background time,
         // memory warnings.
         .target(
             name: "AppLifecycle",
-            dependencies: ["AppSandbox", .product(name: "UnixSignals", package: "swift-service-lifecycle")]
+            dependencies: [
+                "AppRuntime", "AppSandbox", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+            ]
         ),
 
         // Layer 3: the memory cache, the item store and the blob (image) store.
-        .target(name: "AppStores", dependencies: ["AppLifecycle", "KeyedArchive", "AppSandbox"]),
+        .target(name: "AppStores", dependencies: ["AppRuntime", "AppLifecycle", "KeyedArchive", "AppSandbox"]),
 
         // Umbrella that re-exports every layer.
         .target(
             name: "Keepsake",
-            dependencies: ["PropertyList", "KeyedArchive", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores"]
+            dependencies: [
+                "PropertyList", "KeyedArchive", "AppRuntime", "AppSandbox", "AppDefaults", "AppLifecycle", "AppStores",
+            ]
         ),
 
         .target(
@@ -117,12 +129,13 @@ let package = Package(
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "AppDefaultsTests",
-            dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppSandbox", "TestSupport"]
+            dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppRuntime", "AppSandbox", "TestSupport"]
         ),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppSandbox"]),
+        .testTarget(name: "AppRuntimeTests", dependencies: ["AppRuntime"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppRuntime", "AppSandbox"]),
         .testTarget(
             name: "AppStoresTests",
-            dependencies: ["AppStores", "AppLifecycle", "AppSandbox", "KeyedArchive", "TestSupport"]),
+            dependencies: ["AppStores", "AppLifecycle", "AppRuntime", "AppSandbox", "KeyedArchive", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

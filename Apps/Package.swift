@@ -30,6 +30,7 @@ let package = Package(
             dependencies: [
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
+                .product(name: "AppRuntime", package: keepsake),
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "AppDefaults", package: keepsake),
                 .product(name: "AppLifecycle", package: keepsake),
@@ -101,6 +102,7 @@ let package = Package(
                 "HomepwnerApp",
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
+                .product(name: "AppRuntime", package: keepsake),
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "AppLifecycle", package: keepsake),
                 .product(name: "KeepsakeTestSupport", package: keepsake),

@@ -61,6 +61,7 @@ let package = Package(
             name: "KeepsakeCloudTests",
             dependencies: [
                 "KeepsakeCloud",
+                .product(name: "AppRuntime", package: keepsake),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),

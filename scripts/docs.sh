@@ -5,7 +5,7 @@
 # Usage: scripts/docs.sh [MODULE ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=${*:-PropertyList KeyedArchive AppSandbox AppDefaults AppLifecycle AppStores}
+modules=${*:-PropertyList KeyedArchive AppRuntime AppSandbox AppDefaults AppLifecycle AppStores}
 mkdir -p .build/docs
 for module in $modules; do
     swift package --allow-writing-to-directory .build/docs generate-documentation \

@@ -1,3 +1,4 @@
+import AppRuntime
 import AppSandbox
 import PropertyList
 
@@ -60,11 +61,9 @@ extension Defaults {
 
     /// The key's value after every change, as an asynchronous sequence.
     public func values<Value>(for key: Key<Value>) -> AsyncStream<Value> {
-        AsyncStream { continuation in
-            let observation = observe(key.name) { change in
-                continuation.yield(change.newValue.flatMap(Value.init(defaultsValue:)) ?? key.defaultValue)
+        ChangeStreams.observing { yield in
+            observe(key.name) { change in yield(change.newValue.flatMap(Value.init(defaultsValue:)) ?? key.defaultValue)
             }
-            continuation.onTermination = { _ in observation.cancel() }
         }
     }
 }

@@ -1,3 +1,4 @@
+public import AppRuntime
 public import AppSandbox
 import Foundation
 import PropertyList
@@ -35,10 +36,7 @@ extension Defaults {
     /// for await change in defaults.changes(forKey: "volume") { print(change.newValue ?? "removed") }
     /// ```
     public func changes(forKey key: String) -> AsyncStream<DefaultsChange> {
-        AsyncStream { continuation in
-            let observation = observe(key) { continuation.yield($0) }
-            continuation.onTermination = { _ in observation.cancel() }
-        }
+        ChangeStreams.observing { yield in observe(key, handler: yield) }
     }
 
     /// Hands `changes` to their observers and posts ``didChangeNotification``; never

@@ -1,3 +1,4 @@
+public import AppRuntime
 public import AppSandbox
 public import Foundation
 public import PropertyList

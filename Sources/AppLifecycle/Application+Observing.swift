@@ -1,3 +1,4 @@
+public import AppRuntime
 public import AppSandbox
 import Foundation
 import Synchronization
@@ -51,40 +52,8 @@ extension Application {
     /// ```swift
     /// for await event in app.events where event == .didEnterBackground { try store.save() }
     /// ```
-    public var events: AsyncStream<LifecycleEvent> {
-        let (stream, continuation) = AsyncStream<LifecycleEvent>.makeStream()
-        let id: Int? = machine.withLock { machine in
-            if machine.hasTerminated { return nil }
-            let id = machine.makeID()
-            machine.eventStreams[id] = continuation
-            return id
-        }
-        if let id {
-            continuation.onTermination = { [weak self] _ in
-                self?.machine.withLock { _ = $0.eventStreams.removeValue(forKey: id) }
-            }
-        } else {
-            continuation.finish()
-        }
-        return stream
-    }
+    public var events: AsyncStream<LifecycleEvent> { eventStreams.makeStream() }
 
     /// Every memory warning from now on; ends when the app terminates.
-    public var memoryWarnings: AsyncStream<MemoryWarning> {
-        let (stream, continuation) = AsyncStream<MemoryWarning>.makeStream()
-        let id: Int? = machine.withLock { machine in
-            if machine.hasTerminated { return nil }
-            let id = machine.makeID()
-            machine.warningStreams[id] = continuation
-            return id
-        }
-        if let id {
-            continuation.onTermination = { [weak self] _ in
-                self?.machine.withLock { _ = $0.warningStreams.removeValue(forKey: id) }
-            }
-        } else {
-            continuation.finish()
-        }
-        return stream
-    }
+    public var memoryWarnings: AsyncStream<MemoryWarning> { warningStreams.makeStream() }
 }

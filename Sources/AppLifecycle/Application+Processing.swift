@@ -1,3 +1,4 @@
+import AppRuntime
 import AppSandbox
 import Foundation
 import Synchronization
@@ -17,8 +18,6 @@ struct Machine {
     var nextID = 0
     var observers: [Int: Application.Observer] = [:]
     var warningObservers: [Int: @MainActor @Sendable (MemoryWarning) -> Void] = [:]
-    var eventStreams: [Int: AsyncStream<LifecycleEvent>.Continuation] = [:]
-    var warningStreams: [Int: AsyncStream<MemoryWarning>.Continuation] = [:]
     var terminationWaiters: [CheckedContinuation<Void, Never>] = []
 
     // Background time.
@@ -233,11 +232,9 @@ extension Application {
                 name: Self.didReceiveMemoryWarningNotification, object: self,
                 userInfo: [MemoryWarning.userInfoKey: warning])
             notify(.didReceiveMemoryWarning)
-            let (observers, streams) = machine.withLock { machine in
-                (machine.warningObservers.sorted { $0.key < $1.key }.map(\.value), Array(machine.warningStreams.values))
-            }
+            let observers = machine.withLock { $0.warningObservers.sorted { $0.key < $1.key }.map(\.value) }
             for observer in observers { observer(warning) }
-            for stream in streams { stream.yield(warning) }
+            warningStreams.yield(warning)
 
         case .startBackgroundTime(let stopAction):
             let epoch = machine.withLock { machine in
@@ -267,31 +264,23 @@ extension Application {
             action()
 
         case .finish:
-            let (streams, warnings, waiters) = machine.withLock { machine in
+            let waiters = machine.withLock { machine in
                 machine.hasTerminated = true
-                defer {
-                    machine.eventStreams.removeAll()
-                    machine.warningStreams.removeAll()
-                    machine.terminationWaiters.removeAll()
-                }
-                return (
-                    Array(machine.eventStreams.values), Array(machine.warningStreams.values), machine.terminationWaiters
-                )
+                defer { machine.terminationWaiters.removeAll() }
+                return machine.terminationWaiters
             }
-            for stream in streams { stream.finish() }
-            for stream in warnings { stream.finish() }
+            eventStreams.finish()
+            warningStreams.finish()
             for waiter in waiters { waiter.resume() }
         }
     }
 
     @MainActor
     private func notify(_ event: LifecycleEvent) {
-        let (observers, streams) = machine.withLock { machine in
-            (machine.observers.sorted { $0.key < $1.key }.map(\.value), Array(machine.eventStreams.values))
-        }
+        let observers = machine.withLock { $0.observers.sorted { $0.key < $1.key }.map(\.value) }
         for observer in observers where observer.events?.contains(event) ?? true {
             observer.handler(event)
         }
-        for stream in streams { stream.yield(event) }
+        eventStreams.yield(event)
     }
 }

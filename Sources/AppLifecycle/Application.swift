@@ -1,3 +1,4 @@
+public import AppRuntime
 public import AppSandbox
 public import Foundation
 import Synchronization
@@ -76,6 +77,9 @@ public final class Application: Sendable {
     public let notificationCenter: NotificationCenter
     let scheduler: any Scheduler
     let machine = Mutex(Machine())
+    /// What ``events`` and ``memoryWarnings`` hand out; finished on termination.
+    let eventStreams = ChangeStreams<LifecycleEvent>()
+    let warningStreams = ChangeStreams<MemoryWarning>()
 
     /// - Parameters:
     ///   - delegate: told about every state change.

@@ -1,3 +1,4 @@
+import AppRuntime
 public import Foundation
 
 /// `NSFileCoordinator`'s own shapes, for code written against Apple's API: options, an

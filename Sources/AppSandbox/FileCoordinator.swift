@@ -1,3 +1,4 @@
+import AppRuntime
 public import Foundation
 
 #if canImport(Glibc)

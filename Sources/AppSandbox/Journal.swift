@@ -1,4 +1,4 @@
-import Dispatch
+import AppRuntime
 public import Foundation
 import Synchronization
 
@@ -85,14 +85,14 @@ public final class Journal: Sendable {
     private let state: Mutex<State>
     /// What only the queue touches: the open file and its durable length.
     private let file: JournalFile
-    private let queue: DispatchQueue
+    private let queue: SerialIOQueue
 
     init(name: String, directory: SandboxDirectory, file: JournalFile, lastTicket: Ticket, checkpoint: CheckpointDigest)
     {
         self.name = name
         self.directory = directory
         self.file = file
-        queue = DispatchQueue(label: "keepsake.journal")
+        queue = SerialIOQueue(label: "keepsake.journal")
         state = Mutex(
             State(
                 nextTicket: lastTicket + 1, doneThrough: lastTicket, size: file.durableLength,
@@ -105,7 +105,7 @@ public final class Journal: Sendable {
     /// that the journal can be opened again (by a store made anew) before this object
     /// is gone. Appends after this fail.
     public func close() {
-        queue.sync {
+        queue.runBlocking {
             drain()
             file.close()
         }
@@ -148,7 +148,7 @@ public final class Journal: Sendable {
             defer { state.draining = true }
             return (ticket, !state.draining)
         }
-        if start { queue.async { self.drain() } }
+        if start { queue.enqueue { self.drain() } }
         return ticket
     }
 

@@ -1,4 +1,5 @@
 public import AppLifecycle
+import AppRuntime
 public import AppSandbox
 import Foundation
 public import KeyedArchive
@@ -76,7 +77,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     private var autosaveTokens: [ObservationToken] = []
     /// Writes run here one at a time, in the order the saves were asked for, off the
     /// main actor and off Swift's cooperative pool; for a store without a journal.
-    private let writes = DispatchQueue(label: "keepsake.item-store.writes")
+    private let writes = SerialIOQueue(label: "keepsake.item-store.writes")
 
     /// The journal and the archive it follows, for a store made on a container.
     private let journaled: (journal: Journal, archive: ArchiveFileBackend<Model>)?
@@ -94,10 +95,20 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// is no journal (``init(container:fileName:)`` has one).
     /// - Throws: ``StoreError`` from the backend: `.corruptArchive` (the file stays as
     ///   it is), `.readFailed`.
-    public init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
+    public convenience init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
+        self.init(backend: backend, items: try backend.loadItems())
+    }
+
+    /// ``init(backend:)`` that suspends while the backend loads, holding no thread.
+    /// - Throws: ``StoreError``, as ``init(backend:)``.
+    public convenience init(backend: some ItemStoreBackend<Model>) async throws(StoreError) {
+        self.init(backend: backend, items: try await backend.loadItems())
+    }
+
+    private init(backend: some ItemStoreBackend<Model>, items: [Model]) {
         self.backend = backend
         journaled = nil
-        items = try backend.loadItems()
+        self.items = items
         savedFingerprint = Self.fingerprint(of: items)
     }
 
@@ -121,7 +132,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         let recovery: JournalRecovery
         do {
             (journal, recovery) = try Journal.open(
-                archive.journalName, in: archive.directory, lockTimeout: lockTimeout
+                archive.file.journalName, in: archive.directory, lockTimeout: lockTimeout
             ) {
                 let (items, digest) = try archive.loadCheckpoint()
                 checkpoint = items
@@ -130,35 +141,18 @@ public final class ItemStore<Model: KeyedArchivable> {
         } catch let error as StoreError {
             throw error
         } catch let error as SandboxError {
-            throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+            throw StoreError(.readFailed, wrapping: error, path: archive.file.journalURL.path)
         } catch {
             throw StoreError(
-                .readFailed, "cannot open the journal", path: archive.journalURL.path, underlyingError: error)
+                .readFailed, "cannot open the journal", path: archive.file.journalURL.path, underlyingError: error)
         }
         journaled = (journal, archive)
-        items = try Self.replay(recovery.records, onto: checkpoint, path: archive.journalURL.path)
+        items = try archive.replay(recovery.records, onto: checkpoint)
         savedFingerprint = Self.fingerprint(of: items)
     }
 
     deinit {
         journaled?.journal.close()
-    }
-
-    private static func replay(_ records: [Data], onto checkpoint: [Model], path: String) throws(StoreError)
-        -> [Model]
-    {
-        var items = checkpoint
-        for (index, record) in records.enumerated() {
-            do {
-                try ItemChange<Model>(decoding: record).apply(to: &items)
-            } catch {
-                var error = error
-                error.message += " (record \(index + 1) of \(records.count))"
-                error.path = path
-                throw error
-            }
-        }
-        return items
     }
 
     // MARK: Reading
@@ -311,7 +305,7 @@ public final class ItemStore<Model: KeyedArchivable> {
             try await journal.waitUntilDurable(recorded.ticket)
         } catch {
             rollBack(through: recorded.ticket)
-            throw StoreError(.writeFailed, wrapping: error, path: archive.journalURL.path)
+            throw StoreError(.writeFailed, wrapping: error, path: archive.file.journalURL.path)
         }
         markSaved((recorded.ticket, recorded.version, savedFingerprint))
         checkpointIfLarge()
@@ -326,14 +320,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         rolledBackThrough = lastRecorded?.ticket ?? ticket
         do {
             try journal.waitUntilDurableBlocking(journal.discardUndurable())
-            let (checkpoint, _) = try archive.loadCheckpoint()
-            let records: [Data]
-            do {
-                records = try journal.recordsOnDisk()
-            } catch {
-                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
-            }
-            items = try Self.replay(records, onto: checkpoint, path: archive.journalURL.path)
+            items = try archive.itemsOnDisk(following: journal)
             version += 1
             savedVersion = version
             savedSaveNumber = max(savedSaveNumber, rolledBackThrough)
@@ -414,7 +401,8 @@ public final class ItemStore<Model: KeyedArchivable> {
     private func prepareSave(fingerprint: Int?) throws(StoreError) -> PendingSave {
         if let (journal, archive) = journaled {
             let snapshot = try archive.snapshot(of: items)
-            let ticket = journal.checkpoint { () throws(SandboxError) in try archive.writeCheckpoint(snapshot) }
+            let file = archive.file
+            let ticket = journal.checkpoint { () throws(SandboxError) in try file.writeCheckpoint(snapshot) }
             writesInFlight += 1
             if let unrecorded = unrecordedVersion, unrecorded <= version { unrecordedVersion = nil }
             let path = archive.url.path
@@ -439,12 +427,8 @@ public final class ItemStore<Model: KeyedArchivable> {
         let writes = writes
         return PendingSave(
             saved: (lastSaveNumber, version, fingerprint),
-            wait: { writes.sync(execute: write) },
-            waitInBackground: {
-                await withCheckedContinuation { continuation in
-                    writes.async { continuation.resume(returning: write()) }
-                }
-            })
+            wait: { writes.runBlocking(write) },
+            waitInBackground: { await writes.run(write) })
     }
 
     private static func write(
@@ -505,19 +489,36 @@ public final class ItemStore<Model: KeyedArchivable> {
             do {
                 try journal.waitUntilDurableBlocking(journal.discardUndurable())
             } catch {
-                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
+                throw StoreError(.readFailed, wrapping: error, path: archive.file.journalURL.path)
             }
-            let records: [Data]
-            do {
-                records = try journal.recordsOnDisk()
-            } catch {
-                throw StoreError(.readFailed, wrapping: error, path: archive.journalURL.path)
-            }
-            loaded = try Self.replay(records, onto: try archive.loadCheckpoint().items, path: archive.journalURL.path)
+            loaded = try archive.itemsOnDisk(following: journal)
         } else {
-            writes.sync {}
+            writes.runBlocking {}
             loaded = try backend.loadItems()
         }
+        replaceWithReloaded(loaded)
+    }
+
+    /// ``reload()`` that suspends, holding neither the main actor nor a cooperative
+    /// thread, while the saves are written and the items read.
+    /// - Throws: ``StoreError``, as ``reload()``.
+    public func reload() async throws(StoreError) {
+        let loaded: [Model]
+        if let (journal, archive) = journaled {
+            do {
+                try await journal.waitUntilDurable(journal.discardUndurable())
+            } catch {
+                throw StoreError(.readFailed, wrapping: error, path: archive.file.journalURL.path)
+            }
+            loaded = try await archive.itemsOnDisk(following: journal)
+        } else {
+            await writes.run {}
+            loaded = try await backend.loadItems()
+        }
+        replaceWithReloaded(loaded)
+    }
+
+    private func replaceWithReloaded(_ loaded: [Model]) {
         items = loaded
         version += 1
         // Saves asked for before, finishing late, must not mark anything saved.

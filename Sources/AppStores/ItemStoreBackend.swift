@@ -1,3 +1,4 @@
+import AppRuntime
 public import AppSandbox
 public import Foundation
 public import KeyedArchive
@@ -10,6 +11,12 @@ import Synchronization
 /// A save comes in two steps so that models need not be `Sendable`: the items are
 /// turned into a ``Snapshot`` where they live (the main actor), and the snapshot is
 /// written wherever the store chooses, a thread that may block on the disk.
+///
+/// Loading and writing come in two forms. The synchronous ones, which block, are what
+/// the books' synchronous calls use, on the caller's thread or the store's queue. The
+/// `async` ones suspend the caller instead: by default they run the synchronous ones
+/// on a thread of ``BlockingIO``'s, never on Swift's cooperative pool; a backend that
+/// talks to a server implements them with its client's own async calls.
 public protocol ItemStoreBackend<Model>: Sendable {
     associatedtype Model: KeyedArchivable
     /// The items as a save writes them, safe to hand to another thread.
@@ -27,9 +34,25 @@ public protocol ItemStoreBackend<Model>: Sendable {
     /// Replaces what is saved with `snapshot`, all or nothing. May block.
     /// - Throws: ``StoreError`` `.writeFailed`; what was saved before is then intact.
     func write(_ snapshot: Snapshot) throws(StoreError)
+
+    /// ``loadItems()`` without holding the caller's thread.
+    /// - Throws: ``StoreError``, as ``loadItems()``.
+    func loadItems() async throws(StoreError) -> [Model]
+
+    /// ``write(_:)`` without holding the caller's thread.
+    /// - Throws: ``StoreError``, as ``write(_:)``.
+    func write(_ snapshot: Snapshot) async throws(StoreError)
 }
 
 extension ItemStoreBackend {
+    public func loadItems() async throws(StoreError) -> [Model] {
+        try await BlockingIO.run { () throws(StoreError) in try self.loadItems() }
+    }
+
+    public func write(_ snapshot: Snapshot) async throws(StoreError) {
+        try await BlockingIO.run { () throws(StoreError) in try self.write(snapshot) }
+    }
+
     /// Replaces what is saved with `items`, all or nothing.
     /// - Throws: ``StoreError``, as ``snapshot(of:)`` and ``write(_:)``.
     public func saveItems(_ items: [Model]) throws(StoreError) {
@@ -68,9 +91,9 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     /// The archive's URL. Corresponds to the seeds' `itemArchiveURL`.
     public var url: URL { directory.url.appendingPathComponent(fileName) }
 
-    /// The journal an ``ItemStore`` keeps beside the archive.
-    var journalName: String { fileName + ".journal" }
-    var journalURL: URL { directory.url.appendingPathComponent(journalName) }
+    /// The file's bytes and where they live, apart from the model: what may be handed
+    /// to another thread.
+    var file: ArchiveFile { ArchiveFile(directory: directory, fileName: fileName, path: url.path) }
 
     public func loadItems() throws(StoreError) -> [Model] {
         try loadCheckpoint().items
@@ -79,17 +102,16 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     /// The items and the digest of the archive they were read from (of no archive
     /// when there is none).
     func loadCheckpoint() throws(StoreError) -> (items: [Model], digest: CheckpointDigest) {
-        let data: Data
-        do {
-            data = try directory.contents(of: fileName)
-        } catch .noSuchFile {
-            return ([], .none)
-        } catch {
-            throw StoreError(.readFailed, wrapping: error, path: url.path)
-        }
+        let data = try file.contents()
+        return (try items(in: data), data.map(CheckpointDigest.init(of:)) ?? .none)
+    }
+
+    /// The items an archive holds; none when there is no archive.
+    private func items(in archive: Data?) throws(StoreError) -> [Model] {
+        guard let archive else { return [] }
         let items: [Model]?
         do {
-            items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: data)
+            items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: archive)
         } catch {
             throw StoreError(
                 .corruptArchive, "not an archive of \(Model.self) items", path: url.path, underlyingError: error)
@@ -97,14 +119,41 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
         guard let items else {
             throw StoreError(.corruptArchive, "the archive has no root object", path: url.path)
         }
-        return (items, CheckpointDigest(of: data))
+        return items
     }
 
-    /// Replaces the archive with `snapshot`, as a journal's checkpoint.
-    func writeCheckpoint(_ snapshot: Data) throws(SandboxError) -> CheckpointDigest {
-        try directory.create()
-        try directory.write(snapshot, to: fileName)
-        return CheckpointDigest(of: snapshot)
+    /// `checkpoint` with the journal's `records` applied in order.
+    /// - Throws: ``StoreError`` `.corruptArchive` for a record that does not apply.
+    func replay(_ records: [Data], onto checkpoint: [Model]) throws(StoreError) -> [Model] {
+        var items = checkpoint
+        for (index, record) in records.enumerated() {
+            do {
+                try ItemChange<Model>(decoding: record).apply(to: &items)
+            } catch {
+                var error = error
+                error.message += " (record \(index + 1) of \(records.count))"
+                error.path = file.journalURL.path
+                throw error
+            }
+        }
+        return items
+    }
+
+    /// What a reopen would load: the archive, and `journal`'s durable records after it.
+    /// - Throws: ``StoreError``: `.readFailed`, `.corruptArchive`.
+    func itemsOnDisk(following journal: Journal) throws(StoreError) -> [Model] {
+        let (archive, records) = try file.bytesOnDisk(following: journal)
+        return try replay(records, onto: items(in: archive))
+    }
+
+    /// ``itemsOnDisk(following:)`` with the files read on a thread of ``BlockingIO``'s;
+    /// the items are decoded on the caller's.
+    func itemsOnDisk(following journal: Journal) async throws(StoreError) -> sending [Model] {
+        let file = file
+        let (archive, records) = try await BlockingIO.run { () throws(StoreError) in
+            try file.bytesOnDisk(following: journal)
+        }
+        return try replay(records, onto: items(in: archive))
     }
 
     public func snapshot(of items: [Model]) throws(StoreError) -> Data {
@@ -113,7 +162,7 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
 
     public func write(_ snapshot: Data) throws(StoreError) {
         do {
-            _ = try writeCheckpoint(snapshot)
+            _ = try file.writeCheckpoint(snapshot)
         } catch {
             throw StoreError(.writeFailed, wrapping: error, path: url.path)
         }

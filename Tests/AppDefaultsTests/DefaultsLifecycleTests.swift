@@ -1,5 +1,6 @@
 import AppDefaults
 import AppLifecycle
+import AppRuntime
 import AppSandbox
 import Foundation
 import PropertyList

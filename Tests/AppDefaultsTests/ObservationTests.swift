@@ -1,4 +1,5 @@
 import AppDefaults
+import AppRuntime
 import AppSandbox
 import Foundation
 import PropertyList

@@ -1,4 +1,5 @@
 import AppLifecycle
+import AppRuntime
 import AppSandbox
 import Foundation
 import KeyedArchive
@@ -51,6 +52,39 @@ import Glibc
         // The app's choice: drop the rename for what is saved.
         try reader.reload()
         #expect(reader.allItems.map(\.name) == ["Bike", "Lamp"] && !reader.isDirty)
+    }
+
+    @Test("The async entry points load and reload what the sync ones do, without a journal and with one")
+    func asyncLoadAndReload() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.itemstore")
+        defer { try? container.destroy() }
+        let backend = ArchiveFileBackend<BookItem>(container: container)
+        let writer = try await ItemStore(backend: backend)
+        #expect(writer.allItems.isEmpty)
+        writer.add(BookItem(name: "Bike"))
+        try await writer.saveInBackground()
+        #expect(try await backend.loadItems().map(\.name) == ["Bike"])
+        let reader = try await ItemStore(backend: backend)
+        #expect(reader.allItems.map(\.name) == ["Bike"])
+        writer.add(BookItem(name: "Lamp"))
+        try writer.save()
+        reader.allItems[0].name = "Red bike"
+        try await reader.reload()
+        #expect(reader.allItems.map(\.name) == ["Bike", "Lamp"] && !reader.isDirty)
+
+        var reloaded: [String] = []
+        do {
+            let journaled = try ItemStore<Item>(container: container, fileName: "journaled.archive")
+            journaled.add(Item(name: "flushed"))
+            try await journaled.flush()
+            journaled.add(Item(name: "appended"))
+            try await journaled.reload()
+            reloaded = journaled.allItems.map(\.name)
+            #expect(!journaled.isDirty)
+        }
+        let reopened = try ItemStore<Item>(container: container, fileName: "journaled.archive")
+        #expect(reloaded == reopened.allItems.map(\.name), "a reload holds what a restart finds")
+        #expect(reloaded.first == "flushed")
     }
 
     @Test("A class item changed in place, not through the store, makes it dirty and is saved")
@@ -271,7 +305,7 @@ import Glibc
 
     @Test func changeDuringABackgroundSaveStaysUnsaved() async throws {
         let backend = try GatedBackend<Item>()
-        let store = try ItemStore(backend: backend)
+        let store = try await ItemStore(backend: backend)
         store.add(Item(name: "first"))
         let saving = Task { try await store.saveInBackground() }
         // The main actor stays free while the write waits: the store can still change.
@@ -279,14 +313,14 @@ import Glibc
         store.add(Item(name: "arrived while saving"))
         backend.finishWriting()
         try await saving.value
-        #expect(try backend.stored.loadItems().map(\.name) == ["first"])
+        #expect(try await backend.stored.loadItems().map(\.name) == ["first"])
         #expect(store.isDirty, "an item added after the snapshot was taken was not saved")
     }
 
     @Test("A background save that finishes after a later save does not count: the disk holds the later one")
     func anEarlierSaveFinishingLateDoesNotHideAnEdit() async throws {
         let backend = try GatedBackend<BookItem>(items: [BookItem(name: "Bike")])
-        let store = try ItemStore(backend: backend)
+        let store = try await ItemStore(backend: backend)
         // Edited through a reference a controller holds, as the books' detail view does.
         let item = store.allItems[0]
         item.name = "Red bike"
@@ -298,7 +332,7 @@ import Glibc
         // only after this save has recorded its own.
         try store.save()
         try await first.value
-        #expect(try backend.stored.loadItems().map(\.name) == ["Bike"])
+        #expect(try await backend.stored.loadItems().map(\.name) == ["Bike"])
         #expect(!store.isDirty)
         item.name = "Red bike"
         #expect(store.isDirty, "an edit back to what the older save wrote is not on disk")
@@ -342,7 +376,7 @@ import Glibc
 
     @Test func concurrentChangesAndBackgroundSavesAreAllKept() async throws {
         let backend = try InMemoryBackend<Item>()
-        let store = try ItemStore(backend: backend)
+        let store = try await ItemStore(backend: backend)
         try await withThrowingTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
                 group.addTask {
@@ -357,7 +391,7 @@ import Glibc
         #expect(store.isDirty, "items were added after the last save")
         try await store.saveInBackground()
         #expect(!store.isDirty)
-        #expect(Set(try backend.loadItems().map(\.name)).count == 2_000)
+        #expect(Set(try await backend.loadItems().map(\.name)).count == 2_000)
     }
 }
 

@@ -1,4 +1,5 @@
 import AppLifecycle
+import AppRuntime
 import AppSandbox
 import Foundation
 import Synchronization

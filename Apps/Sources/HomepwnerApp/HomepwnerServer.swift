@@ -1,4 +1,5 @@
 import AppLifecycle
+import AppRuntime
 import AppSandbox
 import Foundation
 import Hummingbird
@@ -44,7 +45,7 @@ public final class HomepwnerServer: Sendable {
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
         database: String? = nil, sharedName: String = HomepwnerServer.identifier,
         configuration: AppLifecycle.Application.Configuration = .init(),
-        scheduler: any AppSandbox.Scheduler = SystemScheduler()
+        scheduler: any AppRuntime.Scheduler = SystemScheduler()
     ) throws {
         self.log = log
         shared = try database.map { try SharedInventory(url: $0, name: sharedName, container: container, log: log) }

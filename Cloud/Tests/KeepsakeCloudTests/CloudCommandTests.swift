@@ -1,3 +1,4 @@
+import AppRuntime
 import AppSandbox
 import Foundation
 import PropertyList

@@ -1,4 +1,5 @@
 #if os(Linux)
+import AppRuntime
 import AppSandbox
 import Foundation
 import Glibc

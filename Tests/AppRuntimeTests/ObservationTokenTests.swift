@@ -1,4 +1,4 @@
-import AppSandbox
+import AppRuntime
 import Synchronization
 import Testing
 

@@ -1,4 +1,4 @@
-import AppSandbox
+import AppRuntime
 import Foundation
 import Synchronization
 import Testing
