@@ -52,13 +52,16 @@ public final class SharedInventory {
         }
     }
 
-    /// When a push last succeeded, and why the last exchange failed.
-    private var pushes: (last: Date?, error: String?) = (nil, nil)
+    /// When a push last succeeded, why the last exchange failed, and how many items
+    /// the last exchange found to push.
+    private var pushes: (last: Date?, error: String?, pendingItems: Int?) = (nil, nil, nil)
 
-    /// What waits to be pushed from `inventory` now.
+    /// What waits to be pushed from `inventory`: the items as the last exchange counted
+    /// them (a change wakes one at once; while the database is away, one runs every
+    /// second), so that a page never archives every item on the main actor.
     public func outbox(of inventory: Inventory) -> Outbox {
         Outbox(
-            pendingItems: (try? items.pendingChangeCount(in: inventory.allItems)) ?? inventory.allItems.count,
+            pendingItems: pushes.pendingItems ?? inventory.allItems.count,
             pendingSettings: settings.outbox.pendingChanges, lastPush: pushes.last, lastError: pushes.error)
     }
 
@@ -171,15 +174,20 @@ public final class SharedInventory {
     /// another round is needed for those.
     private func exchange(_ inventory: Inventory) async throws -> Bool {
         let local = inventory.allItems
-        if try await pendingChangeCount(in: local) > 0 {
+        pushes.pendingItems = try await pendingChangeCount(in: local)
+        if pushes.pendingItems != 0 {
             try await items.save(local)
             try await keepAgreement()
             pushes.last = Date()
+            pushes.pendingItems = 0
         }
         if try await photos.refresh() { inventory.changedElsewhere() }
         var changedMeanwhile = false
+        // What the database holds now, as far as this round knows.
+        var agreed = local
         if try await items.refresh() {
             let merged = try await items.load()
+            agreed = merged
             try await keepAgreement()
             let current = inventory.allItems
             changedMeanwhile = current != local
@@ -190,8 +198,10 @@ public final class SharedInventory {
                 inventory.changedElsewhere()
             }
         }
-        if !changedMeanwhile, try await pendingChangeCount(in: inventory.allItems) == 0 {
-            await photos.removePhotos(ofDeletedItemsNotIn: Set(inventory.allItems.map(\.itemKey)))
+        // Photos of deleted items go once the items here are what the database holds;
+        // a change made during this round waits for the next.
+        if inventory.allItems == agreed {
+            await photos.removePhotos(ofDeletedItemsNotIn: Set(agreed.map(\.itemKey)))
         }
         return changedMeanwhile
     }
