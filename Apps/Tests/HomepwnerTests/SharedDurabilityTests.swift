@@ -112,18 +112,8 @@ struct SharedDurabilityTests {
     )
     func killAfterAcknowledgementInSharedMode() async throws {
         defer { try? FileManager.default.removeItem(at: containers) }
-        var random = SplitMix64(seed: 28)
         let acknowledged = CrashRecoveryTests.Acknowledged()
-        for round in 0..<20 {
-            let server = try start("first")
-            try await CrashRecoveryTests.check(server, against: acknowledged, after: "round \(round)")
-            let killAfter = Int(random.next() % 300) + 1
-            if round.isMultiple(of: 2) {
-                try await CrashRecoveryTests.sequential(round, server, acknowledged, killAfter: killAfter)
-            } else {
-                await CrashRecoveryTests.concurrent(round, server, acknowledged, killAfter: killAfter)
-            }
-        }
+        try await CrashRecoveryTests.killRounds(20, seed: 28, acknowledged: acknowledged) { try start("first") }
         let (names, deleted) = acknowledged.state.withLock { ($0.names, $0.deletedKeys) }
         // A second instance, new to the database, receives everything the first pushed.
         let first = try start("first")

@@ -81,6 +81,19 @@ struct PostgresSyncTests {
         }
     }
 
+    /// The values every replica must converge on: the replay of the service's log,
+    /// which must hold the latest change of every key in `acceptedKeys`, each once.
+    static func replayOfTheLog(
+        of service: PostgresKeyValueSync, holding acceptedKeys: Set<String>
+    ) async throws -> [String: PropertyListValue] {
+        let everything = try await log(of: service)
+        #expect(
+            Set(everything.map(\.key)).isSuperset(of: acceptedKeys),
+            "every key a replica changed has its latest change in the log")
+        #expect(Set(everything.map(\.timestamp)).count == everything.count, "no change is in the log twice")
+        return KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
+    }
+
     /// Runs `body` with `count` replicas of a store no other test uses; `skews` are
     /// added to each replica's wall clock.
     func withReplicas(
@@ -131,13 +144,7 @@ struct PostgresSyncTests {
             for replica in replicas { try await replica.store.sync(with: replica.service) }
             for replica in replicas { try await replica.store.sync(with: replica.service) }
 
-            let service = replicas[0].service
-            let everything = try await Self.log(of: service)
-            #expect(
-                Set(everything.map(\.key)).isSuperset(of: acceptedKeys),
-                "every key a replica changed has its latest change in the log")
-            #expect(Set(everything.map(\.timestamp)).count == everything.count, "no change is in the log twice")
-            let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
+            let expected = try await Self.replayOfTheLog(of: replicas[0].service, holding: acceptedKeys)
             #expect(expected.count <= 1_024 && expected.count > 500)
             for replica in replicas {
                 #expect(replica.store.values == expected, "\(replica.store.replica) differs from the replay")
@@ -206,13 +213,9 @@ struct PostgresSyncTests {
     /// calls after it a new client, which reaches the server once it answers again.
     /// A push of more changes than one transaction takes lands whole.
     @Test func aClientThatGetsNoAnswerTimesOutAndGivesWayToAFreshOne() async throws {
-        let url = try #require(TestDatabase.url)
-        let port = try #require(URLComponents(string: url)?.port.map(UInt16.init))
-        let proxy = try StallingProxy(to: port)
+        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
         defer { proxy.close() }
-        var proxied = try #require(URLComponents(string: url))
-        proxied.port = Int(proxy.port)
-        let database = try CloudDatabase(url: try #require(proxied.string))
+        let database = try CloudDatabase(url: proxied)
         let running = Task { try await database.run() }
         defer { running.cancel() }
         let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)", timeout: .seconds(2))
@@ -242,12 +245,9 @@ struct PostgresSyncTests {
     /// A caller cancelled while its exchange waits on a client that never answers
     /// returns at once.
     @Test func aCancelledCallReturnsThoughTheClientNeverAnswers() async throws {
-        let url = try #require(TestDatabase.url)
-        let proxy = try StallingProxy(to: try #require(URLComponents(string: url)?.port.map(UInt16.init)))
+        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
         defer { proxy.close() }
-        var proxied = try #require(URLComponents(string: url))
-        proxied.port = Int(proxy.port)
-        let database = try CloudDatabase(url: try #require(proxied.string))
+        let database = try CloudDatabase(url: proxied)
         let running = Task { try await database.run() }
         defer { running.cancel() }
         let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)")
@@ -263,12 +263,9 @@ struct PostgresSyncTests {
     /// once, though a call waits on a server that never answers (Homepwner's `SIGTERM`
     /// with the database frozen).
     @Test func aGracefulShutdownEndsTheClientThoughTheServerHangs() async throws {
-        let url = try #require(TestDatabase.url)
-        let proxy = try StallingProxy(to: try #require(URLComponents(string: url)?.port.map(UInt16.init)))
+        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
         defer { proxy.close() }
-        var proxied = try #require(URLComponents(string: url))
-        proxied.port = Int(proxy.port)
-        let database = try CloudDatabase(url: try #require(proxied.string))
+        let database = try CloudDatabase(url: proxied)
         // A client that ignored the shutdown would be cancelled after 10 s, failing the test.
         var configuration = ServiceGroupConfiguration(services: [database], logger: Logger(label: "test"))
         configuration.maximumGracefulShutdownDuration = .seconds(10)
@@ -353,12 +350,7 @@ struct PostgresSyncTests {
         }
 
         let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: name)
-        let everything = try await Self.log(of: service)
-        #expect(
-            Set(everything.map(\.key)).isSuperset(of: acceptedKeys),
-            "every key a replica changed has its latest change in the log")
-        #expect(Set(everything.map(\.timestamp)).count == everything.count, "no change is in the log twice")
-        let expected = KeyValueReplay.replaying(everything, limits: .init()).entries.mapValues(\.value)
+        let expected = try await Self.replayOfTheLog(of: service, holding: acceptedKeys)
         #expect(expected.count > 900 && expected.count <= 1_024)
         for plan in plans {
             let container = try AppContainer(

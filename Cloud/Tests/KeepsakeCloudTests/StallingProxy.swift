@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -39,6 +40,15 @@ final class StallingProxy: Sendable {
         self.listener = listener
         port = UInt16(bigEndian: address.sin_port)
         Thread.detachNewThread { [self] in acceptConnections() }
+    }
+
+    /// A proxy in front of the test database, stalled, and the database's URL through it.
+    static func inFrontOfTheTestDatabase() throws -> (proxy: StallingProxy, url: String) {
+        let url = try #require(TestDatabase.url)
+        var components = try #require(URLComponents(string: url))
+        let proxy = try StallingProxy(to: try #require(components.port.map(UInt16.init)))
+        components.port = Int(proxy.port)
+        return (proxy, try #require(components.string))
     }
 
     /// Forwards new connections, or holds them unanswered.
