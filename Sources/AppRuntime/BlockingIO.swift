@@ -3,8 +3,8 @@ import Dispatch
 /// Runs blocking work (a file read, an `fsync`, a lock wait) from async code without
 /// holding one of Swift's cooperative threads or the main actor: the work runs on a
 /// dispatch queue of the library's own, and the caller suspends until it ends. Work
-/// runs at once, beside other work; for work that must run in order, a
-/// ``SerialIOQueue``.
+/// runs beside other work, as many at once as the system's dispatch threads allow; for
+/// work that must run in order, a ``SerialIOQueue``.
 ///
 /// ```swift
 /// try await BlockingIO.run { () throws(DefaultsError) in try defaults.flush() }

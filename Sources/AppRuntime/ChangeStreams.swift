@@ -37,7 +37,8 @@ public final class ChangeStreams<Element: Sendable>: Sendable {
             continuation.finish()
             return stream
         }
-        // Set outside the lock: on a stream already ended it runs at once.
+        // Set outside the lock: it runs when the consumer stops, which may be at once,
+        // and it takes the lock.
         continuation.onTermination = { [weak self] _ in
             self?.state.withLock { _ = $0.continuations.removeValue(forKey: id) }
         }

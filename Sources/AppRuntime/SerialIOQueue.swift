@@ -25,9 +25,9 @@ public final class SerialIOQueue: Sendable {
     /// Runs `body` after the work queued before it; suspends the caller meanwhile,
     /// holding no thread.
     /// - Throws: what `body` throws.
-    public func run<Value: Sendable, Failure: Error>(
-        _ body: @escaping @Sendable () throws(Failure) -> Value
-    ) async throws(Failure) -> Value {
+    public func run<Value, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> sending Value
+    ) async throws(Failure) -> sending Value {
         let result = await withCheckedContinuation {
             (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
             queue.async { continuation.resume(returning: Result(catching: body)) }
@@ -40,7 +40,14 @@ public final class SerialIOQueue: Sendable {
     /// from work on this queue.
     /// - Throws: what `body` throws.
     public func runBlocking<Value, Failure: Error>(_ body: () throws(Failure) -> Value) throws(Failure) -> Value {
-        try queue.sync { Result(catching: body) }.get()
+        preconditionNotOnQueue()
+        return try queue.sync { Result(catching: body) }.get()
+    }
+
+    /// Stops the process when called from work on this queue: a wait for the queue
+    /// from there would never end.
+    public func preconditionNotOnQueue() {
+        dispatchPrecondition(condition: .notOnQueue(queue))
     }
 
     /// Queues `body` after the work queued before it, and returns at once.

@@ -178,6 +178,7 @@ public final class Journal: Sendable {
     /// every record would get an `fsync` of its own. Woken together, they append
     /// together, and share the next one.
     public func waitUntilDurableBlocking(_ ticket: Ticket) throws(SandboxError) {
+        queue.preconditionNotOnQueue()
         let wakeup = ThreadWakeup()
         let ready = state.withLock { state -> Result<Void, SandboxError>? in
             precondition(ticket < state.nextTicket, "journal ticket \(ticket) was never issued")
@@ -198,8 +199,10 @@ public final class Journal: Sendable {
 
     /// The whole records of the journal `name` in `directory`, read without its lock:
     /// for a reader beside the process that writes it (a status command). `nil` when
-    /// the journal follows another checkpoint than `checkpoint`: one was written since
-    /// the caller read it, and both are to be read again.
+    /// the journal follows another checkpoint than `checkpoint`: either one was written
+    /// since the caller read it (read both again), or the journal is an older one,
+    /// already folded into `checkpoint` by a store that crashed before restarting it
+    /// (the checkpoint reads the same again: there is nothing after it).
     /// - Throws: ``SandboxError`` when the file cannot be read.
     public static func records(
         _ name: String, in directory: SandboxDirectory, following checkpoint: CheckpointDigest

@@ -428,7 +428,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         return PendingSave(
             saved: (lastSaveNumber, version, fingerprint),
             wait: { writes.runBlocking(write) },
-            waitInBackground: { await writes.run(write) })
+            waitInBackground: { await writes.run { write() } })
     }
 
     private static func write(
@@ -495,25 +495,6 @@ public final class ItemStore<Model: KeyedArchivable> {
         } else {
             writes.runBlocking {}
             loaded = try backend.loadItems()
-        }
-        replaceWithReloaded(loaded)
-    }
-
-    /// ``reload()`` that suspends, holding neither the main actor nor a cooperative
-    /// thread, while the saves are written and the items read.
-    /// - Throws: ``StoreError``, as ``reload()``.
-    public func reload() async throws(StoreError) {
-        let loaded: [Model]
-        if let (journal, archive) = journaled {
-            do {
-                try await journal.waitUntilDurable(journal.discardUndurable())
-            } catch {
-                throw StoreError(.readFailed, wrapping: error, path: archive.file.journalURL.path)
-            }
-            loaded = try await archive.itemsOnDisk(following: journal)
-        } else {
-            await writes.run {}
-            loaded = try await backend.loadItems()
         }
         replaceWithReloaded(loaded)
     }

@@ -12,11 +12,13 @@ import Synchronization
 /// turned into a ``Snapshot`` where they live (the main actor), and the snapshot is
 /// written wherever the store chooses, a thread that may block on the disk.
 ///
-/// Loading and writing come in two forms. The synchronous ones, which block, are what
-/// the books' synchronous calls use, on the caller's thread or the store's queue. The
-/// `async` ones suspend the caller instead: by default they run the synchronous ones
-/// on a thread of ``BlockingIO``'s, never on Swift's cooperative pool; a backend that
-/// talks to a server implements them with its client's own async calls.
+/// Loading comes in two forms: ``loadItems()``, which blocks, for the books' synchronous
+/// calls, and its `async` overload, which suspends the caller instead (by
+/// default it runs the synchronous one on a thread of ``BlockingIO``'s, never on Swift's
+/// cooperative pool; a backend that talks to a server implements it with its client's
+/// own async calls). Writes have one form: an ``ItemStore`` makes them on its serial
+/// I/O queue, off the pool and the main actor, so that saves reach the backend in the
+/// order they were asked for, whether their caller waits or suspends.
 public protocol ItemStoreBackend<Model>: Sendable {
     associatedtype Model: KeyedArchivable
     /// The items as a save writes them, safe to hand to another thread.
@@ -38,19 +40,11 @@ public protocol ItemStoreBackend<Model>: Sendable {
     /// ``loadItems()`` without holding the caller's thread.
     /// - Throws: ``StoreError``, as ``loadItems()``.
     func loadItems() async throws(StoreError) -> [Model]
-
-    /// ``write(_:)`` without holding the caller's thread.
-    /// - Throws: ``StoreError``, as ``write(_:)``.
-    func write(_ snapshot: Snapshot) async throws(StoreError)
 }
 
 extension ItemStoreBackend {
     public func loadItems() async throws(StoreError) -> [Model] {
         try await BlockingIO.run { () throws(StoreError) in try self.loadItems() }
-    }
-
-    public func write(_ snapshot: Snapshot) async throws(StoreError) {
-        try await BlockingIO.run { () throws(StoreError) in try self.write(snapshot) }
     }
 
     /// Replaces what is saved with `items`, all or nothing.
@@ -143,16 +137,6 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     /// - Throws: ``StoreError``: `.readFailed`, `.corruptArchive`.
     func itemsOnDisk(following journal: Journal) throws(StoreError) -> [Model] {
         let (archive, records) = try file.bytesOnDisk(following: journal)
-        return try replay(records, onto: items(in: archive))
-    }
-
-    /// ``itemsOnDisk(following:)`` with the files read on a thread of ``BlockingIO``'s;
-    /// the items are decoded on the caller's.
-    func itemsOnDisk(following journal: Journal) async throws(StoreError) -> sending [Model] {
-        let file = file
-        let (archive, records) = try await BlockingIO.run { () throws(StoreError) in
-            try file.bytesOnDisk(following: journal)
-        }
         return try replay(records, onto: items(in: archive))
     }
 

@@ -97,9 +97,10 @@ public final class HomepwnerServer: Sendable {
             logger: logger)
         // Signals belong to the lifecycle (SignalEventSource); the service group only
         // shuts the server down when the app has terminated.
-        // Shut down in reverse: the server first, then the database client it used.
-        let database: [any Service] = shared.map { [$0.database] } ?? []
-        var configuration = ServiceGroupConfiguration(services: database + [http], logger: logger)
+        // Shut down in reverse: the server first, then the inventory's sync, then the
+        // database client they used.
+        let sharing: [any Service] = shared.map { [$0.database, $0.sync(inventory)] } ?? []
+        var configuration = ServiceGroupConfiguration(services: sharing + [http], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         configuration.maximumCancellationDuration = .seconds(5)
         let services = ServiceGroup(configuration: configuration)
@@ -114,10 +115,6 @@ public final class HomepwnerServer: Sendable {
             for await _ in stopped {}
         })
         try await withThrowingTaskGroup(of: Void.self) { group in
-            if let shared {
-                let inventory = inventory
-                group.addTask { await shared.run(inventory) }
-            }
             group.addTask {
                 defer { serverStopped.finish() }
                 do {

@@ -3,6 +3,7 @@ import AppSandbox
 import AppStores
 import Foundation
 public import KeepsakeCloud
+public import ServiceLifecycle
 
 /// Homepwner on a database shared with other instances: the items pushed to a shared
 /// item store, the photos beside them (``SharedPhotos``), the settings in the
@@ -102,6 +103,21 @@ public final class SharedInventory {
         settingsService = PostgresKeyValueSync(database: database, store: name)
     }
 
+    /// ``run(_:)`` as a service, for a group that runs it after ``database`` and
+    /// before the HTTP server: shut down in reverse, the server stops first, then this,
+    /// then the client it used.
+    public struct Sync: Service {
+        let shared: SharedInventory
+        let inventory: Inventory
+
+        public func run() async throws {
+            await cancelWhenGracefulShutdown { await shared.run(inventory) }
+        }
+    }
+
+    /// The service keeping `inventory` in step with the database.
+    public nonisolated func sync(_ inventory: Inventory) -> Sync { Sync(shared: self, inventory: inventory) }
+
     /// Keeps `inventory` in step with the database until the task is cancelled.
     public func run(_ inventory: Inventory) async {
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
@@ -177,9 +193,9 @@ public final class SharedInventory {
         pushes.pendingItems = try await pendingChangeCount(in: local)
         if pushes.pendingItems != 0 {
             try await items.save(local)
-            try await keepAgreement()
             pushes.last = Date()
             pushes.pendingItems = 0
+            try await keepAgreement()
         }
         if try await photos.refresh() { inventory.changedElsewhere() }
         var changedMeanwhile = false

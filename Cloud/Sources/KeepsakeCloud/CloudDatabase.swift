@@ -23,7 +23,13 @@ import Synchronization
 /// calls after it go to a fresh client. Why: postgres-nio's pool can stop answering
 /// after the server went away. Seen here after a restart of the server: a pool made no
 /// connection for minutes, and its callers waited on it forever, cancelled or not. The
-/// stale client is shut down, with whatever it still runs.
+/// stale client is shut down once the longest deadline any store gave has passed, so
+/// that another store's calls still within theirs (a photo's upload, a `LISTEN`) are
+/// not cut short by it; or at once, when ``run()`` ends.
+///
+/// ``run()`` runs once: a second call, or one after it ended, throws
+/// ``CloudDatabaseError``. Calls made before it starts wait for it, within their
+/// deadlines.
 public final class CloudDatabase: Service, Sendable {
     private let configuration: PostgresClient.Configuration
     private let state: Mutex<State>
@@ -32,6 +38,10 @@ public final class CloudDatabase: Service, Sendable {
         var client: PostgresClient
         /// Tells ``run()`` that `client` was replaced.
         var replaced: AsyncStream<Void>.Continuation?
+        var hasRun = false
+        /// The longest deadline a store gave its calls: how long a replaced client
+        /// may still be answering them.
+        var longestDeadline: Duration = .zero
     }
 
     public init(configuration: PostgresClient.Configuration) {
@@ -48,32 +58,49 @@ public final class CloudDatabase: Service, Sendable {
 
     /// Runs the client, and each one that replaces it, until the task is cancelled or
     /// the service group shuts down.
+    /// - Throws: ``CloudDatabaseError`` when it was run before.
     public func run() async throws {
-        await cancelWhenGracefulShutdown { await self.runClients() }
+        let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        let first = state.withLock { state in
+            defer { state.hasRun = true }
+            if !state.hasRun { state.replaced = replaced }
+            return !state.hasRun
+        }
+        // postgres-nio's client runs once; a second run would stop the process.
+        guard first else { throw CloudDatabaseError("CloudDatabase.run() was called twice") }
+        await cancelWhenGracefulShutdown { await self.runClients(replacements) }
     }
 
-    private func runClients() async {
-        let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
-        var running = state.withLock { state in
-            state.replaced = replaced
-            return state.client
-        }
-        // Not a child task: a pool that ignores its shutdown must not hold this one.
+    private func runClients(_ replacements: AsyncStream<Void>) async {
+        var running = state.withLock { $0.client }
+        // Not child tasks: a pool that ignores its shutdown must not hold this one.
         var runner = Task { [running] in await running.run() }
+        var retiring: [Task<Void, Never>] = []
         await withTaskCancellationHandler {
             for await _ in replacements {
-                let next = state.withLock { $0.client }
+                let (next, grace) = state.withLock { ($0.client, $0.longestDeadline) }
                 // Two replacements can be signalled for one look at the client.
                 guard next !== running else { continue }
-                runner.cancel()
+                let stale = runner
+                retiring.append(
+                    Task {
+                        try? await Task.sleep(for: grace)
+                        stale.cancel()
+                    })
                 running = next
                 runner = Task { await next.run() }
             }
         } onCancel: {
-            replaced.finish()
+            state.withLock { _ = $0.replaced?.finish() }
         }
+        for task in retiring { task.cancel() }
         runner.cancel()
         state.withLock { $0.replaced = nil }
+    }
+
+    /// Notes a store's deadline: a replaced client keeps running this long.
+    func noteDeadline(_ deadline: Duration) {
+        state.withLock { $0.longestDeadline = max($0.longestDeadline, deadline) }
     }
 
     /// The client that calls go to now.
@@ -87,6 +114,12 @@ public final class CloudDatabase: Service, Sendable {
             state.replaced?.yield()
         }
     }
+}
+
+/// ``CloudDatabase/run()`` was called more than once.
+public struct CloudDatabaseError: Error, CustomStringConvertible {
+    public let description: String
+    init(_ description: String) { self.description = description }
 }
 
 /// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.

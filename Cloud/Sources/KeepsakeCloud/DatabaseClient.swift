@@ -15,6 +15,7 @@ struct DatabaseClient: Sendable {
     init(_ database: CloudDatabase, timeout: Duration) {
         self.database = database
         self.timeout = timeout
+        database.noteDeadline(timeout)
     }
 
     /// `body`'s result on a connection of the current client, within ``timeout``.

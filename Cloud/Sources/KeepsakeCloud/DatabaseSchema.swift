@@ -19,6 +19,9 @@ final class DatabaseSchema: Sendable {
         relations = statements.compactMap { statement in
             statement.firstMatch(of: /IF NOT EXISTS ([a-z_]+)/).map { String($0.1) }
         }
+        // A statement whose relation the look cannot name would never run once the
+        // others exist.
+        precondition(relations.count == statements.count, "each statement must create one named relation")
     }
 
     /// Creates what is missing. Why a look first: `CREATE INDEX IF NOT EXISTS` takes a

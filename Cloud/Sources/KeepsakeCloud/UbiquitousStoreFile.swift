@@ -48,7 +48,7 @@ struct UbiquitousStoreFile: Equatable {
     ) throws(UbiquitousStoreError) -> Data {
         var root = PropertyListDictionary()
         if replacing { root["replace"] = .bool(true) }
-        if !pushed.isEmpty, let lastPush { root["pushedAt"] = .date(lastPush) }
+        if !pushed.isEmpty, let lastPush { root["lastPush"] = .date(lastPush) }
         root["log"] = .array(changes.map { Self.entry($0.0, pending: $0.pending) })
         root["pushed"] = .array(
             pushed.map { .array([.integer($0.milliseconds), .integer($0.counter), .string($0.replica)]) })
@@ -92,7 +92,7 @@ struct UbiquitousStoreFile: Equatable {
         }
         if let position = root["position"]?.int64Value { self.position = position }
         if let clock = root["clock"] { lastTimestamp = try Self.clock(clock, replica: replica) }
-        if let pushedAt = root["pushedAt"]?.dateValue { lastPush = pushedAt }
+        if let pushedAt = root["lastPush"]?.dateValue { lastPush = pushedAt }
     }
 
     private static func corrupt(_ what: String) -> UbiquitousStoreError {
@@ -195,18 +195,25 @@ struct UbiquitousStoreFile: Equatable {
     /// process holding the store; `nil` when there is no file yet.
     /// - Throws: ``UbiquitousStoreError`` `.storageFailed`.
     static func onDisk(named name: String, in directory: SandboxDirectory) throws(UbiquitousStoreError) -> Self? {
-        // A checkpoint written between reading the file and its journal: read both again.
-        for _ in 0..<3 {
-            guard var (file, digest) = try load(named: name, in: directory) else { return nil }
+        guard var (file, digest) = try load(named: name, in: directory) else { return nil }
+        for attempt in 1...5 {
             let records: [Data]?
             do {
                 records = try Journal.records(journalName(name), in: directory, following: digest)
             } catch {
                 throw UbiquitousStoreError(.storageFailed, "cannot read the journal of \(name)", underlyingError: error)
             }
-            guard let records else { continue }
-            for record in records { try file.apply(journalRecord: record) }
-            return file
+            if let records {
+                for record in records { try file.apply(journalRecord: record) }
+                return file
+            }
+            // The journal names another checkpoint. The same file again: the journal is
+            // an older one, already folded into it (a crash before its restart), and
+            // holds nothing more. A new file: a checkpoint was written meanwhile.
+            guard let (again, newDigest) = try load(named: name, in: directory) else { return nil }
+            if newDigest == digest { return file }
+            (file, digest) = (again, newDigest)
+            if attempt > 1 { Thread.sleep(forTimeInterval: 0.01) }
         }
         throw UbiquitousStoreError(.storageFailed, "\(name) kept changing while it was read")
     }

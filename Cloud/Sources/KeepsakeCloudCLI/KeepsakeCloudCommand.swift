@@ -76,14 +76,8 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         @OptionGroup var local: ContainerOptions
 
         func run() async throws {
-            let container = try local.container(of: location.store)
             print("store: \(location.store)")
-            if let outbox = try UbiquitousKeyValueStore.outbox(in: container) {
-                let lastPush = outbox.lastPush.map { $0.formatted(.iso8601) } ?? "never"
-                print("outbox: \(outbox.pendingChanges) changes pending, last push \(lastPush)")
-            } else {
-                print("outbox: no replica in \(container.url.path)")
-            }
+            print("outbox: \(describeOutbox())")
             let summary = try await location.withLog { try await $0.summary() }
             let limits = UbiquitousStoreLimits()
             print("keys: \(summary.values.count) of \(limits.maxKeys)")
@@ -92,6 +86,20 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
                 "changes: \(summary.changeCount) from \(summary.replicaCount) replicas, last at position \(summary.position)"
             )
             print("latest: \(summary.latest.map(\.description) ?? "none")")
+        }
+
+        /// The app's outbox, or why it cannot be read: the log is still worth printing.
+        private func describeOutbox() -> String {
+            do {
+                let container = try local.container(of: location.store)
+                guard let outbox = try UbiquitousKeyValueStore.outbox(in: container) else {
+                    return "no replica in \(container.url.path)"
+                }
+                let lastPush = outbox.lastPush.map { $0.formatted(.iso8601) } ?? "never"
+                return "\(outbox.pendingChanges) changes pending, last push \(lastPush)"
+            } catch {
+                return "cannot be read: \(error)"
+            }
         }
     }
 

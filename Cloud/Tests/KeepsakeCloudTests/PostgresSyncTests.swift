@@ -280,6 +280,8 @@ struct PostgresSyncTests {
         await group.triggerGracefulShutdown()
         try await running.value
         #expect(ContinuousClock.now - start < .seconds(2), "the shutdown took \(ContinuousClock.now - start)")
+        // postgres-nio's client runs once: a second run is refused, not a crash.
+        await #expect(throws: CloudDatabaseError.self) { try await database.run() }
     }
 
     @Test(
