@@ -143,6 +143,13 @@ public struct SandboxDirectory: Sendable {
         }
     }
 
+    /// `fsync`s the folder at `relativePath` (this directory when nil), so that the
+    /// names created, replaced and removed in it so far survive a crash.
+    /// - Throws: ``SandboxError`` `.ioError` when the `fsync` fails.
+    package func synchronizeFolder(_ relativePath: String? = nil) throws(SandboxError) {
+        try withFolder(relativePath) { handle throws(SandboxError) in try engine.sync(handle.fd, path: handle.path) }
+    }
+
     // MARK: Remove, move, copy
 
     /// Removes a file, a link (not its target) or a folder with its content.

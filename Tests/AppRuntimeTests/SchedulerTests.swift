@@ -1,21 +1,22 @@
-import AppRuntime
 import Foundation
 import Synchronization
 import Testing
 
+@testable import AppRuntime
+
 /// The one scheduler protocol: real time on the timer thread, and time moved by hand.
 struct SchedulerTests {
     @Test func systemSchedulerRunsWorkOffTheCooperativePool() async {
-        let seen = Mutex<(thread: String?, inTask: Bool)>((nil, true))
+        let seen = Mutex<(onTimerThread: Bool, inTask: Bool)>((false, true))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             SystemScheduler().schedule(after: .milliseconds(1)) {
                 let inTask = withUnsafeCurrentTask { $0 != nil }
-                seen.withLock { $0 = (Thread.current.name, inTask) }
+                seen.withLock { $0 = (TimerThread.shared.isCurrent, inTask) }
                 continuation.resume()
             }
         }
         #expect(seen.withLock { $0.inTask } == false, "work must not run in a task on the cooperative pool")
-        #expect(seen.withLock { $0.thread } == "keepsake.timer", "work must run on the timer thread")
+        #expect(seen.withLock { $0.onTimerThread }, "work must run on the timer thread")
     }
 
     @Test func systemSchedulerRunsEarliestDeadlineFirst() async {

@@ -21,6 +21,8 @@ final class TimerThread: Sendable {
         var order = 0
         var pending: [Pending] = []
         var started = false
+        /// The thread, once it runs.
+        var thread: pthread_t?
     }
 
     static let shared = TimerThread()
@@ -58,7 +60,14 @@ final class TimerThread: Sendable {
         }
     }
 
+    /// Whether the calling thread is the timer thread.
+    var isCurrent: Bool {
+        guard let thread = state.withLock({ $0.thread }) else { return false }
+        return pthread_equal(thread, pthread_self()) != 0
+    }
+
     private func run() {
+        state.withLock { $0.thread = pthread_self() }
         var buffer = [UInt8](repeating: 0, count: 64)
         while true {
             let now = ContinuousClock.now
