@@ -17,60 +17,17 @@ import Glibc
         try BlobStore(container: container, cache: MemoryCache(totalCostLimit: 1 << 20, notificationCenter: center))
     }
 
-    @Test("A set and a delete acknowledged before their files are written survive, and reach the files at start-up")
-    func acknowledgedChangesSurviveARestart() throws {
+    @Test func setWritesAtOnceAndSurvivesARestart() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
-        let images = container.documentsDirectory.appendingPathComponent("images")
-        do {
-            let store = try makeStore(container)
-            try store.set(Self.png, forKey: "old")
-            try store.flush()
-            #expect(FileManager.default.contents(atPath: images.appendingPathComponent("old").path) == Self.png)
-            try store.set(Self.jpeg, forKey: "photo-1")
-            try store.delete(forKey: "old")
-            #expect(try store.data(forKey: "photo-1") == Self.jpeg, "read from the journaled change")
-            #expect(try store.data(forKey: "old") == nil && !store.contains(key: "old"))
-            #expect(try store.allKeys() == ["photo-1"])
-            // Let go without a flush: the files are as a kill -9 would leave them.
-            #expect(!FileManager.default.fileExists(atPath: images.appendingPathComponent("photo-1").path))
-        }
+        try makeStore(container).set(Self.jpeg, forKey: "photo-1")
+        let file = container.documentsDirectory.appendingPathComponent("images/photo-1")
+        #expect(
+            FileManager.default.contents(atPath: file.path) == Self.jpeg, "set must write the file, not only cache it")
         let reopened = try makeStore(container)
-        let file = images.appendingPathComponent("photo-1")
-        #expect(FileManager.default.contents(atPath: file.path) == Self.jpeg, "start-up files the journal's blobs")
-        #expect(!FileManager.default.fileExists(atPath: images.appendingPathComponent("old").path))
         #expect(try reopened.data(forKey: "photo-1") == Self.jpeg)
         #expect(try reopened.allKeys() == ["photo-1"])
         #expect(try reopened.url(forKey: "photo-1").standardizedFileURL.path == file.standardizedFileURL.path)
-    }
-
-    @Test("url(forKey:) writes the file first, as the books read it back by its URL")
-    func urlWritesTheFileFirst() throws {
-        let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
-        defer { try? container.destroy() }
-        let store = try makeStore(container)
-        try store.set(Self.jpeg, forKey: "k")
-        #expect(FileManager.default.contents(atPath: try store.url(forKey: "k").path) == Self.jpeg)
-    }
-
-    @Test("A checkpoint that cannot write keeps the journal; the next one files everything")
-    func failedCheckpointKeepsTheJournal() throws {
-        let faulty = try FaultyContainer()
-        defer { faulty.destroy() }
-        let file = faulty.container.documentsDirectory.appendingPathComponent("images/k")
-        do {
-            let store = try BlobStore(
-                container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
-            try store.set(Self.jpeg, forKey: "k")
-            faulty.failWrites(with: ENOSPC)
-            let error = #expect(throws: StoreError.self) { try store.flush() }
-            #expect(error?.code == .writeFailed && error?.sandboxCode == .noSpace)
-            faulty.heal()
-            #expect(try store.data(forKey: "k") == Self.jpeg)
-            #expect(!FileManager.default.fileExists(atPath: file.path))
-        }
-        _ = try BlobStore(container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
-        #expect(FileManager.default.contents(atPath: file.path) == Self.jpeg)
     }
 
     @Test func readsComeFromTheCacheThenTheDisk() throws {
@@ -79,7 +36,6 @@ import Glibc
         let center = NotificationCenter()
         let store = try makeStore(container, center: center)
         try store.set(Self.png, forKey: "k")
-        try store.flush()
         // Change the file behind the store's back: a cached read does not see it…
         try Data("changed".utf8).write(to: container.documentsDirectory.appendingPathComponent("images/k"))
         #expect(try store.data(forKey: "k") == Self.png)
@@ -96,9 +52,7 @@ import Glibc
         defer { try? container.destroy() }
         let store = try makeStore(container)
         try store.set(Self.jpeg, forKey: "k")
-        try store.flush()
         try store.delete(forKey: "k")
-        try store.flush()
         #expect(store.cache.object(forKey: "k") == nil)
         #expect(
             !FileManager.default.fileExists(
@@ -106,6 +60,22 @@ import Glibc
         #expect(try store.data(forKey: "k") == nil)
         #expect(!store.contains(key: "k"))
         try store.delete(forKey: "k")  // nothing left: not an error
+    }
+
+    @Test("A delete syncs the folder before it returns: a failed directory fsync is reported, not acknowledged")
+    func deleteIsDurable() throws {
+        let faults = try WritePathFaults()
+        defer { faults.destroy() }
+        let store = try BlobStore(
+            container: faults.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
+        try store.set(Self.jpeg, forKey: "k")
+        faults.arm(.directoryFsync)
+        let error = #expect(throws: StoreError.self) { try store.delete(forKey: "k") }
+        #expect(faults.fired(.directoryFsync), "the delete must sync the folder")
+        #expect(error?.code == .deleteFailed && error?.sandboxCode == .ioError)
+        try store.set(Self.png, forKey: "k")
+        try store.delete(forKey: "k")
+        #expect(!store.contains(key: "k"))
     }
 
     @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))
@@ -148,15 +118,6 @@ import Glibc
         #expect(error?.code == .invalidKey)
         #expect(throws: StoreError.self) { try store.set(Data("overwrite".utf8), forKey: "link") }
         #expect(try Data(contentsOf: outside) == Data("secret".utf8), "the file outside must be untouched")
-        // A key accepted, then its place taken by a link out before the file is written.
-        try store.set(Data("mine".utf8), forKey: "later")
-        try FileManager.default.createSymbolicLink(
-            at: container.documentsDirectory.appendingPathComponent("images/later"), withDestinationURL: outside)
-        try store.flush()
-        #expect(try Data(contentsOf: outside) == Data("secret".utf8), "a link out is never followed")
-        try store.set(Self.png, forKey: "after")
-        try store.flush()
-        #expect(store.contains(key: "after"), "the refused key does not hold up the checkpoints after it")
     }
 
     @Test func imageKindComesFromTheBytes() throws {
@@ -196,9 +157,7 @@ import Glibc
         let store = try BlobStore(
             container: container, folder: nil, cache: MemoryCache(notificationCenter: NotificationCenter()))
         try store.set(Self.png, forKey: "ABC-123")
-        try store.flush()
         #expect(
             FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("ABC-123").path))
-        #expect(try store.allKeys() == ["ABC-123"], "the journal and its marker are not keys")
     }
 }

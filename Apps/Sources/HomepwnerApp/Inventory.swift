@@ -180,7 +180,7 @@ public final class Inventory {
         sharedPhotos?.itemWasDeleted(key)
         changed()
         try await commit()
-        if sharedPhotos == nil { try? await imageStore.delete(forKey: key) }
+        if sharedPhotos == nil { try? imageStore.delete(forKey: key) }
     }
 
     /// Moves an item to `index` in the manual order (clamped to the list).
@@ -228,8 +228,6 @@ public final class Inventory {
         try itemStore.saveIfDirty()
         // No item is added or removed meanwhile: the items in memory are the saved ones.
         removeOrphanPhotos()
-        // The photos' files, as the items' archive: the journal folded in.
-        try imageStore.flush()
         try defaults.flush()
     }
 
@@ -268,7 +266,7 @@ public final class Inventory {
             if let sharedPhotos {
                 try await sharedPhotos.set(data, forKey: key)
             } else {
-                try await imageStore.set(data, forKey: key)
+                try imageStore.set(data, forKey: key)
             }
         } catch {
             throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
@@ -314,7 +312,7 @@ public final class Inventory {
             if let sharedPhotos {
                 try await sharedPhotos.delete(forKey: key)
             } else {
-                try await imageStore.delete(forKey: key)
+                try imageStore.delete(forKey: key)
             }
         } catch {
             throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")

@@ -32,14 +32,14 @@ public final class SharedPhotos {
     func set(_ data: Data, forKey key: String) async throws {
         let version = try await blobs.set(data, forKey: key)
         remember(version, of: key)
-        try? await cache.set(data, forKey: Self.copyName(key, version))
+        try? cache.set(data, forKey: Self.copyName(key, version))
     }
 
     func data(forKey key: String, maxBytes: Int) async throws -> Data? {
         if let version = versions[key], let copy = try? cache.data(forKey: Self.copyName(key, version)) { return copy }
         guard let blob = try await blobs.data(forKey: key, maxBytes: maxBytes) else { return nil }
         remember(blob.version, of: key)
-        try? await cache.set(blob.data, forKey: Self.copyName(key, blob.version))
+        try? cache.set(blob.data, forKey: Self.copyName(key, blob.version))
         return blob.data
     }
 

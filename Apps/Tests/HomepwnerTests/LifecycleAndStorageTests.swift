@@ -101,7 +101,7 @@ import Testing
     }
 
     @Test(
-        "Photos are files named by the item key in Documents/images once saved; deleting the item deletes the file once that is durable"
+        "Photos are files named by the item key in Documents/images; deleting the item deletes the file once that is durable"
     )
     func photoFiles() async throws {
         let harness = try HTTPHarness()
@@ -109,13 +109,9 @@ import Testing
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.jpeg, partType: "image/jpeg")
             let file = harness.container.documentsDirectory.appendingPathComponent("images/\(item.itemKey)")
-            // Acknowledged in the photos' journal; the save (on entering the background,
-            // on terminate) writes the books' file.
-            try await harness.inventory.save()
             #expect(FileManager.default.contents(atPath: file.path) == Data(TestImages.jpeg))
             _ = try await client.post("/items/\(item.itemKey)/delete", form: [])
             #expect(try await client.get("/items/\(item.itemKey)/photo").status == .notFound)
-            try await harness.inventory.save()
             #expect(!FileManager.default.fileExists(atPath: file.path))
         }
     }
