@@ -19,10 +19,6 @@ public enum BlockingIO {
     public static func run<Value, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> sending Value
     ) async throws(Failure) -> sending Value {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
-            queue.async { continuation.resume(returning: Result(catching: body)) }
-        }
-        return try result.get()
+        try await queue.suspending(body)
     }
 }

@@ -28,11 +28,7 @@ public final class SerialIOQueue: Sendable {
     public func run<Value, Failure: Error>(
         _ body: @escaping @Sendable () throws(Failure) -> sending Value
     ) async throws(Failure) -> sending Value {
-        let result = await withCheckedContinuation {
-            (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
-            queue.async { continuation.resume(returning: Result(catching: body)) }
-        }
-        return try result.get()
+        try await queue.suspending(body)
     }
 
     /// Runs `body` after the work queued before it, blocking the calling thread until
@@ -53,5 +49,19 @@ public final class SerialIOQueue: Sendable {
     /// Queues `body` after the work queued before it, and returns at once.
     public func enqueue(_ body: @escaping @Sendable () -> Void) {
         queue.async(execute: body)
+    }
+}
+
+extension DispatchQueue {
+    /// Runs `body` on this queue and suspends the caller, holding no thread, until it
+    /// has: what ``SerialIOQueue/run(_:)`` and ``BlockingIO/run(_:)`` share.
+    func suspending<Value, Failure: Error>(
+        _ body: @escaping @Sendable () throws(Failure) -> sending Value
+    ) async throws(Failure) -> sending Value {
+        let result = await withCheckedContinuation {
+            (continuation: CheckedContinuation<Result<Value, Failure>, Never>) in
+            self.async { continuation.resume(returning: Result(catching: body)) }
+        }
+        return try result.get()
     }
 }
