@@ -35,6 +35,10 @@ public final class Journal: Sendable {
     /// The number of an appended record or checkpoint, in the journal's order.
     public typealias Ticket = UInt64
 
+    /// The name of the journal kept beside the store file `checkpointName`
+    /// (`items.archive.journal`): one convention for every store.
+    public static func name(besides checkpointName: String) -> String { checkpointName + ".journal" }
+
     /// The largest record accepted.
     public static let maxRecordBytes = 256 << 20
 

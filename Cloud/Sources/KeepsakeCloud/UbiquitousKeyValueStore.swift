@@ -120,7 +120,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         let recovery: JournalRecovery
         do {
             (journal, recovery) = try Journal.open(
-                UbiquitousStoreFile.journalName(fileName), in: directory, lockTimeout: lockTimeout
+                Journal.name(besides: fileName), in: directory, lockTimeout: lockTimeout
             ) {
                 if let (file, digest) = try UbiquitousStoreFile.load(named: fileName, in: directory) {
                     loaded = file

@@ -187,9 +187,6 @@ struct UbiquitousStoreFile: Equatable {
         }
     }
 
-    /// The name of the journal beside the file `name`.
-    static func journalName(_ name: String) -> String { name + ".journal" }
-
     /// The file in `directory` with its journal's records applied: what a store opened
     /// now would hold. Reads without the journal's lock, so it may be called beside the
     /// process holding the store; `nil` when there is no file yet.
@@ -199,7 +196,7 @@ struct UbiquitousStoreFile: Equatable {
         for attempt in 1...5 {
             let records: [Data]?
             do {
-                records = try Journal.records(journalName(name), in: directory, following: digest)
+                records = try Journal.records(Journal.name(besides: name), in: directory, following: digest)
             } catch {
                 throw UbiquitousStoreError(.storageFailed, "cannot read the journal of \(name)", underlyingError: error)
             }

@@ -11,7 +11,7 @@ struct ArchiveFile: Sendable {
     let path: String
 
     /// The journal an ``ItemStore`` keeps beside the archive.
-    var journalName: String { fileName + ".journal" }
+    var journalName: String { Journal.name(besides: fileName) }
     var journalURL: URL { directory.url.appendingPathComponent(journalName) }
 
     /// The archive's bytes; `nil` when there is none yet.
