@@ -87,7 +87,7 @@ extension AppContainer {
             let root = DirectoryHandle(fd: resolver.root, path: resolver.rootPath, components: [])
             var entries: [DirectoryEntry] = []
             try engine.enumerate(root, includingInternal: true, skipDescendants: { _ in false }, into: &entries)
-            let files = entries.filter { $0.kind != .directory }
+            let files = entries.filter { $0.kind != .directory && !isGuarded($0, resolver) }
             let victims = choose(files)
             var report = PurgeReport(
                 removedFiles: 0, removedBytes: 0, remainingBytes: files.reduce(0) { $0 &+ $1.size })
@@ -107,6 +107,19 @@ extension AppContainer {
             }
             return report
         }
+    }
+
+    /// Lock files, and what a held lock guards (an open journal), are never purged:
+    /// removing a lock lets a second owner in beside the first, and a journal removed
+    /// while open would take every change written to it afterwards with it.
+    private func isGuarded(_ file: DirectoryEntry, _ resolver: ContainedResolver) -> Bool {
+        if RelativePath.isInternal(file.name), file.name.hasSuffix(".lock") { return true }
+        guard
+            let location = try? resolver.item(
+                file.relativePath.split(separator: "/").map(String.init), followFinalLink: false)
+        else { return false }
+        defer { location.release(system) }
+        return LockFile.isHeld(system, parent: location.parent, name: LockFile.name(for: location.name))
     }
 
     private func remove(_ relativePath: String, _ resolver: ContainedResolver, _ engine: FileEngine)

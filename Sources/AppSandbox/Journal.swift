@@ -46,14 +46,22 @@ public final class Journal: Sendable {
     public let name: String
     public let directory: SandboxDirectory
 
+    /// A durable record, as a filing checkpoint gets it.
+    public struct Record: Sendable, Equatable {
+        public let ticket: Ticket
+        public let payload: Data
+    }
+
     private enum Entry {
         case record(Ticket, Data)
         case checkpoint(Ticket, @Sendable () throws(SandboxError) -> CheckpointDigest)
+        case filing(Ticket, @Sendable ([Record]) throws(SandboxError) -> Void)
         case discard(Ticket)
 
         var ticket: Ticket {
             switch self {
-            case .record(let ticket, _), .checkpoint(let ticket, _), .discard(let ticket): ticket
+            case .record(let ticket, _), .checkpoint(let ticket, _), .filing(let ticket, _), .discard(let ticket):
+                ticket
             }
         }
     }
@@ -135,6 +143,17 @@ public final class Journal: Sendable {
     /// journal stay, and go on.
     public func checkpoint(_ write: @escaping @Sendable () throws(SandboxError) -> CheckpointDigest) -> Ticket {
         enqueue { .checkpoint($0, write) }
+    }
+
+    /// Queues a checkpoint for a store whose checkpoint is not one file but what its
+    /// records say, one file per key (photos): after every record appended before,
+    /// `file` gets the journal's durable records, and only those, and makes the
+    /// store's files hold what they lead to, durably. The journal then starts afresh,
+    /// following ``CheckpointDigest/none``. A crash between the two replays records
+    /// already filed, so filing them again must leave the files as they are. A failed
+    /// `file` fails this ticket only: the journal keeps its records and goes on.
+    public func checkpoint(filing file: @escaping @Sendable ([Record]) throws(SandboxError) -> Void) -> Ticket {
+        enqueue { .filing($0, file) }
     }
 
     /// Queues dropping what was written after the last durable record, after a failed
@@ -249,6 +268,14 @@ public final class Journal: Sendable {
                 case .checkpoint(let ticket, let write):
                     writeRecords(&records, first: &first, through: ticket - 1)
                     finish(ticket, runCheckpoint(write))
+                case .filing(let ticket, let fileRecords):
+                    writeRecords(&records, first: &first, through: ticket - 1)
+                    finish(
+                        ticket,
+                        runCheckpoint { () throws(SandboxError) in
+                            try fileRecords(file.durableRecords())
+                            return .none
+                        })
                 case .discard(let ticket):
                     writeRecords(&records, first: &first, through: ticket - 1)
                     finish(ticket, file.discardUndurable().map { _ -> CheckpointDigest? in nil })

@@ -70,6 +70,16 @@ public struct SandboxDirectory: Sendable {
         }
     }
 
+    /// Replaces (or creates) the file at `relativePath` atomically but without `fsync`:
+    /// readers see the old content or the new, and a crash may leave either, or an
+    /// empty file. For a store whose journal already holds `data` durably and writes
+    /// it again at start-up.
+    package func writeUnsynchronized(_ data: Data, to relativePath: String) throws(SandboxError) {
+        try withItem(relativePath, followFinalLink: true) { location throws(SandboxError) in
+            try engine.write(data, to: location, synchronized: false)
+        }
+    }
+
     /// Replaces the file at `relativePath` with `string` in `encoding`.
     /// Corresponds to `String.write(to:atomically: true, encoding:)`.
     public func write(_ string: String, to relativePath: String, encoding: String.Encoding = .utf8) throws(SandboxError)

@@ -1,6 +1,6 @@
+import AppRuntime
 public import AppSandbox
 public import Foundation
-import Synchronization
 
 /// What image format a blob's bytes are, from their first bytes.
 public enum ImageKind: String, Sendable, Hashable {
@@ -34,122 +34,222 @@ public enum ImageKind: String, Sendable, Hashable {
 }
 
 /// Keeps blobs (photos) one file per key in a folder of the container, with a memory
-/// cache in front.
+/// cache in front, and a write-ahead journal beside the folder.
 ///
-/// Corresponds to the books' `ImageStore`: ``set(_:forKey:)`` writes the file at once
-/// (durably and atomically, like `data.write(to: url, options: [.atomic])`) and
-/// caches it, ``data(forKey:)`` reads the cache, then the file, ``delete(forKey:)``
-/// removes both. Keys are file names: one that is empty, holds `/` or NUL, is `.` or
-/// `..`, is longer than 255 bytes or starts with the sandbox's reserved `.keepsake-`
-/// prefix is refused with `.invalidKey`, and so is one that would resolve outside the
-/// folder (a symbolic link pointing out). The cache empties on a memory warning.
+/// Corresponds to the books' `ImageStore`: ``set(_:forKey:)`` stores and caches the
+/// blob, ``data(forKey:)`` reads the cache, then the file, ``delete(forKey:)`` removes
+/// both. Keys are file names: one that is empty, holds `/` or NUL, is `.` or `..`, is
+/// longer than 255 bytes or starts with the sandbox's reserved `.keepsake-` prefix is
+/// refused with `.invalidKey`, and so is one that would resolve outside the folder (a
+/// symbolic link pointing out). The cache empties on a memory warning.
+///
+/// **Durability.** A change is appended to the journal (`images.journal` beside
+/// `images/`) and returns once that is `fsync`ed: concurrent changes share one
+/// `fsync`. Its file is then written at once, without `fsync`, so the books' readers
+/// of ``url(forKey:)`` find it; a crash may tear that file, and the next store made on
+/// the folder writes it again from the journal. ``flush()`` (the books' save on
+/// entering the background), and the store by itself once the journal passes 16 MiB,
+/// write every changed file durably and empty the journal. Only one store at a time
+/// keeps a folder's journal, in this process or another.
 ///
 /// ```swift
 /// let imageStore = try BlobStore(container: container)        // Documents/images/
-/// try imageStore.set(jpeg, forKey: item.itemKey)
+/// try imageStore.set(jpeg, forKey: item.itemKey)              // durable when it returns
 /// let photo = try imageStore.data(forKey: item.itemKey)
 /// try imageStore.delete(forKey: item.itemKey)
 /// ```
+///
+/// Each call has an `async` form that suspends instead of blocking its thread; call
+/// those from the main actor and from tasks.
 public final class BlobStore: Sendable {
     public let directory: SandboxDirectory
     /// The folder inside ``directory`` holding the files; `nil` for the directory itself
-    /// (the seeds' layout: one file per key in `Documents/`).
+    /// (the seeds' layout: one file per key in `Documents/`, the journal then named
+    /// `.journal`).
     public let folder: String?
     public let cache: MemoryCache<String, Data>
-    /// Serialises writes, deletes and cache fills so the cache never keeps bytes the
-    /// disk no longer has.
-    private let fileLock = Mutex(())
+    private let files: BlobFiles
+    private let journal: Journal
 
+    /// The size past which the store writes the files durably and empties the journal.
+    static let checkpointBytes = 16 << 20
+
+    /// Opens the folder's journal and writes what it holds (changes a crash left
+    /// unfiled) into the files, durably.
     /// - Parameters:
     ///   - folder: a folder name in `directory` (created if missing), or `nil`.
     ///   - cache: the cache in front of the files; by default up to 64 MiB of blobs,
     ///     emptied on memory warnings.
-    /// - Throws: ``StoreError`` `.writeFailed` when the folder cannot be created,
-    ///   `.invalidKey` when `folder` is not a plain name.
+    ///   - lockTimeout: how long to wait for another store on the folder to close.
+    /// - Throws: ``StoreError`` `.writeFailed` when the folder or the journal cannot be
+    ///   created or the journal's changes cannot be written (also when another store
+    ///   keeps the journal), `.invalidKey` when `folder` is not a plain name.
     public init(
         container: AppContainer, directory: AppContainer.Directory = .documents, folder: String? = "images",
-        cache: MemoryCache<String, Data> = MemoryCache(totalCostLimit: 64 << 20)
+        cache: MemoryCache<String, Data> = MemoryCache(totalCostLimit: 64 << 20), lockTimeout: Duration = .seconds(2)
     ) throws(StoreError) {
         self.directory = container.directory(directory)
         self.folder = folder
         self.cache = cache
+        let files = BlobFiles(directory: self.directory, folder: folder, cache: cache)
+        self.files = files
+        let journalPath = self.directory.url.appendingPathComponent(files.journalName).path
         do {
-            try self.directory.create()
             if let folder {
                 try Self.validate(key: folder)
+                try self.directory.create()
                 try self.directory.createDirectory(folder)
             }
+            (journal, _) = try Journal.open(files.journalName, in: self.directory, lockTimeout: lockTimeout) { .none }
         } catch let error as StoreError {
             throw error
         } catch let error as SandboxError {
-            throw StoreError(.writeFailed, wrapping: error)
+            throw StoreError(.writeFailed, wrapping: error, path: journalPath)
         } catch {
-            throw StoreError(.writeFailed, "\(error)")
+            throw StoreError(.writeFailed, "cannot open the journal: \(error)", path: journalPath)
+        }
+        if !journal.isEmpty {
+            do throws(SandboxError) {
+                try journal.waitUntilDurableBlocking(journal.checkpoint(filing: Self.filing(files)))
+            } catch {
+                journal.close()
+                throw StoreError(.writeFailed, wrapping: error, path: journalPath)
+            }
         }
     }
+
+    deinit { journal.close() }
+
+    // MARK: Changes
 
     /// Stores `data` under `key`, replacing any previous blob, durably, then caches it.
     /// Corresponds to the seeds' `setImage(_:forKey:)`.
     /// - Throws: ``StoreError`` `.invalidKey`, `.writeFailed` (the previous blob is then
     ///   intact, on disk and in the cache).
     public func set(_ data: Data, forKey key: String) throws(StoreError) {
-        let path = try path(forKey: key)
-        try fileLock.withLock { _ throws(StoreError) in
-            do throws(SandboxError) {
-                try directory.write(data, to: path)
-            } catch {
-                throw StoreError(.writeFailed, wrapping: error, key: key)
-            }
-            cache.setObject(data, forKey: key, cost: data.count)
+        try commit(BlobChange(key: key, data: data)) { ticket throws(SandboxError) in
+            try journal.waitUntilDurableBlocking(ticket)
         }
     }
 
-    /// The blob under `key`, from the cache or else from disk (then cached); `nil` when
+    /// ``set(_:forKey:)``, suspending while the journal writes.
+    public func set(_ data: Data, forKey key: String) async throws(StoreError) {
+        try await commit(BlobChange(key: key, data: data))
+    }
+
+    /// Removes the blob under `key` from the cache and the disk, durably. A key with
+    /// no blob is not an error. Corresponds to the seeds' `deleteImage(forKey:)`, which
+    /// printed the error; this throws it.
+    /// - Throws: ``StoreError`` `.invalidKey`, `.deleteFailed`.
+    public func delete(forKey key: String) throws(StoreError) {
+        try commit(BlobChange(key: key, data: nil)) { ticket throws(SandboxError) in
+            try journal.waitUntilDurableBlocking(ticket)
+        }
+    }
+
+    /// ``delete(forKey:)``, suspending while the journal writes.
+    public func delete(forKey key: String) async throws(StoreError) {
+        try await commit(BlobChange(key: key, data: nil))
+    }
+
+    private func commit(
+        _ change: BlobChange, waitingWith wait: (Journal.Ticket) throws(SandboxError) -> Void
+    ) throws(StoreError) {
+        let ticket = try record(change)
+        do throws(SandboxError) {
+            try wait(ticket)
+        } catch {
+            throw failed(change, error)
+        }
+        files.apply(change, ticket: ticket)
+        checkpointWhenTheJournalIsLarge()
+    }
+
+    private func commit(_ change: BlobChange) async throws(StoreError) {
+        let ticket = try record(change)
+        do throws(SandboxError) {
+            try await journal.waitUntilDurable(ticket)
+        } catch {
+            throw failed(change, error)
+        }
+        await BlockingIO.run { [files] in files.apply(change, ticket: ticket) }
+        checkpointWhenTheJournalIsLarge()
+    }
+
+    private func record(_ change: BlobChange) throws(StoreError) -> Journal.Ticket {
+        let path = try path(forKey: change.key)
+        do throws(SandboxError) {
+            // Refused now, before it is journaled: a link at the key's name leading out
+            // of the container would refuse the file's write at every checkpoint.
+            _ = try directory.url(for: path)
+            return try journal.append(change.encoded())
+        } catch {
+            throw failed(change, error)
+        }
+    }
+
+    /// The change was not saved: nothing of it was applied, and the journal is cut
+    /// back to its durable records so that the next change can be appended.
+    private func failed(_ change: BlobChange, _ error: SandboxError) -> StoreError {
+        _ = journal.discardUndurable()
+        return StoreError(change.data == nil ? .deleteFailed : .writeFailed, wrapping: error, key: change.key)
+    }
+
+    private func checkpointWhenTheJournalIsLarge() {
+        guard journal.size > Self.checkpointBytes, files.claimBackgroundCheckpoint() else { return }
+        _ = journal.checkpoint { [files] records throws(SandboxError) in try files.fileInBackground(records) }
+    }
+
+    /// Writes every changed file durably and empties the journal. A change is durable
+    /// without it; call it where the books save (entering the background), so the
+    /// files alone hold everything.
+    /// - Throws: ``StoreError`` `.writeFailed`; the journal then keeps the changes.
+    public func flush() throws(StoreError) {
+        do throws(SandboxError) {
+            try journal.waitUntilDurableBlocking(journal.checkpoint(filing: Self.filing(files)))
+        } catch {
+            throw StoreError(.writeFailed, wrapping: error)
+        }
+    }
+
+    /// ``flush()``, suspending while the files are written.
+    public func flush() async throws(StoreError) {
+        do throws(SandboxError) {
+            try await journal.waitUntilDurable(journal.checkpoint(filing: Self.filing(files)))
+        } catch {
+            throw StoreError(.writeFailed, wrapping: error)
+        }
+    }
+
+    /// The checkpoint's work, holding the files but never the store: the store's last
+    /// release closes the journal, which waits for the queue this runs on.
+    private static func filing(_ files: BlobFiles) -> @Sendable ([Journal.Record]) throws(SandboxError) -> Void {
+        { records throws(SandboxError) in try files.file(records) }
+    }
+
+    // MARK: Reads
+
+    /// The blob under `key`, from memory or else from disk (then cached); `nil` when
     /// there is none. Corresponds to the seeds' `image(forKey:)`.
     /// - Throws: ``StoreError`` `.invalidKey`, `.readFailed`.
     public func data(forKey key: String) throws(StoreError) -> Data? {
-        let path = try path(forKey: key)
-        if let cached = cache.object(forKey: key) { return cached }
-        return try fileLock.withLock { _ throws(StoreError) -> Data? in
-            if let cached = cache.object(forKey: key) { return cached }
-            let data: Data
-            do throws(SandboxError) {
-                data = try directory.contents(of: path)
-            } catch .noSuchFile {
-                return nil
-            } catch {
-                throw StoreError(.readFailed, wrapping: error, key: key)
-            }
-            cache.setObject(data, forKey: key, cost: data.count)
-            return data
+        _ = try path(forKey: key)
+        do throws(SandboxError) {
+            return try files.data(forKey: key)
+        } catch {
+            throw StoreError(.readFailed, wrapping: error, key: key)
         }
     }
 
-    /// Removes the blob under `key` from the cache and the disk, durably: returns once
-    /// the folder no longer names it after a crash. A key with no blob is not an error.
-    /// Corresponds to the seeds' `deleteImage(forKey:)`, which printed the error; this
-    /// throws it.
-    /// - Throws: ``StoreError`` `.invalidKey`, `.deleteFailed`.
-    public func delete(forKey key: String) throws(StoreError) {
-        let path = try path(forKey: key)
-        try fileLock.withLock { _ throws(StoreError) in
-            cache.removeObject(forKey: key)
-            do throws(SandboxError) {
-                try directory.removeItem(path)
-                // A removal is a change of the folder: durable once the folder is synced.
-                try directory.synchronizeFolder(folder)
-            } catch .noSuchFile {
-                // Nothing to delete.
-            } catch {
-                throw StoreError(.deleteFailed, wrapping: error, key: key)
-            }
-        }
+    /// ``data(forKey:)``, suspending while the file is read.
+    public func data(forKey key: String) async throws(StoreError) -> Data? {
+        try await BlockingIO.run { [self] () throws(StoreError) in try data(forKey: key) }
     }
 
     /// Whether a blob is stored under `key` (an invalid key has none).
     public func contains(key: String) -> Bool {
-        guard let path = try? path(forKey: key) else { return false }
-        return cache.object(forKey: key) != nil || directory.fileExists(path)
+        guard (try? path(forKey: key)) != nil else { return false }
+        return files.contains(key: key)
     }
 
     /// The format of the blob under `key`, from its first bytes; `nil` when there is none.
@@ -158,10 +258,13 @@ public final class BlobStore: Sendable {
         try data(forKey: key).map { ImageKind(bytes: $0) }
     }
 
-    /// The file URL of `key`'s blob. Corresponds to the seeds' `imageURL(forKey:)`.
-    /// - Throws: ``StoreError`` `.invalidKey`.
+    /// The file URL of `key`'s blob. Corresponds to the seeds' `imageURL(forKey:)`. A
+    /// file that could not be written after its change was journaled is written first
+    /// (``flush()``), so the URL shows the stored blob.
+    /// - Throws: ``StoreError`` `.invalidKey`, `.writeFailed`.
     public func url(forKey key: String) throws(StoreError) -> URL {
         let path = try path(forKey: key)
+        if files.needsFiling(key) { try flush() }
         do {
             return try directory.url(for: path)
         } catch {
@@ -173,7 +276,7 @@ public final class BlobStore: Sendable {
     /// - Throws: ``StoreError`` `.readFailed`.
     public func allKeys() throws(StoreError) -> [String] {
         do {
-            return try directory.contentsOfDirectory(folder)
+            return try files.allKeys()
         } catch {
             throw StoreError(.readFailed, wrapping: error)
         }
@@ -181,7 +284,10 @@ public final class BlobStore: Sendable {
 
     private func path(forKey key: String) throws(StoreError) -> String {
         try Self.validate(key: key)
-        return folder.map { "\($0)/\(key)" } ?? key
+        if files.isJournalFile(key) {
+            throw StoreError(.invalidKey, "`\(files.journalName)` names the store's journal", key: key)
+        }
+        return files.path(forKey: key)
     }
 
     /// A key is one file name (``NameValidator``) that the sandbox does not reserve for

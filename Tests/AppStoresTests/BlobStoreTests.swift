@@ -36,6 +36,8 @@ import Glibc
         let center = NotificationCenter()
         let store = try makeStore(container, center: center)
         try store.set(Self.png, forKey: "k")
+        // Filed: the journal no longer holds the blob, so reads go to the cache and the file.
+        try store.flush()
         // Change the file behind the store's back: a cached read does not see it…
         try Data("changed".utf8).write(to: container.documentsDirectory.appendingPathComponent("images/k"))
         #expect(try store.data(forKey: "k") == Self.png)
@@ -62,20 +64,25 @@ import Glibc
         try store.delete(forKey: "k")  // nothing left: not an error
     }
 
-    @Test("A delete syncs the folder before it returns: a failed directory fsync is reported, not acknowledged")
+    @Test("A delete is durable before it returns: a failed journal fsync is reported, and the blob stays")
     func deleteIsDurable() throws {
         let faults = try WritePathFaults()
         defer { faults.destroy() }
-        let store = try BlobStore(
+        do {
+            let store = try BlobStore(
+                container: faults.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
+            try store.set(Self.jpeg, forKey: "k")
+            faults.arm(.journalFsync)
+            let error = #expect(throws: StoreError.self) { try store.delete(forKey: "k") }
+            #expect(faults.fired(.journalFsync), "the delete must sync the journal")
+            #expect(error?.code == .deleteFailed && error?.sandboxCode == .ioError)
+            #expect(try store.data(forKey: "k") == Self.jpeg, "a delete that failed leaves the blob")
+            try store.delete(forKey: "k")
+            #expect(!store.contains(key: "k"))
+        }
+        let reopened = try BlobStore(
             container: faults.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
-        try store.set(Self.jpeg, forKey: "k")
-        faults.arm(.directoryFsync)
-        let error = #expect(throws: StoreError.self) { try store.delete(forKey: "k") }
-        #expect(faults.fired(.directoryFsync), "the delete must sync the folder")
-        #expect(error?.code == .deleteFailed && error?.sandboxCode == .ioError)
-        try store.set(Self.png, forKey: "k")
-        try store.delete(forKey: "k")
-        #expect(!store.contains(key: "k"))
+        #expect(try reopened.data(forKey: "k") == nil, "the acknowledged delete holds after a restart")
     }
 
     @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))
@@ -159,5 +166,8 @@ import Glibc
         try store.set(Self.png, forKey: "ABC-123")
         #expect(
             FileManager.default.fileExists(atPath: container.documentsDirectory.appendingPathComponent("ABC-123").path))
+        #expect(try store.allKeys() == ["ABC-123"], "the journal beside the blobs is not a key")
+        let error = #expect(throws: StoreError.self) { try store.set(Self.png, forKey: ".journal") }
+        #expect(error?.code == .invalidKey)
     }
 }

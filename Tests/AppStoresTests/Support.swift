@@ -46,11 +46,12 @@ final class BookItem: KeyedCoding {
 }
 
 /// A temporary container whose `write` system call can be made to fail with a chosen
-/// `errno`, to reproduce a full disk. Removed by `destroy()`.
+/// `errno`, to reproduce a full disk, and that counts `fsync`s. Removed by `destroy()`.
 final class FaultyContainer: Sendable {
     let container: AppContainer
     private final class Switch: Sendable {
         let errno = Mutex<Int32?>(nil)
+        let fsyncs = Mutex(0)
     }
     private let failing = Switch()
 
@@ -63,8 +64,15 @@ final class FaultyContainer: Sendable {
             if let code = failing.errno.withLock({ $0 }) { throw Errno(code) }
             return try live.write(fd, buffer)
         }
+        calls.fsync = { fd throws(Errno) in
+            failing.fsyncs.withLock { $0 += 1 }
+            try live.fsync(fd)
+        }
         container = AppContainer(identifier: base.identifier, url: base.url, system: calls)
     }
+
+    /// How many `fsync` calls the container's files and folders got so far.
+    var fsyncCount: Int { failing.fsyncs.withLock { $0 } }
 
     /// Makes every write fail with `errno` until `heal()`.
     func failWrites(with errno: Int32 = ENOSPC) { failing.errno.withLock { $0 = errno } }

@@ -180,7 +180,7 @@ public final class Inventory {
         sharedPhotos?.itemWasDeleted(key)
         changed()
         try await commit()
-        if sharedPhotos == nil { try? imageStore.delete(forKey: key) }
+        if sharedPhotos == nil { try? await imageStore.delete(forKey: key) }
     }
 
     /// Moves an item to `index` in the manual order (clamped to the list).
@@ -221,14 +221,15 @@ public final class Inventory {
         revision += 1
     }
 
-    /// Saves the items if anything changed, and the settings.
-    /// - Throws: the item store's or the defaults' error; what was saved before is
-    ///   then intact.
+    /// Saves the items if anything changed, the settings, and the photos' files (each
+    /// store's checkpoint: what they acknowledged is durable already).
+    /// - Throws: the first store's error; what was saved before is then intact.
     public func save() throws {
         try itemStore.saveIfDirty()
+        try defaults.flush()
         // No item is added or removed meanwhile: the items in memory are the saved ones.
         removeOrphanPhotos()
-        try defaults.flush()
+        try imageStore.flush()
     }
 
     /// Removes every photo whose item is not in the store: deleted items' photos, and
@@ -266,7 +267,7 @@ public final class Inventory {
             if let sharedPhotos {
                 try await sharedPhotos.set(data, forKey: key)
             } else {
-                try imageStore.set(data, forKey: key)
+                try await imageStore.set(data, forKey: key)
             }
         } catch {
             throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
@@ -283,7 +284,7 @@ public final class Inventory {
             if let sharedPhotos {
                 data = try await sharedPhotos.data(forKey: key, maxBytes: limits.maxPhotoBytes)
             } else {
-                data = try imageStore.data(forKey: key)
+                data = try await imageStore.data(forKey: key)
             }
         } catch {
             throw HomepwnerError(.storageFailed, "could not read the photo: \(error)")
@@ -312,7 +313,7 @@ public final class Inventory {
             if let sharedPhotos {
                 try await sharedPhotos.delete(forKey: key)
             } else {
-                try imageStore.delete(forKey: key)
+                try await imageStore.delete(forKey: key)
             }
         } catch {
             throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")

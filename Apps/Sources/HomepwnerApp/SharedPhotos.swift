@@ -31,27 +31,30 @@ public final class SharedPhotos {
 
     func set(_ data: Data, forKey key: String) async throws {
         let version = try await blobs.set(data, forKey: key)
-        remember(version, of: key)
-        try? cache.set(data, forKey: Self.copyName(key, version))
+        await remember(version, of: key)
+        try? await cache.set(data, forKey: Self.copyName(key, version))
     }
 
     func data(forKey key: String, maxBytes: Int) async throws -> Data? {
-        if let version = versions[key], let copy = try? cache.data(forKey: Self.copyName(key, version)) { return copy }
+        if let version = versions[key], let copy = try? await cache.data(forKey: Self.copyName(key, version)) {
+            return copy
+        }
         guard let blob = try await blobs.data(forKey: key, maxBytes: maxBytes) else { return nil }
-        remember(blob.version, of: key)
-        try? cache.set(blob.data, forKey: Self.copyName(key, blob.version))
+        await remember(blob.version, of: key)
+        try? await cache.set(blob.data, forKey: Self.copyName(key, blob.version))
         return blob.data
     }
 
     func delete(forKey key: String) async throws {
         try await blobs.delete(forKey: key)
-        remember(nil, of: key)
+        await remember(nil, of: key)
     }
 
     /// Records `version` as the photo's newest known one, dropping an older copy.
-    private func remember(_ version: Int64?, of key: String) {
-        if let old = versions[key], old != version { try? cache.delete(forKey: Self.copyName(key, old)) }
+    private func remember(_ version: Int64?, of key: String) async {
+        let old = versions[key]
         versions[key] = version
+        if let old, old != version { try? await cache.delete(forKey: Self.copyName(key, old)) }
     }
 
     func itemWasDeleted(_ key: String) { deletedItemKeys.insert(key) }
@@ -74,7 +77,7 @@ public final class SharedPhotos {
     func refresh() async throws -> Bool {
         let current = try await blobs.versions()
         guard current != versions else { return false }
-        for key in Set(versions.keys).union(current.keys) { remember(current[key], of: key) }
+        for key in Set(versions.keys).union(current.keys) { await remember(current[key], of: key) }
         return true
     }
 }

@@ -75,6 +75,61 @@ struct CrashRecoveryTests {
         #expect(acknowledged.state.withLock { $0.count } > 20 * 50, "too few acknowledgements to mean anything")
     }
 
+    @Test(
+        "kill -9 right after a photo upload or removal is acknowledged, 12 rounds: every acknowledged photo is served whole, and no removed one comes back"
+    )
+    func killAfterAPhotoAcknowledgementLosesNothing() async throws {
+        let containers = try temporaryFolder("homepwner-photo-crash")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        var random = SplitMix64(seed: 41)
+        /// Each item's acknowledged photo; `nil` once its removal was acknowledged.
+        var photos: [String: Data?] = [:]
+        for round in 0..<12 {
+            let server = try ServerProcess(containers: containers)
+            try await Self.checkPhotos(server, photos, after: "round \(round)")
+            let items = server.baseURL.appendingPathComponent("items")
+            #expect(try await Self.post(items, "name=photo-round-\(round)") == 303)
+            let keys = try await HTTP.items(server.baseURL).map(\.itemKey)
+            let killAfter = Int(random.next() % 20) + 1
+            for index in 0..<killAfter {
+                let key = keys[Int(random.next() % UInt64(keys.count))]
+                let photo = items.appendingPathComponent("\(key)/photo")
+                if index % 4 == 3 {
+                    let reply = try await HTTP.send("DELETE", photo)
+                    #expect(reply.status == 204)
+                    if reply.status == 204 { photos[key] = .some(nil) }
+                } else {
+                    let size = Int(random.next() % 300_000)
+                    let bytes =
+                        RealImages.png + Data("\(round)-\(index)".utf8) + Data(repeating: UInt8(index), count: size)
+                    let reply = try await HTTP.send("POST", photo, body: bytes, contentType: "image/png")
+                    #expect(reply.status == 303)
+                    if reply.status == 303 { photos[key] = bytes }
+                }
+            }
+            kill(server.process.processIdentifier, SIGKILL)
+            server.process.waitUntilExit()
+        }
+        let server = try ServerProcess(containers: containers)
+        try await Self.checkPhotos(server, photos, after: "the last round")
+        #expect(try server.terminate() == 0)
+        #expect(photos.values.contains { $0 != nil } && photos.values.contains { $0 == nil }, "uploads and removals")
+    }
+
+    /// Each photo acknowledged last is served, byte for byte; each removed one is gone.
+    static func checkPhotos(_ server: ServerProcess, _ photos: [String: Data?], after what: String) async throws {
+        for (key, expected) in photos {
+            let reply = try await HTTP.send("GET", server.baseURL.appendingPathComponent("items/\(key)/photo"))
+            if let expected {
+                #expect(
+                    reply.status == 200 && reply.body == expected,
+                    "after \(what), item \(key)'s photo is not the last acknowledged")
+            } else {
+                #expect(reply.status == 404, "after \(what), item \(key)'s removed photo came back")
+            }
+        }
+    }
+
     /// `rounds` rounds, each on a server `start` makes: checks that it holds what was
     /// acknowledged before, then kills it with `SIGKILL` after 1 to 300 (from `seed`)
     /// acknowledged creates and deletes, one client at a time in even rounds and 50 at

@@ -137,6 +137,19 @@ struct DurableWriter {
             abandon()
             throw Self.syncError(error, path: path)
         }
+        try closeAndSwapIn(synchronized: true)
+    }
+
+    /// Puts the new content in place without any `fsync` (steps 4 and 6 of a
+    /// `.replace`): readers see the old content or the new, never a mix, but a crash
+    /// may leave either, or an empty or torn file. Only for a caller that holds the
+    /// bytes durably elsewhere (a journal) and writes them again after a crash.
+    mutating func commitUnsynchronized() throws(SandboxError) {
+        precondition(mode == .replace, "only a replace can skip the fsync")
+        try closeAndSwapIn(synchronized: false)
+    }
+
+    private mutating func closeAndSwapIn(synchronized: Bool) throws(SandboxError) {
         do {
             try system.close(fd)
         } catch  where error.rawValue == EINTR {
@@ -149,6 +162,7 @@ struct DurableWriter {
         }
         fd = -1
         switch mode {
+        case .replace where !synchronized: try rename()
         case .replace: try swapIn()
         case .createNew: try linkIn()
         }
@@ -162,17 +176,11 @@ struct DurableWriter {
             // happens; only the undo after a failed directory fsync is lost.
             if (try? system.linkat(parent, name, parent, candidate)) != nil { priorName = candidate }
         }
-        while true {
-            do {
-                try system.renameat(parent, temporaryName, parent, name)
-                break
-            } catch  where error.rawValue == EINTR {
-                continue
-            } catch {
-                try? system.unlinkat(parent, temporaryName, false)
-                if let priorName { try? system.unlinkat(parent, priorName, false) }
-                throw SandboxError(errno: error.rawValue, path: path, operation: "rename")
-            }
+        do {
+            try rename()
+        } catch {
+            if let priorName { try? system.unlinkat(parent, priorName, false) }
+            throw error
         }
         do {
             try system.fsync(parent)
@@ -185,6 +193,21 @@ struct DurableWriter {
             throw Self.syncError(error, path: path)
         }
         if let priorName { try? system.unlinkat(parent, priorName, false) }
+    }
+
+    /// Step 6: renames the temporary file over the target, or removes it on failure.
+    private func rename() throws(SandboxError) {
+        while true {
+            do {
+                try system.renameat(parent, temporaryName, parent, name)
+                return
+            } catch  where error.rawValue == EINTR {
+                continue
+            } catch {
+                try? system.unlinkat(parent, temporaryName, false)
+                throw SandboxError(errno: error.rawValue, path: path, operation: "rename")
+            }
+        }
     }
 
     /// `createNew`: a hard link fails with `EEXIST` instead of replacing, which makes

@@ -75,14 +75,20 @@ struct FileEngine {
         }
     }
 
-    func write(_ data: Data, to location: Location) throws(SandboxError) {
+    /// Replaces the file at `location` atomically; `synchronized: false` skips every
+    /// `fsync` (see ``DurableWriter/commitUnsynchronized()``).
+    func write(_ data: Data, to location: Location, synchronized: Bool = true) throws(SandboxError) {
         LeftoverSweep.sweepIfDue(system, directory: location.parent, itemPath: location.path)
         var writer = try DurableWriter(system: system, at: location)
         let result: Result<Void, SandboxError> = data.withUnsafeBytes { bytes in
             Result { () throws(SandboxError) in try writer.append(bytes) }
         }
         try result.get()
-        try writer.commit()
+        if synchronized {
+            try writer.commit()
+        } else {
+            try writer.commitUnsynchronized()
+        }
     }
 
     func status(_ location: Location) throws(SandboxError) -> FileStatus {

@@ -76,6 +76,14 @@ final class JournalFile: @unchecked Sendable {
         }
     }
 
+    /// The records on disk up to the last `fsync` that succeeded.
+    func durableRecords() throws(SandboxError) -> [Journal.Record] {
+        let bytes = try directory.contents(of: name).prefix(durableLength)
+        return JournalFormat.scan([UInt8](bytes)).records.map {
+            Journal.Record(ticket: $0.sequence, payload: $0.payload)
+        }
+    }
+
     /// Replaces the journal, durably and atomically, with its first ``durableLength``
     /// bytes, and appends to the new file from then on.
     private func rewriteDurablePart() throws(SandboxError) {
