@@ -87,7 +87,8 @@ extension AppContainer {
             let root = DirectoryHandle(fd: resolver.root, path: resolver.rootPath, components: [])
             var entries: [DirectoryEntry] = []
             try engine.enumerate(root, includingInternal: true, skipDescendants: { _ in false }, into: &entries)
-            let files = entries.filter { $0.kind != .directory && !isGuarded($0, resolver) }
+            let locks = Set(entries.filter(Self.isLockFile).map(\.relativePath))
+            let files = entries.filter { $0.kind != .directory && !isGuarded($0, locks: locks, resolver) }
             let victims = choose(files)
             var report = PurgeReport(
                 removedFiles: 0, removedBytes: 0, remainingBytes: files.reduce(0) { $0 &+ $1.size })
@@ -111,15 +112,21 @@ extension AppContainer {
 
     /// Lock files, and what a held lock guards (an open journal), are never purged:
     /// removing a lock lets a second owner in beside the first, and a journal removed
-    /// while open would take every change written to it afterwards with it.
-    private func isGuarded(_ file: DirectoryEntry, _ resolver: ContainedResolver) -> Bool {
-        if RelativePath.isInternal(file.name), file.name.hasSuffix(".lock") { return true }
-        guard
+    /// while open would take every change written to it afterwards with it. Only an
+    /// item whose lock file is among `locks` is probed.
+    private func isGuarded(_ file: DirectoryEntry, locks: Set<String>, _ resolver: ContainedResolver) -> Bool {
+        if Self.isLockFile(file) { return true }
+        let folder = file.relativePath.dropLast(file.name.count)
+        guard locks.contains(folder + LockFile.name(for: file.name)),
             let location = try? resolver.item(
                 file.relativePath.split(separator: "/").map(String.init), followFinalLink: false)
         else { return false }
         defer { location.release(system) }
         return LockFile.isHeld(system, parent: location.parent, name: LockFile.name(for: location.name))
+    }
+
+    private static func isLockFile(_ entry: DirectoryEntry) -> Bool {
+        RelativePath.isInternal(entry.name) && entry.name.hasSuffix(".lock")
     }
 
     private func remove(_ relativePath: String, _ resolver: ContainedResolver, _ engine: FileEngine)

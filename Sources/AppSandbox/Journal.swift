@@ -50,6 +50,11 @@ public final class Journal: Sendable {
     public struct Record: Sendable, Equatable {
         public let ticket: Ticket
         public let payload: Data
+
+        public init(ticket: Ticket, payload: Data) {
+            self.ticket = ticket
+            self.payload = payload
+        }
     }
 
     private enum Entry {

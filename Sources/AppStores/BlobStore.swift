@@ -159,6 +159,8 @@ public final class BlobStore: Sendable {
         do throws(SandboxError) {
             try wait(ticket)
         } catch {
+            // The record may be whole in the file: cut it off before saying it failed.
+            try? wait(journal.discardUndurable())
             throw failed(change, error)
         }
         files.apply(change, ticket: ticket)
@@ -170,6 +172,7 @@ public final class BlobStore: Sendable {
         do throws(SandboxError) {
             try await journal.waitUntilDurable(ticket)
         } catch {
+            try? await journal.waitUntilDurable(journal.discardUndurable())
             throw failed(change, error)
         }
         await BlockingIO.run { [files] in files.apply(change, ticket: ticket) }
@@ -179,20 +182,22 @@ public final class BlobStore: Sendable {
     private func record(_ change: BlobChange) throws(StoreError) -> Journal.Ticket {
         let path = try path(forKey: change.key)
         do throws(SandboxError) {
-            // Refused now, before it is journaled: a link at the key's name leading out
-            // of the container would refuse the file's write at every checkpoint.
+            // Refused now, before it is journaled, what would refuse the file's write at
+            // every checkpoint: a link leading out of the container, a folder or a FIFO.
             _ = try directory.url(for: path)
+            if change.data != nil, let kind = try? directory.attributesOfItem(path).kind,
+                kind == .directory || kind == .other
+            {
+                throw SandboxError(.notRegularFile, "only a file is replaced by a blob", path: path)
+            }
             return try journal.append(change.encoded())
         } catch {
             throw failed(change, error)
         }
     }
 
-    /// The change was not saved: nothing of it was applied, and the journal is cut
-    /// back to its durable records so that the next change can be appended.
     private func failed(_ change: BlobChange, _ error: SandboxError) -> StoreError {
-        _ = journal.discardUndurable()
-        return StoreError(change.data == nil ? .deleteFailed : .writeFailed, wrapping: error, key: change.key)
+        StoreError(change.data == nil ? .deleteFailed : .writeFailed, wrapping: error, key: change.key)
     }
 
     private func checkpointWhenTheJournalIsLarge() {

@@ -134,31 +134,77 @@ import Testing
     func concurrentWritersShareFsyncs() async throws {
         let faulty = try FaultyContainer()
         defer { faulty.destroy() }
-        let store = try BlobStore(
-            container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
-        let before = faulty.fsyncCount
         let writers = 8
         let rounds = 25
-        await withTaskGroup(of: Void.self) { group in
-            for writer in 0..<writers {
-                group.addTask {
-                    for round in 0..<rounds {
-                        let photo = Self.png + Data("\(writer)-\(round)".utf8)
-                        try? await store.set(photo, forKey: round.isMultiple(of: 2) ? "shared" : "w\(writer)")
+        let newest: Data
+        do {
+            let store = try BlobStore(
+                container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
+            let before = faulty.fsyncCount
+            let failures = await withTaskGroup(of: Int.self) { group in
+                for writer in 0..<writers {
+                    group.addTask {
+                        var failures = 0
+                        for round in 0..<rounds {
+                            let photo = Self.png + Data("\(writer)-\(round)".utf8)
+                            let key = round.isMultiple(of: 2) ? "shared" : "w\(writer)"
+                            if (try? await store.set(photo, forKey: key)) == nil { failures += 1 }
+                        }
+                        return failures
                     }
                 }
+                return await group.reduce(0, +)
             }
+            #expect(failures == 0)
+            let fsyncs = faulty.fsyncCount - before
+            #expect(fsyncs < writers * rounds * 3 / 4, "\(fsyncs) fsyncs for \(writers * rounds) changes")
+            newest = try #require(try await store.data(forKey: "shared"))
+            #expect(Self.file(faulty.container, "images/shared") == newest, "the file shows what memory says")
         }
-        let fsyncs = faulty.fsyncCount - before
-        #expect(fsyncs < writers * rounds * 3 / 4, "\(fsyncs) fsyncs for \(writers * rounds) changes")
-        let newest = try #require(try await store.data(forKey: "shared"))
-        #expect(Self.file(faulty.container, "images/shared") == newest, "the file shows what memory says")
+        let reopened = try BlobStore(
+            container: faulty.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
+        #expect(try await reopened.data(forKey: "shared") == newest, "a restart finds the same newest photo")
         let lastOwnRound = try #require((0..<rounds).last { !$0.isMultiple(of: 2) })
         for writer in 0..<writers {
-            #expect(try await store.data(forKey: "w\(writer)") == Self.png + Data("\(writer)-\(lastOwnRound)".utf8))
+            #expect(
+                try await reopened.data(forKey: "w\(writer)") == Self.png + Data("\(writer)-\(lastOwnRound)".utf8))
         }
-        try await store.flush()
-        #expect(Self.file(faulty.container, "images/shared") == newest)
+    }
+
+    @Test(
+        "A change filed by a checkpoint before its own apply ran never overwrites a newer one, on disk or in the cache")
+    func aLateApplyNeverOverwritesAFiledChange() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.blob-journal")
+        defer { try? container.destroy() }
+        let files = BlobFiles(
+            directory: container.directory(.documents), folder: "images",
+            cache: MemoryCache(notificationCenter: NotificationCenter()))
+        try container.directory(.documents).createDirectory("images")
+        let older = BlobChange(key: "k", data: Self.jpeg)
+        let newer = BlobChange(key: "k", data: Self.png)
+        files.cache.setObject(Data("stale".utf8), forKey: "k")
+        // Both durable in one batch; the checkpoint files them before either apply runs.
+        try files.file([
+            Journal.Record(ticket: 5, payload: older.encoded()), Journal.Record(ticket: 6, payload: newer.encoded()),
+        ])
+        files.apply(older, ticket: 5)
+        #expect(Self.file(container, "images/k") == Self.png, "the late apply left the filed file alone")
+        #expect(try files.data(forKey: "k") == Self.png, "and the cache shows the filed photo")
+        files.apply(newer, ticket: 6)
+        #expect(Self.file(container, "images/k") == Self.png)
+        #expect(files.pending.withLock { $0.entries.isEmpty }, "nothing filed stays pending")
+    }
+
+    @Test("A folder at the key's name is refused before anything is journaled")
+    func aFolderAtTheKeyIsRefused() throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.blob-journal")
+        defer { try? container.destroy() }
+        let store = try Self.store(container)
+        try container.directory(.documents).createDirectory("images/k")
+        let error = #expect(throws: StoreError.self) { try store.set(Self.jpeg, forKey: "k") }
+        #expect(error?.code == .writeFailed && error?.sandboxCode == .notRegularFile)
+        #expect(try container.directory(.documents).contents(of: "images.journal").count == 24)
+        try store.flush()
     }
 
     @Test("A store let go with a checkpoint queued closes its journal, and a new one opens at once")

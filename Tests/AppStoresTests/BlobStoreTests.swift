@@ -72,9 +72,12 @@ import Glibc
             let store = try BlobStore(
                 container: faults.container, cache: MemoryCache(notificationCenter: NotificationCenter()))
             try store.set(Self.jpeg, forKey: "k")
+            let journal = faults.container.documentsDirectory.appendingPathComponent("images.journal")
+            let durable = try Data(contentsOf: journal)
             faults.arm(.journalFsync)
             let error = #expect(throws: StoreError.self) { try store.delete(forKey: "k") }
             #expect(faults.fired(.journalFsync), "the delete must sync the journal")
+            #expect(try Data(contentsOf: journal) == durable, "the failed record is cut off before the error")
             #expect(error?.code == .deleteFailed && error?.sandboxCode == .ioError)
             #expect(try store.data(forKey: "k") == Self.jpeg, "a delete that failed leaves the blob")
             try store.delete(forKey: "k")

@@ -122,15 +122,15 @@ struct LockFile {
         }
     }
 
-    /// Whether someone holds the lock file `name` in `parent` now; a missing file is
-    /// not held. Trying the lock takes it for an instant: an owner arriving then waits
-    /// its next poll.
+    /// Whether someone holds the lock file `name` in `parent` exclusively now; a
+    /// missing file is not held. The probe takes a shared lock for an instant: an
+    /// exclusive owner arriving then waits its next poll.
     static func isHeld(_ system: SystemCalls, parent: Int32, name: String) -> Bool {
         guard let fd = try? system.openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0) else {
             return false
         }
         defer { try? system.close(fd) }
-        return (try? system.flock(fd, LOCK_EX | LOCK_NB)) == nil
+        return (try? system.flock(fd, LOCK_SH | LOCK_NB)) == nil
     }
 
     private static func open(_ system: SystemCalls, parent: Int32, name: String, path: String) throws(SandboxError)

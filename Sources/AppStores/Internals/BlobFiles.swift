@@ -85,12 +85,19 @@ final class BlobFiles: Sendable {
             pending.withLock { pending in
                 pending.entries[change.key] = Entry(ticket: ticket, data: change.data, onFile: onFile)
                 pending.generation &+= 1
-                if let data = change.data {
-                    cache.setObject(data, forKey: change.key, cost: data.count)
-                } else {
-                    cache.removeObject(forKey: change.key)
-                }
             }
+            show(change.data, forKey: change.key)
+        }
+    }
+
+    /// Puts `data` in the cache for `key`, or takes the key out. Called holding
+    /// `fileChanges`, which orders the cache's changes as the files'; never holding
+    /// `pending`, as the cache's eviction handler may read the store.
+    private func show(_ data: Data?, forKey key: String) {
+        if let data {
+            cache.setObject(data, forKey: key, cost: data.count)
+        } else {
+            cache.removeObject(forKey: key)
         }
     }
 
@@ -120,9 +127,9 @@ final class BlobFiles: Sendable {
         } catch .noSuchFile {
             return nil
         }
-        pending.withLock { pending in
+        fileChanges.withLock { _ in
             // A change or a filing meanwhile may have made what was read stale.
-            if pending.generation == generation { cache.setObject(data, forKey: key, cost: data.count) }
+            if pending.withLock({ $0.generation }) == generation { show(data, forKey: key) }
         }
         return data
     }
@@ -160,44 +167,67 @@ final class BlobFiles: Sendable {
     /// Writes what `records` (the journal's durable records) lead to, durably: the
     /// newest change of each key, unless a newer one (in the journal after this
     /// checkpoint) is already applied. Then forgets the pending changes they cover.
-    /// Runs on the journal's queue. A record that does not decode is kept aside beside
-    /// the journal and reported, never applied.
+    /// Runs on the journal's queue, holding `fileChanges` throughout: a change applied
+    /// meanwhile would otherwise land, unsynced, on a file just written durably, and
+    /// be all that is left of it once the journal restarts.
+    ///
+    /// A record that does not decode, or whose file can never be written there (a
+    /// folder or a FIFO took its name), is kept aside beside the journal and reported,
+    /// so that one bad record does not hold back every checkpoint after it.
     func file(_ records: [Journal.Record]) throws(SandboxError) {
-        var newest: [String: (ticket: Journal.Ticket, data: Data?)] = [:]
-        for record in records {
-            guard let change = BlobChange(decoding: record.payload) else {
-                try keepAside(record)
-                continue
+        try fileChanges.withLock { _ throws(SandboxError) in
+            var newest: [String: (record: Journal.Record, data: Data?)] = [:]
+            for record in records {
+                guard let change = BlobChange(decoding: record.payload) else {
+                    try keepAside(record, "it is not a blob change")
+                    continue
+                }
+                newest[change.key] = (record, change.data)
             }
-            newest[change.key] = (record.ticket, change.data)
-        }
-        if !newest.isEmpty {
-            // A folder removed behind the store's back is made again: the journal
-            // holds photos that belong in it.
-            if let folder { try directory.createDirectory(folder) }
-            for (key, latest) in newest {
-                try fileChanges.withLock { _ throws(SandboxError) in
-                    let superseded = pending.withLock { ($0.entries[key]?.ticket ?? 0) > latest.ticket }
-                    guard !superseded else { return }
-                    if let data = latest.data {
-                        try directory.write(data, to: path(forKey: key))
-                    } else {
-                        do throws(SandboxError) {
-                            try directory.removeItem(path(forKey: key))
-                        } catch .noSuchFile {
-                            // Already gone.
-                        }
+            var filed: [String: Data?] = [:]
+            if !newest.isEmpty {
+                // A folder removed behind the store's back is made again: the journal
+                // holds photos that belong in it.
+                if let folder { try directory.createDirectory(folder) }
+                for (key, latest) in newest {
+                    let superseded = pending.withLock { ($0.entries[key]?.ticket ?? 0) > latest.record.ticket }
+                    guard !superseded else { continue }
+                    do throws(SandboxError) {
+                        try write(latest.data, forKey: key)
+                        filed[key] = .some(latest.data)
+                    } catch  where Self.neverWritable.contains(error.code) {
+                        try keepAside(latest.record, "its file cannot be written: \(error)")
                     }
                 }
+                // Removals are changes of the folder: durable once it is synced.
+                try directory.synchronizeFolder(folder)
             }
-            // Removals are changes of the folder: durable once it is synced.
-            try directory.synchronizeFolder(folder)
+            let through = records.last?.ticket ?? 0
+            pending.withLock { pending in
+                pending.filedThrough = max(pending.filedThrough, through)
+                pending.entries = pending.entries.filter { $0.value.ticket > through }
+                pending.generation &+= 1
+            }
+            // A change filed before its own apply ran, or a read of the file before
+            // it was written, may have left something older in the cache.
+            for (key, data) in filed { show(data, forKey: key) }
         }
-        let through = records.last?.ticket ?? 0
-        pending.withLock { pending in
-            pending.filedThrough = max(pending.filedThrough, through)
-            pending.entries = pending.entries.filter { $0.value.ticket > through }
-            pending.generation &+= 1
+    }
+
+    /// Errors that writing again will not cure.
+    private static let neverWritable: Set<SandboxError.Code> = [
+        .isADirectory, .notRegularFile, .outsideContainer, .tooManySymbolicLinks, .notADirectory,
+    ]
+
+    private func write(_ data: Data?, forKey key: String) throws(SandboxError) {
+        if let data {
+            try directory.write(data, to: path(forKey: key))
+        } else {
+            do throws(SandboxError) {
+                try directory.removeItem(path(forKey: key))
+            } catch .noSuchFile {
+                // Already gone.
+            }
         }
     }
 
@@ -221,10 +251,9 @@ final class BlobFiles: Sendable {
         }
     }
 
-    private func keepAside(_ record: Journal.Record) throws(SandboxError) {
+    private func keepAside(_ record: Journal.Record, _ why: String) throws(SandboxError) {
         let aside = "\(journalName).damaged-\(Int(Date().timeIntervalSince1970))-record-\(record.ticket)"
         try directory.replaceRegularFile(record.payload, at: aside)
-        StandardStream.error.report(
-            "BlobStore: record \(record.ticket) of \(journalName) is not a blob change; it is kept as \(aside)")
+        StandardStream.error.report("BlobStore: record \(record.ticket) of \(journalName) is kept as \(aside): \(why)")
     }
 }
