@@ -40,8 +40,31 @@ extension Defaults {
                     firstError = firstError ?? error
                 }
             }
+            let large = dirty.compactMap { journal(of: $0.file) }.filter {
+                $0.journal.size > PreferencesJournal.foldBytes
+            }
+            if firstError == nil { firstError = fold(large) }
             return (changes, firstError)
         }
+    }
+
+    /// The journal this ``Defaults`` opened for `file`'s domain, if it saved there.
+    private func journal(of file: PreferencesFile) -> PreferencesJournal? {
+        state.withLock { $0.domains[file.domain]?.journal }
+    }
+
+    /// Folds each journal into its plist (``PreferencesJournal/fold()``), holding
+    /// `saving`; the first error.
+    private func fold(_ journals: [PreferencesJournal]) -> DefaultsError? {
+        var firstError: DefaultsError?
+        for journal in journals {
+            do throws(DefaultsError) {
+                try coordinate(writing: journal.file) { () throws(DefaultsError) in try journal.fold() }
+            } catch {
+                firstError = firstError ?? error
+            }
+        }
+        return firstError
     }
 
     /// Changes `key` in the primary domain from the value saved now, by whichever
@@ -114,16 +137,39 @@ extension Defaults {
         return saved
     }
 
-    /// Lifecycle hook: saves at once. The lifecycle layer calls it where iOS calls
-    /// `applicationDidEnterBackground(_:)`; failures are reported, not thrown.
+    /// Lifecycle hook: saves at once and folds the journals into the plists. The
+    /// lifecycle layer calls it where iOS calls `applicationDidEnterBackground(_:)`;
+    /// failures are reported, not thrown.
     public func applicationDidEnterBackground() {
-        synchronize()
+        synchronizeAndFold()
     }
 
-    /// Lifecycle hook: saves at once. The lifecycle layer calls it where iOS calls
-    /// `applicationWillTerminate(_:)`; failures are reported, not thrown.
+    /// Lifecycle hook: saves at once and folds the journals into the plists. The
+    /// lifecycle layer calls it where iOS calls `applicationWillTerminate(_:)`;
+    /// failures are reported, not thrown.
     public func applicationWillTerminate() {
-        synchronize()
+        synchronizeAndFold()
+    }
+
+    private func synchronizeAndFold() {
+        guard synchronize() else { return }
+        do throws(DefaultsError) {
+            try checkpoint()
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Saves every unsaved change (``flush()``), then folds this process's journals into
+    /// the plists: each plist made durable, and its journal emptied. Entering the
+    /// background and terminating do it (``applicationDidEnterBackground()``); call it
+    /// where an app saves on those events itself. A change is durable without it.
+    /// - Throws: ``DefaultsError`` `.fileSystem`, `.timedOut`; a journal that could not
+    ///   be folded keeps its records.
+    public func checkpoint() throws(DefaultsError) {
+        try flush()
+        let error = saving.withLock { _ in fold(state.withLock { $0.domains.values.compactMap(\.journal) }) }
+        if let error { throw error }
     }
 
     /// Asks for a save within `delay` (the write delay by default), unless one is
@@ -154,7 +200,9 @@ extension Defaults {
     }
 
     /// Writes one domain under the cross-process lock: this process's changed keys on
-    /// top of the file as it is now. Called holding `saving`, not `state`.
+    /// top of the file as it is now, durable in this process's journal first
+    /// (``PreferencesJournal``), then in the plist, replaced without `fsync`. Called
+    /// holding `saving`, not `state`.
     /// - Returns: the changes of winning values that others' saves brought in.
     /// The values to write are passed through `adjust`, still under the lock; when it
     /// returns true, the view in memory is rebuilt from what was written.
@@ -184,7 +232,9 @@ extension Defaults {
                 for (key, value) in snapshot.pending { base[key] = value }
             }
             if try adjust(&base) { readFile = true }
-            return (base, try file.write(base), readFile)
+            let plist = try file.encode(base)
+            try journal(for: file).record(plist)
+            return (base, try file.write(plist), readFile)
         }
         return state.withLock { [corruption] state in
             if let corruption { state.report(corruption) }
@@ -244,6 +294,47 @@ extension Defaults {
         } catch {
             report(error)
             return nil
+        }
+    }
+
+    /// This process's journal of `file`'s domain, opened by its first save. Called
+    /// holding `saving` and the domain's lock.
+    private func journal(for file: PreferencesFile) throws(DefaultsError) -> PreferencesJournal {
+        if let journal = journal(of: file) { return journal }
+        let journal = try PreferencesJournal.open(for: file)
+        state.withLock { $0.domains[file.domain]?.journal = journal }
+        return journal
+    }
+
+    /// Replays the journals that processes gone before left for `file`'s domain
+    /// (``PreferencesJournal``), before the domain is first read. A failure is handed
+    /// to `report`, and the file read as it is.
+    func recoverOrphanJournals(of file: PreferencesFile, report: (DefaultsError) -> Void) {
+        do throws(DefaultsError) {
+            guard try !PreferencesJournal.slots(of: file).isEmpty else { return }
+            try coordinate(writing: file) { () throws(DefaultsError) in try PreferencesJournal.recoverOrphans(of: file)
+            }
+        } catch {
+            report(error)
+        }
+    }
+
+    /// Folds and lets go of every journal this ``Defaults`` opened (a save after opens
+    /// one again); a journal whose fold fails is left for the next process to replay.
+    func closeJournals() {
+        saving.withLock { _ in
+            let journals = state.withLock { state in
+                defer { for name in state.domains.keys { state.domains[name]?.journal = nil } }
+                return state.domains.values.compactMap(\.journal)
+            }
+            for journal in journals {
+                do throws(DefaultsError) {
+                    try coordinate(writing: journal.file) { () throws(DefaultsError) in try journal.close() }
+                } catch {
+                    journal.journal.close()
+                    state.withLock { $0.report(error) }
+                }
+            }
         }
     }
 

@@ -19,11 +19,13 @@ import Synchronization
 /// 6. the registration domain (``registrationDomain``), filled by ``register(defaults:)``.
 ///
 /// Changes go to the primary domain and are saved without `synchronize()`: within
-/// ``Configuration/writeDelay`` of the first unsaved change, coalesced, as a binary
-/// plist replaced durably and atomically (`Library/Preferences/<domain>.plist`). Call
-/// ``flush()`` (or ``applicationDidEnterBackground()``) to save at once; a normal
-/// `exit` and releasing the ``Defaults`` save too. A process killed sooner than the
-/// delay loses only the changes of that last delay, and never the file.
+/// ``Configuration/writeDelay`` of the first unsaved change, coalesced, durable first
+/// in this process's journal of the domain, then as a binary plist replaced atomically
+/// (`Library/Preferences/<domain>.plist`). Call ``flush()`` (or
+/// ``applicationDidEnterBackground()``, which also folds the journal into the plist)
+/// to save at once; a normal `exit` and releasing the ``Defaults`` save too. A process
+/// killed sooner than the delay loses only the changes of that last delay, and never
+/// the file.
 ///
 /// Several processes may share a domain (a suite in an app-group container): a save
 /// takes a cross-process lock, reads what others saved and applies only this process's
@@ -158,6 +160,7 @@ public final class Defaults: Sendable {
         ExitFlush.unregister(self)
         // Saves what is left; nothing is delivered or posted for an object going away.
         _ = saveAll()
+        closeJournals()
         announceErrors()
     }
 
@@ -348,6 +351,7 @@ public final class Defaults: Sendable {
             coordinator: FileCoordinator(
                 lockDirectory: nil, timeout: configuration.lockTimeout, system: configuration.fileSystem.systemCalls))
         var domain = PersistentDomain(file: file)
+        recoverOrphanJournals(of: file) { state.report($0) }
         if let (values, version) = readFile(file, report: { state.report($0) }) {
             domain.values = values ?? [:]
             domain.version = version

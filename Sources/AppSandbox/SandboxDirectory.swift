@@ -139,6 +139,16 @@ public struct SandboxDirectory: Sendable {
         try withFolder(relativePath) { handle throws(SandboxError) in try engine.names(in: handle) }
     }
 
+    /// The sandbox's own names (the `.keepsake-` prefix: locks, journals, markers) in
+    /// this directory, sorted: for a store that keeps its journals there. A missing
+    /// directory is `.noSuchFile`, and is not created.
+    package func internalNames() throws(SandboxError) -> [String] {
+        try withExistingResolver { resolver throws(SandboxError) in
+            let handle = DirectoryHandle(fd: resolver.root, path: resolver.rootPath, components: [])
+            return try engine.names(in: handle, includingInternal: true).filter(RelativePath.isInternal)
+        }
+    }
+
     /// Everything below the folder at `relativePath` (this directory when nil), depth
     /// first; directories for which `skipDescendants` returns true are listed but not
     /// entered. Links are listed, never followed. Corresponds to

@@ -226,7 +226,7 @@ public final class Inventory {
     /// - Throws: the first store's error; what was saved before is then intact.
     public func save() throws {
         try itemStore.saveIfDirty()
-        try defaults.flush()
+        try defaults.checkpoint()
         // No item is added or removed meanwhile: the items in memory are the saved ones.
         removeOrphanPhotos()
         try imageStore.flush()

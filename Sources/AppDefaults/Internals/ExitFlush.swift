@@ -10,7 +10,8 @@ import Darwin
 #endif
 
 /// Saves every live ``Defaults`` when the process exits normally (`exit`, returning
-/// from `main`), so a change made just before exiting is not lost to the write delay.
+/// from `main`), so a change made just before exiting is not lost to the write delay,
+/// and folds their journals into the plists.
 /// A process killed by a signal saves nothing here: that is what the bounded write
 /// delay and the lifecycle hooks are for.
 enum ExitFlush {
@@ -40,6 +41,10 @@ enum ExitFlush {
 
     private static func flushAll() {
         let all = state.withLock { $0.live.values.compactMap(\.value) }
-        for defaults in all { try? defaults.flush() }
+        for defaults in all {
+            try? defaults.flush()
+            // Folded, so that no journal is left for the next process to replay.
+            defaults.closeJournals()
+        }
     }
 }

@@ -16,6 +16,8 @@ struct PersistentDomain: Sendable {
     var replaced = false
     /// The file version ``values`` was built on; nil when there was no file.
     var version: PreferencesFile.Version?
+    /// This process's journal of the domain, opened by its first save.
+    var journal: PreferencesJournal?
 
     var name: String { file.domain }
     var isDirty: Bool { replaced || !pending.isEmpty }

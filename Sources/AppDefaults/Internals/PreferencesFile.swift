@@ -10,7 +10,7 @@ import Musl
 import Darwin
 #endif
 
-/// One domain's file, `Library/Preferences/<domain>.plist`: read, durable replace,
+/// One domain's file, `Library/Preferences/<domain>.plist`: read, atomic replace,
 /// corrupt files moved aside, and versions telling whether someone replaced it.
 struct PreferencesFile: Sendable {
     /// One version of the file's content: its length and FNV-1a hash. Compared rather
@@ -115,18 +115,22 @@ struct PreferencesFile: Sendable {
         }
     }
 
-    /// Replaces the file with `values` as a binary plist, durably and atomically.
-    /// - Returns: the version written.
-    func write(_ values: PropertyListDictionary) throws(DefaultsError) -> Version {
-        let bytes: Data
+    /// `values` as a binary plist.
+    func encode(_ values: PropertyListDictionary) throws(DefaultsError) -> Data {
         do {
-            bytes = Data(try PropertyListWriter.binary.write(.dictionary(values)))
+            return Data(try PropertyListWriter.binary.write(.dictionary(values)))
         } catch {
             throw DefaultsError(
                 .notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
         }
+    }
+
+    /// Replaces the file with `bytes`, atomically but without `fsync`: the caller has
+    /// made them durable in its journal (``PreferencesJournal``).
+    /// - Returns: the version written.
+    func write(_ bytes: Data) throws(DefaultsError) -> Version {
         do {
-            try directory.replaceRegularFile(bytes, at: fileName)
+            try directory.writeUnsynchronized(bytes, to: fileName)
         } catch {
             throw DefaultsError(error, domain: domain, operation: "writing the preferences file")
         }
