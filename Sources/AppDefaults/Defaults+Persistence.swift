@@ -43,7 +43,8 @@ extension Defaults {
             let large = dirty.compactMap { journal(of: $0.file) }.filter {
                 $0.journal.size > PreferencesJournal.foldBytes
             }
-            if firstError == nil { firstError = fold(large) }
+            // The changes are durable whatever the fold does: its failure is reported, not thrown.
+            if let foldError = fold(large) { state.withLock { $0.report(foldError) } }
             return (changes, firstError)
         }
     }
@@ -212,6 +213,8 @@ extension Defaults {
     ) throws(DefaultsError) -> [DefaultsChange] {
         var corruption: DefaultsError?
         let (saved, version, readFile) = try coordinate(writing: file) { () throws(DefaultsError) in
+            // First: opening the journal replays what others left, which may change the file.
+            let journal = try self.journal(for: file)
             var base: PropertyListDictionary
             var readFile = false
             let bytes = snapshot.replaced ? nil : try file.bytes()
@@ -233,7 +236,7 @@ extension Defaults {
             }
             if try adjust(&base) { readFile = true }
             let plist = try file.encode(base)
-            try journal(for: file).record(plist)
+            try journal.record(plist)
             return (base, try file.write(plist), readFile)
         }
         return state.withLock { [corruption] state in
@@ -311,7 +314,7 @@ extension Defaults {
     /// to `report`, and the file read as it is.
     func recoverOrphanJournals(of file: PreferencesFile, report: (DefaultsError) -> Void) {
         do throws(DefaultsError) {
-            guard try !PreferencesJournal.slots(of: file).isEmpty else { return }
+            guard try !PreferencesJournal.orphans(of: file).isEmpty else { return }
             try coordinate(writing: file) { () throws(DefaultsError) in try PreferencesJournal.recoverOrphans(of: file)
             }
         } catch {

@@ -116,6 +116,14 @@ extension Journal {
         )
     }
 
+    /// Whether a journal keeps the lock of the journal `name` in `directory` now, in
+    /// this process or another; a missing one is not open.
+    package static func isOpen(_ name: String, in directory: SandboxDirectory) -> Bool {
+        (try? directory.withExistingResolver { resolver throws(SandboxError) in
+            LockFile.isHeld(directory.container.system, parent: resolver.root, name: LockFile.name(for: name))
+        }) ?? false
+    }
+
     private static func asideName(_ name: String, _ what: String) -> String {
         "\(name).damaged-\(Int(Date().timeIntervalSince1970))-\(what)"
     }

@@ -23,8 +23,7 @@ import Synchronization
 /// A failed write or `fsync` fails that batch and every record after it: no record is
 /// written after one that may be missing, because replay applies them in order. The
 /// store then calls ``discardUndurable()`` (the file is cut back to its last durable
-/// record; a cut-back that fails is tried again before the next append) and reloads,
-/// or writes a checkpoint, which starts a fresh journal.
+/// record) and reloads, or writes a checkpoint, which starts a fresh journal.
 ///
 /// ```swift
 /// let (journal, recovery) = try Journal.open("items.archive.journal", in: documents) { digest(of: archive) }

@@ -160,7 +160,8 @@ public final class BlobStore: Sendable {
             try wait(ticket)
         } catch {
             // The record may be whole in the file: cut it off before saying it failed.
-            try? wait(journal.discardUndurable())
+            let cutBack = Result { () throws(SandboxError) in try wait(journal.discardUndurable()) }
+            files.owesCutBack = (try? cutBack.get()) == nil
             throw failed(change, error)
         }
         files.apply(change, ticket: ticket)
@@ -172,7 +173,14 @@ public final class BlobStore: Sendable {
         do throws(SandboxError) {
             try await journal.waitUntilDurable(ticket)
         } catch {
-            try? await journal.waitUntilDurable(journal.discardUndurable())
+            let cutBack: Result<Void, SandboxError>
+            do throws(SandboxError) {
+                try await journal.waitUntilDurable(journal.discardUndurable())
+                cutBack = .success(())
+            } catch {
+                cutBack = .failure(error)
+            }
+            files.owesCutBack = (try? cutBack.get()) == nil
             throw failed(change, error)
         }
         await BlockingIO.run { [files] in files.apply(change, ticket: ticket) }
@@ -185,6 +193,8 @@ public final class BlobStore: Sendable {
             // Refused now, before it is journaled, what would refuse the file's write at
             // every checkpoint: a link leading out of the container, a folder or a FIFO.
             _ = try directory.url(for: path)
+            // Queued before the record, so the record is appended once the file is cut back.
+            if files.owesCutBack { _ = journal.discardUndurable() }
             if change.data != nil, let kind = try? directory.attributesOfItem(path).kind,
                 kind == .directory || kind == .other
             {

@@ -6,6 +6,10 @@ import Testing
 
 @testable import AppDefaults
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// Each process's journal of a domain: a save is durable there first, and the journals
 /// a stopped machine leaves write back what its plist may have lost.
 @Suite("Preferences journal", .serialized)
@@ -96,6 +100,27 @@ struct PreferencesJournalTests {
         let defaults = try fixture.defaults()
         #expect(defaults.integer(forKey: "v") == 5)
         #expect(try slots().isEmpty)
+    }
+
+    @Test("A replay kept from the first read (the lock held elsewhere) runs before the first save, which builds on it")
+    func firstSaveBuildsOnTheReplay() throws {
+        defer { fixture.remove() }
+        try preferences.create()
+        try preferences.write(try Self.plist(["v": 0]), to: "\(Self.domain).plist")
+        try leaveSlot(3, [(Self.earlierBoot(100), ["v": 1])])
+        let lock = open(
+            preferences.url.appendingPathComponent(".keepsake-\(Self.domain).plist.lock").path, O_RDONLY | O_CREAT,
+            0o600)
+        #expect(flock(lock, LOCK_EX) == 0)
+        var configuration = fixture.configuration()
+        configuration.lockTimeout = .milliseconds(50)
+        let defaults = try fixture.make(configuration)
+        #expect(defaults.integer(forKey: "v") == 0, "read as it is while the replay waits")
+        #expect(fixture.log.all.contains { $0.code == .timedOut })
+        close(lock)
+        defaults.set(2, forKey: "w")
+        try defaults.flush()
+        #expect(try fixture.file(Self.domain) == ["v": 1, "w": 2], "the save merged onto the replayed plist")
     }
 
     @Test("A slot another live Defaults holds is never replayed or removed")

@@ -64,6 +64,25 @@ import Testing
         #expect(try await Self.store(faults.container).data(forKey: "c") == Self.jpeg)
     }
 
+    @Test("A failed record whose cut-back fails too is cut off before the next change, which is then acknowledged")
+    func cutBackIsAskedAgain() throws {
+        let faults = try WritePathFaults()
+        defer { faults.destroy() }
+        do {
+            let store = try Self.store(faults.container)
+            try store.set(Self.jpeg, forKey: "a")
+            // The fsync fails, then the truncate and the rewrite that stands in for it.
+            for step in [WritePathFaults.Step.journalFsync, .journalTruncate, .checkpointWrite] { faults.arm(step) }
+            #expect(throws: StoreError.self) { try store.set(Self.png, forKey: "a") }
+            #expect(faults.fired(.checkpointWrite), "the cut-back's rewrite was never tried")
+            try store.set(Self.png, forKey: "b")
+            #expect(try store.data(forKey: "a") == Self.jpeg)
+        }
+        let reopened = try Self.store(faults.container)
+        #expect(try reopened.data(forKey: "a") == Self.jpeg, "the failed change never comes back")
+        #expect(try reopened.data(forKey: "b") == Self.png)
+    }
+
     @Test("A photo's file torn by a crash is written again from the journal at the next start")
     func tornFileIsRewrittenFromTheJournal() throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.blob-journal")

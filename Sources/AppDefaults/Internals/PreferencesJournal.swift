@@ -1,5 +1,6 @@
 import AppSandbox
 import Foundation
+import Synchronization
 
 /// One process's journal of a preferences domain, and the replay of the journals that
 /// processes gone before left behind.
@@ -18,7 +19,8 @@ import Foundation
 /// and before it takes a slot, the slots no one holds are replayed:
 /// - records stamped in this boot are in the plist already, or under later saves;
 /// - records of an earlier boot are what a stopped machine may have lost: the latest
-///   one is written back as the plist, unless the plist was made durable later.
+///   one is written back as the plist, unless the plist was made durable later. Where
+///   the system gives no boot id (only Linux does, here), none is written back.
 ///
 /// The plist is then made durable and those slots removed. Folding (entering the
 /// background, terminating, a journal past ``foldBytes``) makes the plist durable,
@@ -27,6 +29,9 @@ import Foundation
 final class PreferencesJournal: Sendable {
     let file: PreferencesFile
     let journal: Journal
+    /// Set when cutting a failed record off failed: the next record tries again
+    /// first. Each record is a whole plist, so none depends on one cut off.
+    private let cutBackOwed = Mutex(false)
 
     /// Past this size the journal is folded into the plist.
     static let foldBytes = 256 << 10
@@ -51,6 +56,11 @@ final class PreferencesJournal: Sendable {
     private static func slotName(_ file: PreferencesFile, _ slot: Int) -> String { prefix(file) + "\(slot).journal" }
 
     private static func foldedName(_ file: PreferencesFile) -> String { prefix(file) + "folded" }
+
+    /// The slots on disk that no process holds.
+    static func orphans(of file: PreferencesFile) throws(DefaultsError) -> [String] {
+        try slots(of: file).filter { !Journal.isOpen($0, in: file.directory) }
+    }
 
     /// The slots on disk, held or not.
     static func slots(of file: PreferencesFile) throws(DefaultsError) -> [String] {
@@ -102,7 +112,16 @@ final class PreferencesJournal: Sendable {
         defer { for orphan in orphans { orphan.close() } }
         var latest: (stamp: PreferencesStamp, plist: Data)?
         for name in try slots(of: file) {
-            guard let (journal, recovery) = try openUnlessHeld(name, file) else { continue }
+            let opened: (Journal, JournalRecovery)?
+            do throws(DefaultsError) {
+                opened = try openUnlessHeld(name, file)
+            } catch {
+                // One slot that cannot be read must not stop every save: it stays for
+                // a later process, and is reported.
+                StandardStream.error.report("Defaults: \(name) cannot be replayed now: \(error)")
+                continue
+            }
+            guard let (journal, recovery) = opened else { continue }
             orphans.append(journal)
             for record in recovery.records {
                 guard record.first == recordFormat, let (stamp, plist) = PreferencesStamp.decode(record.dropFirst())
@@ -110,7 +129,7 @@ final class PreferencesJournal: Sendable {
                     StandardStream.error.report("Defaults: \(name) holds a record that is not a save; it is skipped")
                     continue
                 }
-                if stamp.boot != PreferencesStamp.currentBoot, latest.map({ stamp.isLater(than: $0.stamp) }) ?? true {
+                if stamp.isOfAnEarlierBoot, latest.map({ stamp.isLater(than: $0.stamp) }) ?? true {
                     latest = (stamp, plist)
                 }
             }
@@ -142,11 +161,22 @@ final class PreferencesJournal: Sendable {
         record.append(PreferencesStamp.now().encoded())
         record.append(plist)
         do {
+            if cutBackOwed.withLock({ $0 }) { try cutBack() }
             try journal.waitUntilDurableBlocking(journal.append(record))
         } catch {
             // Cut off what may be whole in the file before saying it failed.
-            try? journal.waitUntilDurableBlocking(journal.discardUndurable())
+            try? cutBack()
             throw DefaultsError(error, domain: file.domain, operation: "journaling the preferences")
+        }
+    }
+
+    private func cutBack() throws(SandboxError) {
+        do throws(SandboxError) {
+            try journal.waitUntilDurableBlocking(journal.discardUndurable())
+            cutBackOwed.withLock { $0 = false }
+        } catch {
+            cutBackOwed.withLock { $0 = true }
+            throw error
         }
     }
 

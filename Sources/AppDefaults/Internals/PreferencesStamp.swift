@@ -14,21 +14,25 @@ struct PreferencesStamp: Equatable, Sendable {
     /// Seconds since 1970.
     var wallClock: Double
 
-    static let currentBoot: String = {
+    /// This boot's id; `nil` where the system gives none that stays the same for the
+    /// whole boot. Without it no record is ever taken for an earlier boot's.
+    static let currentBoot: String? = {
         #if os(Linux)
         if let id = try? String(contentsOfFile: "/proc/sys/kernel/random/boot_id", encoding: .utf8) {
             return id.trimmingCharacters(in: .whitespacesAndNewlines)
         }
         #endif
-        // Without a boot id, the boot's wall-clock minute names it.
-        let booted = Date().timeIntervalSince1970 - ProcessInfo.processInfo.systemUptime
-        return "booted-\(Int(booted / 60))"
+        return nil
     }()
+
+    /// Whether the stamp is of an earlier boot than this one, as far as is known.
+    var isOfAnEarlierBoot: Bool { Self.currentBoot.map { boot != $0 } ?? false }
 
     /// Read while holding the domain's lock.
     static func now() -> PreferencesStamp {
         return PreferencesStamp(
-            boot: currentBoot, sinceBoot: DispatchTime.now().uptimeNanoseconds, wallClock: Date().timeIntervalSince1970)
+            boot: currentBoot ?? "", sinceBoot: DispatchTime.now().uptimeNanoseconds,
+            wallClock: Date().timeIntervalSince1970)
     }
 
     func isLater(than other: PreferencesStamp) -> Bool {

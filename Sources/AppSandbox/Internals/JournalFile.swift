@@ -17,9 +17,6 @@ final class JournalFile: @unchecked Sendable {
     /// Set when a write or `fsync` failed: nothing more is written after a record that
     /// may be missing, until ``discardUndurable()`` cuts the file back.
     private var failure: SandboxError?
-    /// Set when the store asked for the cut-back and it failed: the next append tries
-    /// it again first, as the store would (a disk that failed once may work again).
-    private var cutBackAsked = false
     /// Set when a checkpoint was written but the fresh journal after it could not be
     /// started: appending to the old one would put records where replay skips them,
     /// so every append first tries again to start it.
@@ -40,7 +37,6 @@ final class JournalFile: @unchecked Sendable {
             restart(following: pending.digest)
             if let pending = pendingRestart { return .failure(pending.error) }
         }
-        if failure != nil, cutBackAsked { _ = discardUndurable() }
         if let failure { return .failure(failure) }
         guard let handle else { return .failure(SandboxError(.ioError, "the journal is closed", path: path)) }
         do throws(SandboxError) {
@@ -74,10 +70,8 @@ final class JournalFile: @unchecked Sendable {
             }
             writtenLength = durableLength
             failure = nil
-            cutBackAsked = false
             return .success(())
         } catch {
-            cutBackAsked = true
             return .failure(error)
         }
     }
@@ -112,7 +106,6 @@ final class JournalFile: @unchecked Sendable {
             durableLength = JournalFormat.headerSize
             writtenLength = durableLength
             failure = nil
-            cutBackAsked = false
             pendingRestart = nil
         } catch {
             pendingRestart = (digest, error)

@@ -124,7 +124,7 @@ struct LockFile {
 
     /// Whether someone holds the lock file `name` in `parent` exclusively now; a
     /// missing file is not held. The probe takes a shared lock for an instant: an
-    /// exclusive owner arriving then waits its next poll.
+    /// exclusive owner arriving then waits its next poll, or fails if it may not wait.
     static func isHeld(_ system: SystemCalls, parent: Int32, name: String) -> Bool {
         guard let fd = try? system.openat(parent, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0) else {
             return false

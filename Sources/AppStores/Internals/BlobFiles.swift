@@ -37,6 +37,9 @@ final class BlobFiles: Sendable {
         /// what it read only if nothing changed meanwhile.
         var generation: UInt64 = 0
         var checkpointQueued = false
+        /// Cutting a failed record off the journal failed: the next change asks again
+        /// first. Each record is a whole change, so none depends on one cut off.
+        var cutBackOwed = false
     }
 
     let pending = Mutex(Pending())
@@ -57,6 +60,12 @@ final class BlobFiles: Sendable {
     /// aside rather than a blob (only when the blobs share the journal's folder).
     func isJournalFile(_ name: String) -> Bool {
         folder == nil && (name == journalName || name.hasPrefix(journalName + "."))
+    }
+
+    /// Whether a failed record may still be whole in the journal (see ``Pending``).
+    var owesCutBack: Bool {
+        get { pending.withLock { $0.cutBackOwed } }
+        set { pending.withLock { $0.cutBackOwed = newValue } }
     }
 
     // MARK: After the journal
