@@ -156,6 +156,32 @@ struct PreferencesJournalTests {
         #expect(try fixture.file(Self.domain) == ["k": "b"])
     }
 
+    @Test("A fold whose durable rewrite of the plist fails keeps the journal's record, and a later fold empties it")
+    func failedFoldKeepsTheRecord() throws {
+        defer { fixture.remove() }
+        let failing = Mutex(false)
+        var calls = SystemCalls.live
+        calls.fsync = { fd throws(Errno) in
+            if failing.withLock({ $0 }) { throw Errno(EIO) }
+            try SystemCalls.live.fsync(fd)
+        }
+        var configuration = fixture.configuration()
+        configuration.fileSystem = FileSystem(system: calls)
+        let defaults = try fixture.make(configuration)
+        defaults.set(1, forKey: "v")
+        try defaults.flush()
+        failing.withLock { $0 = true }
+        let error = #expect(throws: DefaultsError.self) { try defaults.checkpoint() }
+        #expect(error?.code == .fileSystem)
+        failing.withLock { $0 = false }
+        #expect(
+            try Journal.records(Self.slot0, in: preferences, following: .none)?.count == 1,
+            "the record stays until the plist is durable")
+        try defaults.checkpoint()
+        #expect(try Journal.records(Self.slot0, in: preferences, following: .none) == [])
+        #expect(try fixture.file(Self.domain) == ["v": 1])
+    }
+
     @Test("Concurrent flushes of changes made before them share one save, and so one fsync")
     func concurrentFlushesShareAnFsync() throws {
         defer { fixture.remove() }
