@@ -40,13 +40,17 @@ extension Defaults {
                     firstError = firstError ?? error
                 }
             }
-            let large = dirty.compactMap { journal(of: $0.file) }.filter {
-                $0.journal.size > PreferencesJournal.foldBytes
-            }
-            // The changes are durable whatever the fold does: its failure is reported, not thrown.
-            if let foldError = fold(large) { state.withLock { $0.report(foldError) } }
+            foldLargeJournals(of: dirty.map(\.file))
             return (changes, firstError)
         }
+    }
+
+    /// Folds the journals of `files` that passed ``PreferencesJournal/foldBytes``,
+    /// holding `saving`. The changes are durable whatever the fold does: its failure
+    /// is reported, not thrown.
+    private func foldLargeJournals(of files: [PreferencesFile]) {
+        let large = files.compactMap(journal(of:)).filter { $0.journal.size > PreferencesJournal.foldBytes }
+        if let foldError = fold(large) { state.withLock { $0.report(foldError) } }
     }
 
     /// The journal this ``Defaults`` opened for `file`'s domain, if it saved there.
@@ -104,6 +108,7 @@ extension Defaults {
                         throw DefaultsError(.notPropertyList, "the update of \(key) failed", domain: self.domainName)
                     }
                 }
+                foldLargeJournals(of: [file])
                 // The key changed here, not in another process.
                 return .success(
                     changes.map { change in

@@ -182,6 +182,21 @@ struct PreferencesJournalTests {
         #expect(try fixture.file(Self.domain) == ["v": 1])
     }
 
+    @Test("A journal past 256 KiB is folded by the save that passed it, a flush's or an update's")
+    func largeJournalIsFolded() throws {
+        defer { fixture.remove() }
+        let defaults = try fixture.defaults()
+        let large = String(repeating: "x", count: 100_000)
+        for round in 0..<3 {
+            defaults.set("\(round)" + large, forKey: "big")
+            try defaults.flush()
+        }
+        #expect(try Journal.records(Self.slot0, in: preferences, following: .none) == [], "folded by the third flush")
+        for round in 0..<3 { try defaults.update("big") { _ in .string("\(round)" + large) } }
+        #expect(try Journal.records(Self.slot0, in: preferences, following: .none) == [], "folded by the third update")
+        #expect(try fixture.file(Self.domain) == ["big": .string("2" + large)])
+    }
+
     @Test("Concurrent flushes of changes made before them share one save, and so one fsync")
     func concurrentFlushesShareAnFsync() throws {
         defer { fixture.remove() }
