@@ -45,6 +45,7 @@ let package = Package(
             dependencies: [
                 "HomepwnerApp",
                 .product(name: "AppSandbox", package: keepsake),
+                .product(name: "KeepsakeCloud", package: "Cloud"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

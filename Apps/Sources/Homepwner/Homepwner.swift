@@ -2,6 +2,7 @@ import AppSandbox
 import ArgumentParser
 import Foundation
 import HomepwnerApp
+import KeepsakeCloud
 
 /// `homepwner`: the Homepwner inventory as a web app on this machine.
 @main
@@ -78,7 +79,7 @@ struct Homepwner: AsyncParsableCommand {
         let server = try await HomepwnerServer(
             container: appContainer, limits: limits, database: database, sharedName: sharedName)
         let host = host
-        let source = database.map { "the database \($0) and " } ?? ""
+        let source = database.map { "the database \(CloudDatabase.redacted($0)) and " } ?? ""
         try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
             StandardStream.output.report(
                 "Homepwner is serving http://\(host):\(bound)/ from \(source)\(appContainer.url.path)")

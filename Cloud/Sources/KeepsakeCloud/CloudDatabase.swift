@@ -124,6 +124,24 @@ public struct CloudDatabaseError: Error, CustomStringConvertible {
 
 /// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
 public struct DatabaseURLError: Error, CustomStringConvertible {
+    /// The URL given, its password shown as `***` (``CloudDatabase/redacted(_:)``).
     public let url: String
+
+    public init(url: String) { self.url = CloudDatabase.redacted(url) }
+
     public var description: String { "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)" }
+}
+
+extension CloudDatabase {
+    /// `url` with the password of its user part, if any, shown as `***`: what logs and
+    /// messages print, which must never show it. Works on any text, a URL that does not
+    /// parse included (`postgres://app:secret@db/x` → `postgres://app:***@db/x`).
+    public static func redacted(_ url: String) -> String {
+        guard let scheme = url.firstRange(of: "://") else { return url }
+        let authority = url[scheme.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
+        guard let at = authority.lastIndex(of: "@"), let colon = authority[..<at].firstIndex(of: ":") else {
+            return url
+        }
+        return String(url[..<url.index(after: colon)]) + "***" + String(url[at...])
+    }
 }
