@@ -193,8 +193,12 @@ public final class BlobStore: Sendable {
             // Refused now, before it is journaled, what would refuse the file's write at
             // every checkpoint: a link leading out of the container, a folder or a FIFO.
             _ = try directory.url(for: path)
-            // Queued before the record, so the record is appended once the file is cut back.
-            if files.owesCutBack { _ = journal.discardUndurable() }
+            // Queued before the record, so the record is appended once the file is cut
+            // back; asked once: if it fails, so does the record, which owes it again.
+            if files.owesCutBack {
+                files.owesCutBack = false
+                _ = journal.discardUndurable()
+            }
             if change.data != nil, let kind = try? directory.attributesOfItem(path).kind,
                 kind == .directory || kind == .other
             {
