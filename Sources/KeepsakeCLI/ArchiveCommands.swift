@@ -64,7 +64,7 @@ struct UnarchiveCommand: ParsableCommand {
 
     func run() throws {
         let archive = try PropertyListInput.bytes(file)
-        guard output != "-" else {
+        guard !PropertyListOutput.isStandardOutput(output) else {
             // Standard output is written as the rendering proceeds, so a large one is
             // never held whole.
             try ArchiveRenderer.render(archive, as: format.rendering) { try PropertyListOutput.write($0, to: "-") }

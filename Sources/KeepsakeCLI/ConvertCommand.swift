@@ -82,7 +82,7 @@ struct ConvertCommand: ParsableCommand {
             throw ValidationError("Reading standard input needs -o to say where the result goes.")
         }
         if header && format != .objc { throw ValidationError("--header goes with --format objc.") }
-        if header && output == "-" {
+        if header, let output, PropertyListOutput.isStandardOutput(output) {
             throw ValidationError("--header writes a file beside the output; name it with -o.")
         }
     }
@@ -106,10 +106,11 @@ struct ConvertCommand: ParsableCommand {
             throw ValidationError("\(file) would be replaced by its own source code; name the output with -o.")
         }
         let stem =
-            destination == "-" ? nil : URL(fileURLWithPath: destination).deletingPathExtension().lastPathComponent
+            PropertyListOutput.isStandardOutput(destination)
+            ? nil : URL(fileURLWithPath: destination).deletingPathExtension().lastPathComponent
         try PropertyListOutput.write(
             Array(try source.file(value, headerName: header ? stem : nil).utf8), to: destination)
-        if header, destination != "-" {
+        if header, !PropertyListOutput.isStandardOutput(destination) {
             let headerPath = Self.replacingExtension(of: destination, with: "h")
             try PropertyListOutput.write(Array(try source.objectiveCHeader(value).utf8), to: headerPath)
         }

@@ -263,3 +263,107 @@ final class PlutilVerbTests {
         }
     }
 }
+
+/// Key paths beginning with `-` (real keys, such as the error codes of a string table)
+/// and Objective-C output that no C standard can misread.
+@Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
+final class PlutilEdgeTests {
+    let directory: URL
+
+    init() throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-edges-\(UUID())")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    /// An error-string table, keyed by negative codes as such tables are.
+    func errorTable() throws -> String {
+        let path = directory.appendingPathComponent("Errors.plist").path
+        let table: PropertyListValue = ["-122": "offline", "-1424": "timed out", "items": ["-1": "x"]]
+        try Data(try PropertyListWriter.xml.write(table)).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    func read(_ path: String) throws -> PropertyListValue {
+        try PropertyListReader().read([UInt8](try Data(contentsOf: URL(fileURLWithPath: path))))
+    }
+
+    @Test("extract and type take a key path beginning with - as plutil does")
+    func readingVerbs() throws {
+        let path = try errorTable()
+        let extracted = try CLIRunner.run(["extract", "-122", "raw", path])
+        #expect(extracted.status == 0, "\(extracted.stderr)")
+        #expect(extracted.stdout == "offline\n")
+        let nested = try CLIRunner.run(["extract", "-1424", "raw", path, "-n"])
+        #expect(nested.stdout == "timed out")
+        let typed = try CLIRunner.run(["type", "-122", path, "-expect", "string"])
+        #expect(typed.status == 0, "\(typed.stderr)")
+        #expect(typed.stdout == "string\n")
+        let missing = try CLIRunner.run(["extract", "-9", "raw", path])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("-9"), "\(missing.stderr)")
+    }
+
+    @Test("insert, replace and remove take a key path beginning with - as plutil does")
+    func editingVerbs() throws {
+        let path = try errorTable()
+        let inserted = try CLIRunner.run(["insert", "-1001", "-integer", "-5", path])
+        #expect(inserted.status == 0, "\(inserted.stderr)")
+        #expect(try read(path)["-1001"] == -5)
+        let replaced = try CLIRunner.run(["replace", "-122", "-string", "online", path])
+        #expect(replaced.status == 0, "\(replaced.stderr)")
+        #expect(try read(path)["-122"] == "online")
+        let removed = try CLIRunner.run(["remove", "-1424", path])
+        #expect(removed.status == 0, "\(removed.stderr)")
+        #expect(try read(path)["-1424"] == nil)
+        #expect(try read(path)["items"]?["-1"] == "x", "a key path's later components were not touched")
+    }
+
+    @Test("help is still help after a verb")
+    func helpAfterAVerb() throws {
+        let result = try CLIRunner.run(["extract", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("USAGE: keepsake extract"), "\(result.stdout)")
+    }
+
+    static let cc: URL? = ["/usr/bin/cc", "/usr/bin/gcc", "/usr/bin/clang"].lazy.map(URL.init(fileURLWithPath:)).first {
+        FileManager.default.isExecutableFile(atPath: $0.path)
+    }
+
+    /// Every trigraph, and runs of `?` around them: each string literal of the
+    /// Objective-C output, compiled as C11 with trigraphs on, prints the key unchanged.
+    @Test(.enabled(if: cc != nil, "no C compiler at /usr/bin/cc, gcc or clang"))
+    func objectiveCStringsSurviveTrigraphs() throws {
+        let keys = [
+            "??=", "??/", "??'", "??(", "??)", "??!", "??<", "??>", "??-", "a???/b", "?", "??", "????/\"", "x?",
+        ]
+        let plist = directory.appendingPathComponent("Trigraphs.plist").path
+        let table = PropertyListValue.dictionary(
+            PropertyListDictionary(keys.map { ($0, PropertyListValue.string("v")) }))
+        try Data(try PropertyListWriter.xml.write(table)).write(to: URL(fileURLWithPath: plist))
+        let result = try CLIRunner.run(["convert", plist, "--format", "objc", "-o", "-"])
+        #expect(result.status == 0, "\(result.stderr)")
+        // The keys' literals, `@"…" : @"v",`, as C string literals.
+        let literals = result.stdout.split(separator: "\n").compactMap { line -> String? in
+            guard let start = line.range(of: "@\""), let end = line.range(of: "\" : @\"v\"") else { return nil }
+            return "\"" + line[start.upperBound..<end.lowerBound] + "\""
+        }
+        #expect(literals.count == keys.count, "\(result.stdout)")
+        let program = directory.appendingPathComponent("keys.c")
+        let source =
+            "#include <stdio.h>\nint main(void) {\n"
+            + literals.map { "    puts(\($0));\n" }.joined() + "    return 0;\n}\n"
+        try Data(source.utf8).write(to: program)
+        let binary = directory.appendingPathComponent("keys").path
+        let compiled = try CLIRunner.run(
+            try #require(Self.cc), ["-std=c11", "-trigraphs", "-Werror=trigraphs", program.path, "-o", binary])
+        #expect(compiled.status == 0, "\(compiled.stderr)\n\(source)")
+        let printed = try CLIRunner.run(URL(fileURLWithPath: binary), [])
+        #expect(
+            Set(printed.stdout.split(separator: "\n", omittingEmptySubsequences: false).dropLast().map(String.init))
+                == Set(keys))
+    }
+}

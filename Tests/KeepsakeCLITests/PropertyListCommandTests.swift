@@ -128,22 +128,67 @@ struct OutputDestinationTests {
         return lstat(path, &info) == 0 ? info.st_mode & S_IFMT : 0
     }
 
+    /// What `command` writes to standard output with `-o -`, to compare other
+    /// destinations against.
+    static func piped(_ command: String, _ inputs: Inputs) throws -> Data {
+        let piped = try CLIRunner.run(inputs.arguments(command, to: "-"))
+        #expect(piped.status == 0, "\(piped.stderr)")
+        #expect(!piped.stdoutBytes.isEmpty)
+        return piped.stdoutBytes
+    }
+
     @Test(
-        "-o onto a FIFO is refused and the FIFO stays; - is standard output",
+        "-o onto a FIFO writes into it, as plutil does, and the FIFO stays",
         arguments: ["convert", "archive", "unarchive"])
-    func outputRefusesAFIFO(command: String) throws {
+    func outputWritesIntoAFIFO(command: String) throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
         let fifo = inputs.directory.appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
+        // Opening a FIFO for writing waits for a reader.
+        nonisolated(unsafe) var received = Data()
+        let reader = Thread { received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data() }
+        reader.start()
 
         let result = try CLIRunner.run(inputs.arguments(command, to: fifo))
-        #expect(result.status == 64, "a destination that is not a regular file is a usage error")
-        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
+        while !reader.isFinished { usleep(1_000) }
+        #expect(received == (try Self.piped(command, inputs)))
         #expect(Self.fileType(fifo) == S_IFIFO, "the FIFO was replaced")
-        let piped = try CLIRunner.run(inputs.arguments(command, to: "-"))
-        #expect(piped.status == 0, "\(piped.stderr)")
-        #expect(!piped.stdout.isEmpty)
+    }
+
+    @Test(
+        "-o /dev/null succeeds and leaves the device alone; -o /dev/stdout is standard output",
+        arguments: ["convert", "archive", "unarchive"])
+    func outputToDevNullAndStdout(command: String) throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let discarded = try CLIRunner.run(inputs.arguments(command, to: "/dev/null"))
+        #expect(discarded.status == 0, "\(discarded.stderr)")
+        #expect(discarded.stdout.isEmpty)
+        #expect(Self.fileType("/dev/null") == S_IFCHR)
+
+        let printed = try CLIRunner.run(inputs.arguments(command, to: "/dev/stdout"))
+        #expect(printed.status == 0, "\(printed.stderr)")
+        #expect(printed.stdoutBytes == (try Self.piped(command, inputs)))
+    }
+
+    @Test("-o /dev/null is accepted by every verb that takes -o")
+    func everyVerbWritesToDevNull() throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let plist = inputs.plist.path
+        let before = try Data(contentsOf: inputs.plist)
+        for arguments in [
+            ["extract", "a", "xml1", plist], ["insert", "b", "-integer", "2", plist],
+            ["replace", "a", "-string", "x", plist], ["remove", "a", plist],
+            ["convert", plist, "--format", "objc"], ["convert", plist, "--format", "swift"],
+        ] {
+            let result = try CLIRunner.run(arguments + ["-o", "/dev/null"])
+            #expect(result.status == 0, "\(arguments[0]): \(result.stderr)")
+        }
+        #expect(try Data(contentsOf: inputs.plist) == before, "an edit sent to /dev/null changed its input")
+        #expect(Self.fileType("/dev/null") == S_IFCHR)
     }
 
     /// The device number of `/dev/null`, for a copy of it in a scratch folder.
@@ -161,19 +206,29 @@ struct OutputDestinationTests {
     }()
 
     @Test(
-        "-o onto a device node (a copy of /dev/null) is refused and the node stays",
+        "-o onto a device node (a copy of /dev/null) writes into it and the node stays",
         .enabled(if: canMakeDeviceNodes, "making a device node needs CAP_MKNOD"),
         arguments: ["convert", "archive", "unarchive"])
-    func outputRefusesADevice(command: String) throws {
+    func outputWritesIntoADevice(command: String) throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
         let device = inputs.directory.appendingPathComponent("null").path
         #expect(mknod(device, S_IFCHR | 0o600, Self.nullDevice) == 0)
 
         let result = try CLIRunner.run(inputs.arguments(command, to: device))
-        #expect(result.status == 64, "a destination that is not a regular file is a usage error")
-        #expect(result.stderr.contains("not a regular file"), "\(result.stderr)")
+        #expect(result.status == 0, "\(result.stderr)")
         #expect(Self.fileType(device) == S_IFCHR, "the device node was replaced")
+    }
+
+    @Test("-o onto a directory is refused, and the directory stays")
+    func outputRefusesADirectory() throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let folder = inputs.directory.appendingPathComponent("folder")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
+        let result = try CLIRunner.run(inputs.arguments("convert", to: folder.path))
+        #expect(result.status != 0)
+        #expect(Self.fileType(folder.path) == S_IFDIR)
     }
 
     @Test func closedStandardOutputIsAnErrorNotACrash() throws {

@@ -39,10 +39,27 @@ final class SubcommandToolTests {
         #expect(result.stderr == "a warning\n")
     }
 
-    @Test("Without the companion, the command says how to build it and exits 69", arguments: commands)
+    @Test(
+        "Without the companion, and without swift to build it, the command says in one line how to get it and exits 69",
+        arguments: commands)
     func missingTool(_ command: (command: String, tool: String, package: String, arguments: [String])) throws {
         let result = try CLIRunner.run([command.command] + command.arguments, environment: ["PATH": folder.path])
         #expect(result.status == 69)
-        #expect(result.stderr.contains("swift build --package-path \(command.package)"), "\(result.stderr)")
+        #expect(result.stderr.contains("swift build -c release --package-path \(command.package)"), "\(result.stderr)")
+        #expect(result.stderr.split(separator: "\n").count == 1, "\(result.stderr)")
+    }
+
+    @Test("Inside the repository, a missing companion is run through swift run", arguments: commands)
+    func runsThroughSwiftRun(_ command: (command: String, tool: String, package: String, arguments: [String])) throws {
+        // A stand-in `swift` shows the command line the real one would get.
+        let swift = folder.appendingPathComponent("swift")
+        try "#!/bin/sh\necho \"swift $*\"\n".write(to: swift, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: swift.path)
+        let result = try CLIRunner.run([command.command] + command.arguments, environment: ["PATH": folder.path])
+        #expect(result.status == 0, "\(result.stderr)")
+        let words = result.stdout.split(separator: " ").map(String.init)
+        #expect(Array(words.prefix(4)) == ["swift", "run", "--quiet", "--package-path"], "\(result.stdout)")
+        #expect(words.count > 4 && words[4].hasSuffix("/\(command.package)"), "\(result.stdout)")
+        #expect(result.stdout.hasSuffix(" \(command.tool) \(command.arguments.joined(separator: " "))\n"))
     }
 }

@@ -169,11 +169,16 @@ struct LiteralSource {
 
     /// `string` for a literal of `language`: quotes, backslashes and control characters
     /// escaped; `\n`, `\r` and `\t` by name, other controls as `\u{…}` in Swift and
-    /// as three octal digits in Objective-C.
+    /// as three octal digits in Objective-C. In Objective-C a `?` after a `?` is written
+    /// `\?`, so that no `??` is left to start a trigraph (`??/` is a backslash under
+    /// `-trigraphs` and ISO C before C23, and would end the string early).
     private static func escaped(_ string: String, for language: Language) -> String {
         var escaped = ""
+        var previous: Unicode.Scalar?
         for scalar in string.unicodeScalars {
+            defer { previous = scalar }
             switch scalar {
+            case "?" where language == .objectiveC && previous == "?": escaped += "\\?"
             case "\\": escaped += "\\\\"
             case "\"": escaped += "\\\""
             case "\n": escaped += "\\n"

@@ -20,16 +20,23 @@ enum PropertyListInput {
     }
 }
 
-/// Writes a result, where `-` means standard output; files are replaced durably and
-/// atomically, so an interrupted convert leaves the original intact. A FIFO, device or
-/// socket is refused, never replaced (`-o /dev/null` as root would destroy the node).
+/// Writes a result, where `-` and `/dev/stdout` mean standard output; files are replaced
+/// durably and atomically, so an interrupted convert leaves the original intact. A FIFO
+/// or device (`/dev/null`, `/dev/stderr`) is written into, as plutil does, never
+/// replaced: replacing `/dev/null` as root would destroy the node.
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
-        if path == "-" {
+        if isStandardOutput(path) {
             try StandardStream.output.write(bytes)
         } else {
             try writeFile(bytes, to: path)
         }
+    }
+
+    /// Whether `path` names standard output. `/dev/stdout` is a link to whatever
+    /// standard output is, a regular file included, which a replace would cut loose.
+    static func isStandardOutput(_ path: String) -> Bool {
+        path == "-" || path == "/dev/stdout"
     }
 
     private static func writeFile(_ bytes: [UInt8], to path: String) throws {
@@ -40,9 +47,20 @@ enum PropertyListOutput {
         case .success:
             return
         case .failure(let error) where error.code == .notRegularFile:
-            throw ValidationError("\(path) is not a regular file; write to standard output with -o -")
+            try writeInPlace(bytes, to: path)
         case .failure(let error):
             throw error
         }
+    }
+
+    /// Writes into a file that is not a regular one (a device, a FIFO) without
+    /// truncating or replacing it; a directory or socket cannot be opened and says so.
+    private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw CommandFailure(
+                "\(path) is not a regular file and cannot be written; write to standard output with -o -")
+        }
+        defer { try? handle.close() }
+        try handle.write(contentsOf: bytes)
     }
 }
