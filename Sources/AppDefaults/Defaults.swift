@@ -112,7 +112,7 @@ public final class Defaults: Sendable {
     /// lock, so it is always taken before `state`, never while holding it.
     let saving = Mutex<Void>(())
 
-    /// The app's defaults: its domain named after ``AppContainer/identifier``.
+    /// The app's defaults: its domain named after `AppContainer.identifier`.
     /// Corresponds to `UserDefaults.standard`.
     public convenience init(container: AppContainer, configuration: Configuration = Configuration()) {
         self.init(container: container, primary: container.identifier, configuration: configuration)
@@ -346,7 +346,7 @@ public final class Defaults: Sendable {
         if let domain = state.domains[name] { return domain }
         let fileName = name == Self.globalDomain ? ".GlobalPreferences.plist" : "\(name).plist"
         let file = PreferencesFile(
-            domain: name, url: container.preferencesDirectory.appendingPathComponent(fileName),
+            domain: name, url: container.url(for: .preferences).appendingPathComponent(fileName),
             directory: preferencesDirectory,
             coordinator: FileCoordinator(
                 lockDirectory: nil, timeout: configuration.lockTimeout, system: configuration.fileSystem.systemCalls))

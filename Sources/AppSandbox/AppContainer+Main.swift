@@ -11,6 +11,9 @@ extension AppContainer {
     /// The container lives where ``init(identifier:containersDirectory:environment:)``
     /// puts it.
     ///
+    /// The first use of a container that does not exist yet creates it and prints its
+    /// identifier, where the identifier came from and its path on standard error.
+    ///
     /// An identifier given by `KEEPSAKE_APP_ID` or the `Info.plist` that is not a valid
     /// identifier stops the program with a message naming it, at first use: running
     /// on with another app's container would hide the user's data.
@@ -23,12 +26,25 @@ extension AppContainer {
         let identity = mainIdentity(
             environment: environment, bundleIdentifier: ResourceBundle.main.bundleIdentifier,
             executableName: ResourceBundle.runningExecutable.lastPathComponent)
+        let container: AppContainer
         do {
-            return try AppContainer(identifier: identity.identifier, environment: environment)
+            container = try AppContainer(identifier: identity.identifier, environment: environment)
         } catch {
             fatalError("AppContainer.main: \(identity.source) gives \"\(identity.identifier)\": \(error)")
         }
+        container.announceIfNew(namedAfter: identity.source)
+        return container
     }()
+
+    /// Creates the container when it does not exist yet and says so on standard error,
+    /// with the identity it was named after: a renamed executable, or a missing
+    /// `KEEPSAKE_APP_ID`, otherwise opens an empty container without a word, and the
+    /// user's data seems gone.
+    func announceIfNew(namedAfter source: String, report: (String) -> Void = { StandardStream.error.report($0) }) {
+        guard !FileManager.default.fileExists(atPath: url.path) else { return }
+        try? createDirectories()
+        report("keepsake: new app container \(identifier) (from \(source)) at \(url.path)")
+    }
 
     /// The running app's identifier and where it came from, by the rules of ``main``.
     static func mainIdentity(environment: [String: String], bundleIdentifier: String?, executableName: String) -> (

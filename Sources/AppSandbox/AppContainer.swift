@@ -25,10 +25,13 @@ public struct AppContainer: Sendable {
     /// The container of `identifier` under `containersDirectory`, or under the
     /// default location described above when it is nil.
     ///
-    /// - Parameter environment: where `KEEPSAKE_CONTAINERS`, `XDG_DATA_HOME` and
-    ///   `HOME` are read; tests pass their own so they never touch the home directory.
+    /// - Parameters:
+    ///   - identifier: the app's bundle identifier, which names the container's folder.
+    ///   - containersDirectory: the folder that holds containers; nil for the default.
+    ///   - environment: where `KEEPSAKE_CONTAINERS`, `XDG_DATA_HOME` and `HOME` are
+    ///     read; tests pass their own so they never touch the home directory.
     /// - Throws: ``SandboxError`` `.invalidName` when `identifier` is not a bundle
-    ///   identifier (see ``validate(identifier:)``).
+    ///   identifier: dot-separated labels of ASCII letters, digits and hyphens.
     public init(
         identifier: String, containersDirectory: URL? = nil,
         environment: [String: String] = ProcessInfo.processInfo.environment
@@ -108,14 +111,31 @@ public struct AppContainer: Sendable {
         directory.pathComponents.reduce(url) { $0.appendingPathComponent($1, isDirectory: true) }
     }
 
-    public var documentsDirectory: URL { url(for: .documents) }
-    public var libraryDirectory: URL { url(for: .library) }
-    public var cachesDirectory: URL { url(for: .caches) }
-    public var preferencesDirectory: URL { url(for: .preferences) }
-    public var applicationSupportDirectory: URL { url(for: .applicationSupport) }
-    /// Corresponds to `FileManager.temporaryDirectory` (`NSTemporaryDirectory()`),
-    /// which on iOS is the container's `tmp/`.
-    public var temporaryDirectory: URL { url(for: .temporary) }
+    // The named directories exist when asked for, as they always do in an iOS
+    // container: the books' `try? data.write(to:)` into a folder that is not there
+    // would store nothing and say nothing.
+
+    /// `Documents/`, created if missing. Corresponds to
+    /// `FileManager.default.urls(for: .documentDirectory, in: .userDomainMask).first!`.
+    public var documentsDirectory: URL { existingURL(for: .documents) }
+    /// `Library/`, created if missing.
+    public var libraryDirectory: URL { existingURL(for: .library) }
+    /// `Library/Caches/`, created if missing.
+    public var cachesDirectory: URL { existingURL(for: .caches) }
+    /// `Library/Preferences/`, created if missing.
+    public var preferencesDirectory: URL { existingURL(for: .preferences) }
+    /// `Library/Application Support/`, created if missing.
+    public var applicationSupportDirectory: URL { existingURL(for: .applicationSupport) }
+    /// `tmp/`, created if missing. Corresponds to `FileManager.temporaryDirectory`
+    /// (`NSTemporaryDirectory()`), which on iOS is the container's `tmp/`.
+    public var temporaryDirectory: URL { existingURL(for: .temporary) }
+
+    /// The URL of `kind`, created first when missing. A folder that cannot be made
+    /// (no space, a file in its place) is left to the write into it, which reports why.
+    func existingURL(for kind: Directory) -> URL {
+        try? directory(kind).create()
+        return url(for: kind)
+    }
 
     /// File operations confined to one of the container's directories.
     public func directory(_ kind: Directory) -> SandboxDirectory {

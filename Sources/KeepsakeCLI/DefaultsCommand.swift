@@ -147,7 +147,7 @@ struct DefaultsCommand: ParsableCommand {
             let container = try location.container()
             // Listed through the container's resolver: a linked Library is not followed out.
             let names =
-                FileManager.default.fileExists(atPath: container.preferencesDirectory.path)
+                FileManager.default.fileExists(atPath: container.url(for: .preferences).path)
                 ? try container.directory(.preferences).contentsOfDirectory() : []
             let domains = names.filter { $0.hasSuffix(".plist") }.map { String($0.dropLast(6)) }
                 .map { $0 == ".GlobalPreferences" ? Defaults.globalDomain : $0 }.sorted()

@@ -58,7 +58,7 @@ struct AttackTests {
         let elsewhere = fixture.url.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: container.url, withIntermediateDirectories: true)
-        try FileManager.default.createSymbolicLink(at: container.libraryDirectory, withDestinationURL: elsewhere)
+        try FileManager.default.createSymbolicLink(at: container.url(for: .library), withDestinationURL: elsewhere)
 
         let defaults = try fixture.defaults()
         defaults.set("value", forKey: "k")

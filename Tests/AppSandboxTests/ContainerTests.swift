@@ -65,7 +65,7 @@ struct ContainerTests {
         try FileManager.default.removeItem(at: container.applicationSupportDirectory)
         let lazy = try container.url(
             for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: false)
-        #expect(lazy == container.applicationSupportDirectory)
+        #expect(lazy == container.url(for: .applicationSupport))
         #expect(!FileManager.default.fileExists(atPath: lazy.path), "create: false must not create")
         let made = try container.url(
             for: .applicationSupportDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
@@ -117,6 +117,48 @@ struct ContainerTests {
         #expect(
             try Data(contentsOf: container.applicationSupportDirectory.appendingPathComponent("state"))
                 == Data("x".utf8))
+    }
+
+    /// The books write with `try? data.write(to:)` into the folder they are given: in a
+    /// container no one has used, the folder must already be there, or nothing is stored
+    /// and nothing said.
+    @Test(
+        "Each directory accessor of a new container gives a folder a plain write lands in",
+        arguments: [
+            (\AppContainer.documentsDirectory, "Documents"),
+            (\.libraryDirectory, "Library"),
+            (\.cachesDirectory, "Library/Caches"),
+            (\.preferencesDirectory, "Library/Preferences"),
+            (\.applicationSupportDirectory, "Library/Application Support"),
+            (\.temporaryDirectory, "tmp"),
+        ] as [(KeyPath<AppContainer, URL> & Sendable, String)])
+    func accessorsCreateTheirDirectory(accessor: KeyPath<AppContainer, URL> & Sendable, relative: String) throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let container = try AppContainer(identifier: "com.example.New", containersDirectory: folder.file("containers"))
+        #expect(!FileManager.default.fileExists(atPath: container.url.path))
+        let directory = container[keyPath: accessor]
+        #expect(directory.path == container.url.path + "/" + relative)
+        try Data("saved".utf8).write(to: directory.appendingPathComponent("item"))
+        #expect(try Data(contentsOf: container.url.appendingPathComponent(relative + "/item")) == Data("saved".utf8))
+    }
+
+    @Test("A new main container is created and announced with its path and where its name came from")
+    func newContainerIsAnnounced() throws {
+        let folder = try ScratchFolder()
+        defer { folder.remove() }
+        let container = try AppContainer(identifier: "renamed-tool", containersDirectory: folder.file("containers"))
+        var announced: [String] = []
+        container.announceIfNew(namedAfter: "the executable's name") { announced.append($0) }
+        #expect(
+            announced == [
+                "keepsake: new app container renamed-tool (from the executable's name) at \(container.url.path)"
+            ])
+        for kind in AppContainer.Directory.allCases {
+            #expect(FileManager.default.fileExists(atPath: container.url(for: kind).path))
+        }
+        container.announceIfNew(namedAfter: "the executable's name") { announced.append($0) }
+        #expect(announced.count == 1, "an existing container is opened without a word")
     }
 
     @Test(
