@@ -84,7 +84,7 @@ extension Defaults {
     // MARK: Writing
 
     /// Stores any property-list value: `String`, integers, `Double`, `Float`, `Bool`,
-    /// `Date`, `Data`, ``PropertyListValue`` and arrays and string-keyed dictionaries of
+    /// `Date`, `Data`, `PropertyListValue` and arrays and string-keyed dictionaries of
     /// them, or a `URL` (as ``set(_:forKey:)-(URL,_)`` stores it); nil removes the key.
     /// Corresponds to `set(_:forKey:)`, which raises an exception where this throws (a
     /// URL inside an array or dictionary included, as on Apple's platforms).

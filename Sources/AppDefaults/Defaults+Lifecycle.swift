@@ -1,6 +1,5 @@
 public import AppLifecycle
 public import AppRuntime
-public import AppSandbox
 
 /// User defaults follow the app's lifecycle, as iOS saves them when an app is suspended.
 extension Defaults {

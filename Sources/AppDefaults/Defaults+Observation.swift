@@ -1,5 +1,4 @@
 public import AppRuntime
-public import AppSandbox
 import Foundation
 import PropertyList
 import Synchronization

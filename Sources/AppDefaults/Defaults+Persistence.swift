@@ -76,10 +76,10 @@ extension Defaults {
     /// process saved it, to what `transform` returns (nil removes it), and saves at
     /// once, all under the domain's cross-process lock.
     ///
-    /// A read-modify-write through ``subscript(_:)`` (read, change, set) can interleave
-    /// with another process's, and one of the two changes is lost; this cannot. Unsaved
-    /// changes of this process are saved with it. `transform` runs on the calling
-    /// thread while the lock is held: keep it short.
+    /// A read-modify-write through ``subscript(_:)->PropertyListValue?`` (read, change,
+    /// set) can interleave with another process's, and one of the two changes is lost;
+    /// this cannot. Unsaved changes of this process are saved with it. `transform` runs
+    /// on the calling thread while the lock is held: keep it short.
     ///
     /// ```swift
     /// try defaults.update("recentSearches") { current in
@@ -358,7 +358,7 @@ extension Defaults {
     /// check runs.
     func startWatching() {
         #if os(Linux)
-        let folder = container.preferencesDirectory
+        let folder = container.url(for: .preferences)
         guard (try? preferencesDirectory.create()) != nil else { return }
         let watcher = DirectoryWatcher(directory: folder.path) { [weak self] in
             self?.checkForExternalChanges()

@@ -1,12 +1,12 @@
 import AppSandbox
 
 extension Defaults {
-    /// The app's defaults, in its own container (``AppSandbox/AppContainer/main``).
+    /// The app's defaults, in its own container (`AppContainer.main`).
     /// Corresponds to `UserDefaults.standard`.
     ///
     /// Changes are saved on their own like those of any ``Defaults``, the last ones
     /// when the process exits normally. A process killed by a signal saves nothing
-    /// more: attach the defaults to the ``AppLifecycle/Application`` (or call
+    /// more: attach the defaults to the `Application` (or call
     /// ``flush()``) to save on entering the background.
     ///
     /// ```swift

@@ -5,7 +5,7 @@ import PropertyList
 ///
 /// Carries a ``Code`` to match on and what it concerns: the domain, the key (with a
 /// key path inside it for nested values), the preferences file, and the error of the
-/// layer underneath (``SandboxError``, ``PropertyListError``, a `DecodingError`).
+/// layer underneath (`SandboxError`, `PropertyListError`, a `DecodingError`).
 /// Foundation's `UserDefaults` has no errors at all: it drops what it cannot store and
 /// reads a corrupt file as empty.
 ///

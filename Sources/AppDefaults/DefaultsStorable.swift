@@ -4,7 +4,7 @@ public import PropertyList
 /// A type a ``Defaults/Key`` can hold: how it is stored as a property-list value and
 /// read back.
 ///
-/// Strings, integers, reals, `Bool`, `Date`, `Data`, `URL`, ``PropertyListValue``,
+/// Strings, integers, reals, `Bool`, `Date`, `Data`, `URL`, `PropertyListValue`,
 /// arrays and string-keyed dictionaries of them, and optionals of any of these (nil is
 /// an absent key) conform. A `Codable` type conforms by
 /// declaring it, and is stored as the tree `PropertyListEncoder` would make:

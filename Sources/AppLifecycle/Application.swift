@@ -1,5 +1,4 @@
 public import AppRuntime
-public import AppSandbox
 public import Foundation
 import Synchronization
 
@@ -83,6 +82,7 @@ public final class Application: Sendable {
 
     /// - Parameters:
     ///   - delegate: told about every state change.
+    ///   - configuration: how long background time lasts and what happens when it runs out.
     ///   - scheduler: what background timers wait on; tests pass a `ManualScheduler`.
     ///   - notificationCenter: where notifications are posted; tests pass their own so
     ///     parallel tests do not see each other's events.

@@ -156,7 +156,10 @@ public final class AvailableMemoryMonitor: MemoryPressureMonitor {
     private let read: @Sendable () -> Reading?
     private let isLow = StopFlag.Mutable()
 
-    /// - Parameter read: where readings come from; the default reads the files above.
+    /// - Parameters:
+    ///   - threshold: the fraction of memory that must stay available, e.g. `0.1`.
+    ///   - interval: how long to wait between two readings.
+    ///   - read: where readings come from; the default reads the files above.
     public init(
         threshold: Double = 0.1, interval: Duration = .seconds(1),
         read: @escaping @Sendable () -> Reading? = AvailableMemoryMonitor.systemReading

@@ -15,7 +15,9 @@ extension AppContainer {
     /// clears `tmp/` while the app is not running, and a process here has no such
     /// moment of its own.
     ///
-    /// - Parameter now: the current time; tests pass their own instead of waiting.
+    /// - Parameters:
+    ///   - age: how many seconds old a file must be to go; a day by default.
+    ///   - now: the current time; tests pass their own instead of waiting.
     @discardableResult
     public func purgeTemporaryFiles(olderThan age: TimeInterval = 24 * 60 * 60, now: Date = Date()) throws(SandboxError)
         -> PurgeReport

@@ -36,8 +36,8 @@ public enum ImageKind: String, Sendable, Hashable {
 /// Keeps blobs (photos) one file per key in a folder of the container, with a memory
 /// cache in front, and a write-ahead journal beside the folder.
 ///
-/// Corresponds to the books' `ImageStore`: ``set(_:forKey:)`` stores and caches the
-/// blob, ``data(forKey:)`` reads the cache, then the file, ``delete(forKey:)`` removes
+/// Corresponds to the books' `ImageStore`: `set(_:forKey:)` stores and caches the
+/// blob, `data(forKey:)` reads the cache, then the file, `delete(forKey:)` removes
 /// both. Keys are file names: one that is empty, holds `/` or NUL, is `.` or `..`, is
 /// longer than 255 bytes or starts with the sandbox's reserved `.keepsake-` prefix is
 /// refused with `.invalidKey`, and so is one that would resolve outside the folder (a
@@ -47,7 +47,7 @@ public enum ImageKind: String, Sendable, Hashable {
 /// `images/`) and returns once that is `fsync`ed: concurrent changes share one
 /// `fsync`. Its file is then written at once, without `fsync`, so the books' readers
 /// of ``url(forKey:)`` find it; a crash may tear that file, and the next store made on
-/// the folder writes it again from the journal. ``flush()`` (the books' save on
+/// the folder writes it again from the journal. `flush()` (the books' save on
 /// entering the background), and the store by itself once the journal passes 16 MiB,
 /// write every changed file durably and empty the journal. Only one store at a time
 /// keeps a folder's journal, in this process or another.
@@ -77,6 +77,9 @@ public final class BlobStore: Sendable {
     /// Opens the folder's journal and writes what it holds (changes a crash left
     /// unfiled) into the files, durably.
     /// - Parameters:
+    ///   - container: the container the blobs are kept in.
+    ///   - directory: the container's directory that holds the folder; `Documents/` by
+    ///     default.
     ///   - folder: a folder name in `directory` (created if missing), or `nil`.
     ///   - cache: the cache in front of the files; by default up to 64 MiB of blobs,
     ///     emptied on memory warnings.
@@ -272,14 +275,14 @@ public final class BlobStore: Sendable {
     }
 
     /// The format of the blob under `key`, from its first bytes; `nil` when there is none.
-    /// - Throws: ``StoreError``, as ``data(forKey:)``.
+    /// - Throws: ``StoreError``, as `data(forKey:)`.
     public func imageKind(forKey key: String) throws(StoreError) -> ImageKind? {
         try data(forKey: key).map { ImageKind(bytes: $0) }
     }
 
     /// The file URL of `key`'s blob. Corresponds to the seeds' `imageURL(forKey:)`. A
     /// file that could not be written after its change was journaled is written first
-    /// (``flush()``), so the URL shows the stored blob.
+    /// (`flush()`), so the URL shows the stored blob.
     /// - Throws: ``StoreError`` `.invalidKey`, `.writeFailed`.
     public func url(forKey key: String) throws(StoreError) -> URL {
         let path = try path(forKey: key)

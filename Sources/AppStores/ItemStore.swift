@@ -20,11 +20,11 @@ public import KeyedArchive
 /// try itemStore.save()
 /// ```
 ///
-/// A store made with ``init(container:fileName:)`` keeps a write-ahead journal beside
-/// the archive (`items.archive.journal`): every change made through the store is
-/// recorded there as it is made, and ``flush()`` returns once every change made so
-/// far is written and `fsync`ed, sharing one `fsync` with the changes other tasks made
-/// meanwhile. Acknowledge a change (an HTTP reply, a "Saved" label) only after
+/// A store made with ``init(container:fileName:lockTimeout:)`` keeps a write-ahead
+/// journal beside the archive (`items.archive.journal`): every change made through the
+/// store is recorded there as it is made, and ``flush()`` returns once every change made
+/// so far is written and `fsync`ed, sharing one `fsync` with the changes other tasks
+/// made meanwhile. Acknowledge a change (an HTTP reply, a "Saved" label) only after
 /// ``flush()``. The archive stays the books' file: ``save()`` writes it whole and
 /// starts an empty journal, and so does the store by itself when the journal outgrows
 /// the archive; loading replays the journal on top of it. A kill at any instant loses
@@ -92,7 +92,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     private var checkpointScheduled = false
 
     /// Loads the items from `backend`. Changes are durable when a save returns; there
-    /// is no journal (``init(container:fileName:)`` has one).
+    /// is no journal (``init(container:fileName:lockTimeout:)`` has one).
     /// - Throws: ``StoreError`` from the backend: `.corruptArchive` (the file stays as
     ///   it is), `.readFailed`.
     public convenience init(backend: some ItemStoreBackend<Model>) throws(StoreError) {
@@ -470,7 +470,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// are changes here that are not saved (a save of them failed, or was refused for a
     /// conflict), or a save is still being written, a reload would lose them: it
     /// returns `false` and changes nothing; save first, or ``reload()``.
-    /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
+    /// - Throws: ``StoreError``, as `init(backend:)`; the items are then unchanged.
     @discardableResult
     public func reloadIfSaved() throws(StoreError) -> Bool {
         guard writesInFlight == 0, !isDirty else { return false }
@@ -482,7 +482,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// and the journal's durable records), dropping the changes here that are not
     /// saved: the app's choice after a conflict it settles in the backend's favour.
     /// Waits for the saves being written.
-    /// - Throws: ``StoreError``, as ``init(backend:)``; the items are then unchanged.
+    /// - Throws: ``StoreError``, as `init(backend:)`; the items are then unchanged.
     public func reload() throws(StoreError) {
         let loaded: [Model]
         if let (journal, archive) = journaled {

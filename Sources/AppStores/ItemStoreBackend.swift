@@ -12,9 +12,9 @@ import Synchronization
 /// turned into a ``Snapshot`` where they live (the main actor), and the snapshot is
 /// written wherever the store chooses, a thread that may block on the disk.
 ///
-/// Loading comes in two forms: ``loadItems()``, which blocks, for the books' synchronous
+/// Loading comes in two forms: `loadItems()`, which blocks, for the books' synchronous
 /// calls, and its `async` overload, which suspends the caller instead (by
-/// default it runs the synchronous one on a thread of ``BlockingIO``'s, never on Swift's
+/// default it runs the synchronous one on a thread of `BlockingIO`'s, never on Swift's
 /// cooperative pool; a backend that talks to a server implements it with its client's
 /// own async calls). Writes have one form: an ``ItemStore`` makes them on its serial
 /// I/O queue, off the pool and the main actor, so that saves reach the backend in the

@@ -7,7 +7,7 @@ import Synchronization
 /// Corresponds to `NSCache`, with the eviction order made definite: when adding an
 /// entry takes the cache over ``countLimit`` or ``totalCostLimit``, the entries used
 /// least recently (set or read) go first. Foundation's `NSCache` on Linux evicts the
-/// newest instead. A memory warning (``Application/didReceiveMemoryWarningNotification``
+/// newest instead. A memory warning (`Application.didReceiveMemoryWarningNotification`
 /// on the cache's notification center) empties the cache unless
 /// ``evictsOnMemoryWarning`` is off.
 ///
@@ -25,7 +25,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     }
 
     /// Called after entries leave the cache because of a limit or a memory warning
-    /// (not for ``removeObject(forKey:)`` or ``removeAllObjects()``), outside the
+    /// (not for ``removeObject(forKey:)-(Key)`` or ``removeAllObjects()``), outside the
     /// cache's lock. Corresponds to `NSCacheDelegate.cache(_:willEvictObject:)`.
     public typealias EvictionHandler = @Sendable (_ key: Key, _ value: Value, _ reason: EvictionReason) -> Void
 

@@ -40,7 +40,7 @@ public struct RecordConflict: Sendable, CustomStringConvertible {
     }
 
     /// The three versions decoded.
-    /// - Throws: ``KeyedArchiveError`` when one is not an archive of `Model`.
+    /// - Throws: `KeyedArchiveError` when one is not an archive of `Model`.
     public func versions<Model: KeyedArchivable>(
         as model: Model.Type
     ) throws(KeyedArchiveError) -> (ancestor: Model?, local: Model?, server: Model?) {

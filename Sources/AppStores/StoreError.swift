@@ -4,7 +4,7 @@ import KeyedArchive
 /// The one error the stores throw.
 ///
 /// Carries a ``Code`` to match on, the key or file concerned and the error that caused
-/// it (a ``SandboxError`` from the file layer, a ``KeyedArchiveError`` from the
+/// it (a `SandboxError` from the file layer, a `KeyedArchiveError` from the
 /// archiver) as ``underlyingError``.
 ///
 /// ```swift
@@ -54,7 +54,7 @@ public struct StoreError: Error, CustomStringConvertible {
     public var key: String?
     /// The file concerned, where there is one.
     public var path: String?
-    /// What caused it: a ``SandboxError`` or a ``KeyedArchiveError``.
+    /// What caused it: a `SandboxError` or a `KeyedArchiveError`.
     public var underlyingError: (any Error)?
     /// With `.conflict`: every item in conflict, with its ancestor, local and server
     /// versions.

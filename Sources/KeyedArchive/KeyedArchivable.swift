@@ -4,7 +4,7 @@
 /// bridged classes: `String` (an `NSString`, inline), `Data` (inline), `Date`
 /// (`NSDate`), `UUID` (`NSUUID`), `URL` (`NSURL`), integers, `Double`, `Float` and
 /// `Bool` (`NSNumber`, inline), arrays (`NSArray`), dictionaries (`NSDictionary`) and
-/// sets (`NSSet`) of archivable values, ``PropertyListValue`` trees, generic
+/// sets (`NSSet`) of archivable values, `PropertyListValue` trees, generic
 /// ``ArchivedObject``s, and every ``KeyedCoding`` type.
 ///
 /// Corresponds to the set of classes that adopt `NSCoding`. Adopt ``KeyedCoding`` for

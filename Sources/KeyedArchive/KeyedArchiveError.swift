@@ -2,7 +2,7 @@
 ///
 /// Carries a ``Code`` to match on and whatever context is known: the key path of the
 /// value being decoded (`root[3].dateCreated`), the UID of the `$objects` entry, the
-/// archived class name, and the error underneath (a ``PropertyListError`` for unreadable
+/// archived class name, and the error underneath (a `PropertyListError` for unreadable
 /// bytes, or the error a type's `init(coder:)` threw).
 ///
 /// Corresponds to the `NSCoderReadCorruptError` / `NSCoderValueNotFoundError` errors
@@ -51,7 +51,7 @@ public struct KeyedArchiveError: Error, CustomStringConvertible {
         public static let invalidObject = Code("invalidObject")
         /// An object contains itself where its type cannot hold a back reference.
         public static let cycle = Code("cycle")
-        /// Depth, object count or byte count passed a ``PropertyListLimits`` bound.
+        /// Depth, object count or byte count passed a `PropertyListLimits` bound.
         public static let limitExceeded = Code("limitExceeded")
         /// A type's `init(coder:)` threw an error of its own (see `underlyingError`).
         public static let decodingFailed = Code("decodingFailed")
@@ -74,7 +74,7 @@ public struct KeyedArchiveError: Error, CustomStringConvertible {
     public var uid: Int?
     /// The archived class name involved, where known.
     public var className: String?
-    /// The error underneath: a ``PropertyListError`` or a type's own error.
+    /// The error underneath: a `PropertyListError` or a type's own error.
     public var underlyingError: (any Error)?
 
     public init(

@@ -29,7 +29,9 @@ public enum KeyedArchiver {
     }
 
     /// Corresponds to `archivedData(withRootObject:requiringSecureCoding:)`.
-    /// - Parameter format: `.binary` (the default) or `.xml`.
+    /// - Parameters:
+    ///   - root: the root object, stored under `root` in `$top`.
+    ///   - format: `.binary` (the default) or `.xml`.
     /// - Throws: ``KeyedArchiveError``: `.unsupportedValue`, `.limitExceeded`.
     public static func archivedData<Root: KeyedArchivable>(
         withRootObject root: Root, format: PropertyListFormat = .binary
@@ -37,7 +39,7 @@ public enum KeyedArchiver {
         Data(try archivedBytes(withRootObject: root, format: format))
     }
 
-    /// ``archivedData(withRootObject:format:)`` as bytes.
+    /// ``archivedData(withRootObject:format:)-(Root,_)`` as bytes.
     public static func archivedBytes<Root: KeyedArchivable>(
         withRootObject root: Root, format: PropertyListFormat = .binary
     ) throws(KeyedArchiveError) -> [UInt8] {

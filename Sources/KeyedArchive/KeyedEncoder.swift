@@ -19,7 +19,7 @@ public import Foundation
 /// let data = try encoder.encodedData
 /// ```
 ///
-/// Most code uses ``KeyedArchiver/archivedData(withRootObject:format:)`` instead.
+/// Most code uses ``KeyedArchiver/archivedData(withRootObject:format:)-(Root,_)`` instead.
 /// Encoding methods never throw (as in Foundation); a value that cannot be archived, or
 /// a graph nested deeper than ``maxDepth``, is recorded in ``error`` and thrown by
 /// ``encodedData``.
@@ -224,7 +224,7 @@ public final class KeyedEncoder {
     }
 
     /// Any archivable value: a ``KeyedCoding`` object, an array, dictionary or set,
-    /// a `URL`, a `UUID`, a ``PropertyListValue``…
+    /// a `URL`, a `UUID`, a `PropertyListValue`…
     public func encode<Value: KeyedArchivable>(_ value: Value, forKey key: String) {
         value._encodeField(to: self, forKey: key)
     }

@@ -34,7 +34,9 @@ extension PropertyListValue {
     ///
     /// Corresponds to the check `PropertyListSerialization.propertyList(_:isValidFor:)`
     /// makes before writing.
-    /// - Parameter keyPath: where `value` sits, for the error (`items[2].name`).
+    /// - Parameters:
+    ///   - value: the value to convert; a ``PropertyListValue`` is taken as it is.
+    ///   - keyPath: where `value` sits, for the error (`items[2].name`).
     /// - Throws: ``PropertyListError`` `.unsupportedValue` naming the key path of the first
     ///   value that is not a property-list value (a `nil` inside a container included);
     ///   `.limitExceeded` for containers nested deeper than `PropertyListLimits.default.maxDepth`,

@@ -4,14 +4,14 @@ public import Foundation
 extension KeyedArchiver {
     /// Archives `root` into the file at `url`, replacing it durably and atomically: the
     /// bytes go to a temporary file in the same directory, which is synced, renamed over
-    /// the old file, and the directory synced (see ``FileSystem/write(_:to:)``). A failed
+    /// the old file, and the directory synced (see `FileSystem.write(_:to:)`). A failed
     /// save leaves the previous file as it was.
     ///
     /// ```swift
     /// try KeyedArchiver.archive(allItems, to: itemArchiveURL)
     /// ```
     /// - Throws: ``KeyedArchiveError`` when the graph cannot be archived (nothing is
-    ///   written), ``SandboxError`` when the file cannot be replaced.
+    ///   written), `SandboxError` when the file cannot be replaced.
     public static func archive<Root: KeyedArchivable>(
         _ root: Root, to url: URL, format: PropertyListFormat = .binary, fileSystem: FileSystem = .default
     ) throws {

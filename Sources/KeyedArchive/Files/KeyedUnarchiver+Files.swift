@@ -8,7 +8,7 @@ extension KeyedUnarchiver {
     /// ```swift
     /// allItems = try KeyedUnarchiver.unarchivedObject(ofClass: [Item].self, contentsOf: itemArchiveURL) ?? []
     /// ```
-    /// - Throws: ``SandboxError`` when the file cannot be read (`.noSuchFile` when it does
+    /// - Throws: `SandboxError` when the file cannot be read (`.noSuchFile` when it does
     ///   not exist), ``KeyedArchiveError`` when it is not a readable archive of `Root`.
     public static func unarchivedObject<Root: KeyedArchivable>(
         ofClass type: Root.Type, contentsOf url: URL, limits: PropertyListLimits = .default,
