@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.1
 // The reference apps, in a package of their own so that the library never depends on a
 // web server: Homepwner (a web app on Hummingbird) and FoodTracker (a command).
 // Run from the repository root: swift run --package-path Apps homepwner
@@ -14,6 +14,12 @@ let package = Package(
     products: [
         .executable(name: "homepwner", targets: ["Homepwner"]),
         .executable(name: "foodtracker", targets: ["FoodTracker"]),
+    ],
+    // The default build compiles no database client and no TLS, so a first
+    // `swift run --package-path Apps homepwner` builds only the web server;
+    // `--traits Database` adds sharing through PostgreSQL (homepwner --database).
+    traits: [
+        .trait(name: "Database", description: "Share Homepwner through PostgreSQL (KeepsakeCloud, postgres-nio).")
     ],
     dependencies: [
         .package(path: ".."),
@@ -34,7 +40,7 @@ let package = Package(
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "AppDefaults", package: keepsake),
                 .product(name: "AppLifecycle", package: keepsake),
-                .product(name: "KeepsakeCloud", package: "Cloud"),
+                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -45,7 +51,7 @@ let package = Package(
             dependencies: [
                 "HomepwnerApp",
                 .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeCloud", package: "Cloud"),
+                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]
         ),

@@ -2,7 +2,10 @@ import AppSandbox
 import ArgumentParser
 import Foundation
 import HomepwnerApp
+
+#if Database
 import KeepsakeCloud
+#endif
 
 /// `homepwner`: the Homepwner inventory as a web app on this machine.
 @main
@@ -16,7 +19,8 @@ struct Homepwner: AsyncParsableCommand {
             background saves, and so does SIGTERM before the server exits. With \
             --database, the items, photos and settings live in PostgreSQL instead, shared \
             with every instance using it; each page shows the others' changes as they \
-            are saved.
+            are saved. --database needs a build with the Database trait: \
+            swift run --package-path Apps --traits Database homepwner --database URL.
             """)
 
     @Option(name: .long, help: "Address to listen on.")
@@ -76,10 +80,17 @@ struct Homepwner: AsyncParsableCommand {
         var limits = Inventory.Limits()
         if let maxPhotoBytes { limits.maxPhotoBytes = maxPhotoBytes }
         let database = database ?? environment["HOMEPWNER_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+        if database != nil, !HomepwnerServer.canShareThroughDatabase {
+            throw ValidationError(HomepwnerServer.builtWithoutDatabase.message)
+        }
         let server = try await HomepwnerServer(
             container: appContainer, limits: limits, database: database, sharedName: sharedName)
         let host = host
+        #if Database
         let source = database.map { "the database \(CloudDatabase.redacted($0)) and " } ?? ""
+        #else
+        let source = ""
+        #endif
         try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
             StandardStream.output.report(
                 "Homepwner is serving http://\(host):\(bound)/ from \(source)\(appContainer.url.path)")

@@ -24,6 +24,9 @@ public struct HomepwnerError: Error, Sendable, CustomStringConvertible {
         public static let misdirectedRequest = Code(status: .misdirectedRequest)
         /// The app could not read or write its container.
         public static let storageFailed = Code(status: .internalServerError)
+        /// A database was asked for, but this build has no database client (built
+        /// without the package's `Database` trait).
+        public static let databaseUnavailable = Code(status: .serviceUnavailable)
     }
 
     public var code: Code

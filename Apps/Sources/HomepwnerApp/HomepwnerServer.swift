@@ -22,6 +22,20 @@ public final class HomepwnerServer: Sendable {
     /// The book's bundle identifier, naming the container.
     public static let identifier = "com.bignerdranch.Homepwner"
 
+    /// Whether this build can share through a database: the package's `Database` trait
+    /// compiles the PostgreSQL client in.
+    #if Database
+    public static let canShareThroughDatabase = true
+    #else
+    public static let canShareThroughDatabase = false
+    #endif
+
+    /// Why a database cannot be used by this build, and how to get one that can.
+    public static let builtWithoutDatabase = HomepwnerError(
+        .databaseUnavailable,
+        "this homepwner was built without a database client; build it with the Database trait: "
+            + "swift run --package-path Apps --traits Database homepwner --database URL")
+
     public let inventory: Inventory
     public let log: LifecycleLog
     public let delegate: AppDelegate
@@ -29,8 +43,10 @@ public final class HomepwnerServer: Sendable {
     public let application: AppLifecycle.Application
     /// Logs the suspension that iOS gives no callback for.
     private let suspensionObserver: ObservationToken
+    #if Database
     /// The database shared with other instances, when there is one.
     public let shared: SharedInventory?
+    #endif
 
     /// Opens the stores (nothing is overwritten when what is saved cannot be read), on
     /// the main actor where they live.
@@ -39,7 +55,9 @@ public final class HomepwnerServer: Sendable {
     ///     every instance using it (see ``SharedInventory``); they stay in the container
     ///     too, which answers while the database is away.
     ///   - sharedName: the name of the shared inventory in the database.
-    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`.
+    /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`;
+    ///   ``HomepwnerError`` `.databaseUnavailable` for a database in a build without
+    ///   the `Database` trait.
     @MainActor
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
@@ -48,8 +66,13 @@ public final class HomepwnerServer: Sendable {
         scheduler: any AppRuntime.Scheduler = SystemScheduler()
     ) throws {
         self.log = log
+        #if Database
         shared = try database.map { try SharedInventory(url: $0, name: sharedName, container: container, log: log) }
         inventory = try Inventory(container: container, limits: limits, sharedPhotos: shared?.photos)
+        #else
+        if database != nil { throw Self.builtWithoutDatabase }
+        inventory = try Inventory(container: container, limits: limits)
+        #endif
         delegate = AppDelegate(inventory: inventory, log: log)
         application = AppLifecycle.Application(delegate: delegate, configuration: configuration, scheduler: scheduler)
         suspensionObserver = application.addObserver(for: [.didSuspend]) { [log] _ in
@@ -99,7 +122,11 @@ public final class HomepwnerServer: Sendable {
         // shuts the server down when the app has terminated.
         // Shut down in reverse: the server first, then the inventory's sync, then the
         // database client they used.
+        #if Database
         let sharing: [any Service] = shared.map { [$0.database, $0.sync(inventory)] } ?? []
+        #else
+        let sharing: [any Service] = []
+        #endif
         var configuration = ServiceGroupConfiguration(services: sharing + [http], logger: logger)
         configuration.maximumGracefulShutdownDuration = .seconds(10)
         configuration.maximumCancellationDuration = .seconds(5)

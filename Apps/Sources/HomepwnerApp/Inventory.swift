@@ -3,7 +3,6 @@ import AppRuntime
 import AppSandbox
 import AppStores
 import Foundation
-import KeepsakeCloud
 
 /// The controller layer of Homepwner: the item list, photos and settings, over the
 /// stores that own loading and saving (the book's MVCS pattern).
@@ -34,7 +33,7 @@ public final class Inventory {
     /// book's `ImageStore`. With shared photos, their local copies.
     public let imageStore: BlobStore
     /// The photos shared with other instances, in the database.
-    public let sharedPhotos: SharedPhotos?
+    public let sharedPhotos: (any PhotoSharing)?
     /// The settings, in `Library/Preferences/`.
     public let defaults: Defaults
     /// Counts the changes to the items and settings, made here or (with a shared
@@ -42,11 +41,11 @@ public final class Inventory {
     public private(set) var revision = 0
     /// Called after every change made here; a shared store saves it.
     public var onChange: (@MainActor () -> Void)?
-    /// The settings shared with other instances, where the settings page's choices go
-    /// as well as to ``defaults``.
-    public var sharedSettings: UbiquitousKeyValueStore?
+    /// Called with the settings page's choices, saved in ``defaults``, so that a shared
+    /// store shares them too.
+    public var onSettingsChange: (@MainActor (SortOrder, CurrencyFormat, _ showSerialNumbers: Bool) -> Void)?
     /// What waits to be pushed to the database, with a shared store.
-    public var outbox: (@MainActor () -> SharedInventory.Outbox?)?
+    public var outbox: (@MainActor () -> Outbox?)?
 
     /// Opens the stores in `container`: items from `Documents/items.archive` and its
     /// journal, photos from `Documents/images/` (or `sharedPhotos`, shared with other
@@ -54,7 +53,7 @@ public final class Inventory {
     /// - Throws: the stores' errors when what is saved cannot be read; nothing is then
     ///   overwritten.
     public init(
-        container: AppContainer, limits: Limits = Limits(), sharedPhotos: SharedPhotos? = nil
+        container: AppContainer, limits: Limits = Limits(), sharedPhotos: (any PhotoSharing)? = nil
     ) throws {
         self.container = container
         self.limits = limits
@@ -349,11 +348,7 @@ public final class Inventory {
         defaults.set(order.rawValue, forKey: SettingsKey.sortOrder)
         defaults.set(format.rawValue, forKey: SettingsKey.currencyFormat)
         defaults.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
-        if let sharedSettings {
-            sharedSettings.set(order.rawValue, forKey: SettingsKey.sortOrder)
-            sharedSettings.set(format.rawValue, forKey: SettingsKey.currencyFormat)
-            sharedSettings.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
-        }
+        onSettingsChange?(order, format, showSerialNumbers)
         changed()
         let defaults = defaults
         do {

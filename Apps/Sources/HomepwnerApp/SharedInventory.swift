@@ -1,3 +1,4 @@
+#if Database
 import AppRuntime
 import AppSandbox
 import AppStores
@@ -34,24 +35,6 @@ public final class SharedInventory {
     let log: LifecycleLog
     private let support: SandboxDirectory
     private nonisolated static let agreementFile = "shared-items.agreement"
-
-    /// What waits to be pushed, and when a push last succeeded.
-    public struct Outbox: Sendable, Equatable {
-        /// Items that differ from what the database was last told.
-        public var pendingItems: Int
-        /// Settings changes not yet in the database.
-        public var pendingSettings: Int
-        public var lastPush: Date?
-        /// Why the last exchange failed; `nil` once one succeeds.
-        public var lastError: String?
-
-        public init(pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?) {
-            self.pendingItems = pendingItems
-            self.pendingSettings = pendingSettings
-            self.lastPush = lastPush
-            self.lastError = lastError
-        }
-    }
 
     /// When a push last succeeded, why the last exchange failed, and how many items
     /// the last exchange found to push.
@@ -122,7 +105,11 @@ public final class SharedInventory {
     public func run(_ inventory: Inventory) async {
         let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         inventory.onChange = { wake.yield() }
-        inventory.sharedSettings = settings
+        inventory.onSettingsChange = { [settings] order, format, showSerialNumbers in
+            settings.set(order.rawValue, forKey: SettingsKey.sortOrder)
+            settings.set(format.rawValue, forKey: SettingsKey.currencyFormat)
+            settings.set(showSerialNumbers, forKey: SettingsKey.showSerialNumbers)
+        }
         inventory.outbox = { [weak self, weak inventory] in
             guard let self, let inventory else { return nil }
             return self.outbox(of: inventory)
@@ -254,3 +241,4 @@ public final class SharedInventory {
         }
     }
 }
+#endif

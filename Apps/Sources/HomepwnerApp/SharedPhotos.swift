@@ -1,3 +1,4 @@
+#if Database
 import AppSandbox
 import AppStores
 import Foundation
@@ -8,7 +9,7 @@ import KeepsakeCloud
 /// first shown. A copy is named by the photo's version, so a photo replaced elsewhere
 /// is never served from an old copy; the old copy goes when the new version is read.
 @MainActor
-public final class SharedPhotos {
+public final class SharedPhotos: PhotoSharing {
     public let blobs: PostgresBlobStore
     /// The copies: a cache, so not backed up, and rebuilt from the database as needed.
     public let cache: BlobStore
@@ -22,20 +23,20 @@ public final class SharedPhotos {
         cache = try BlobStore(container: container, directory: .caches, folder: "shared-images")
     }
 
-    func contains(_ key: String) -> Bool { versions[key] != nil }
+    public func contains(_ key: String) -> Bool { versions[key] != nil }
 
     /// The photo's version, for URLs that change when it does.
-    func version(of key: String) -> Int64? { versions[key] }
+    public func version(of key: String) -> Int64? { versions[key] }
 
     private static func copyName(_ key: String, _ version: Int64) -> String { "\(key).v\(version)" }
 
-    func set(_ data: Data, forKey key: String) async throws {
+    public func set(_ data: Data, forKey key: String) async throws {
         let version = try await blobs.set(data, forKey: key)
         await remember(version, of: key)
         try? await cache.set(data, forKey: Self.copyName(key, version))
     }
 
-    func data(forKey key: String, maxBytes: Int) async throws -> Data? {
+    public func data(forKey key: String, maxBytes: Int) async throws -> Data? {
         if let version = versions[key], let copy = try? await cache.data(forKey: Self.copyName(key, version)) {
             return copy
         }
@@ -45,7 +46,7 @@ public final class SharedPhotos {
         return blob.data
     }
 
-    func delete(forKey key: String) async throws {
+    public func delete(forKey key: String) async throws {
         try await blobs.delete(forKey: key)
         await remember(nil, of: key)
     }
@@ -57,7 +58,7 @@ public final class SharedPhotos {
         if let old, old != version { try? await cache.delete(forKey: Self.copyName(key, old)) }
     }
 
-    func itemWasDeleted(_ key: String) { deletedItemKeys.insert(key) }
+    public func itemWasDeleted(_ key: String) { deletedItemKeys.insert(key) }
 
     /// Removes the photos of items deleted here that `savedKeys`, the items as the
     /// database now holds them, no longer lists (a merge can keep an item deleted here,
@@ -81,3 +82,4 @@ public final class SharedPhotos {
         return true
     }
 }
+#endif

@@ -19,7 +19,7 @@ struct DatabaseSecretTests {
                 "--port", "0", "--container", containers.path, "--database", withPassword, "--shared-name",
                 "test.homepwner.\(UUID().uuidString)",
             ])
-        #expect(try server.terminate() == 0)
+        #expect(try server.terminate() == 0, "\(server.log)")
         #expect(!server.log.contains("hunter2-not-shown"), "\(server.log)")
         #expect(server.log.contains(":***@"), "the start line names the database, without its password")
     }

@@ -1,20 +1,26 @@
 import Foundation
+import HomepwnerApp
 import Testing
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `.ci/run` sets
-/// after starting a throwaway PostgreSQL cluster on loopback, and the script that can
-/// stop and start it (`KEEPSAKE_TEST_DATABASE_SCRIPT`).
+/// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `scripts/test.sh`
+/// sets after starting a throwaway PostgreSQL cluster on loopback, and the script that
+/// can stop and start it (`KEEPSAKE_TEST_DATABASE_SCRIPT`). None when the apps were
+/// built without the `Database` trait, which compiles the database client in.
 enum TestDatabase {
-    static let url = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 }
+    static let url =
+        HomepwnerServer.canShareThroughDatabase
+        ? ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_URL"].flatMap { $0.isEmpty ? nil : $0 } : nil
     static let script = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_SCRIPT"].flatMap {
         $0.isEmpty ? nil : $0
     }
     static let skipMessage: Comment =
-        "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; .ci/run starts one)"
+        HomepwnerServer.canShareThroughDatabase
+        ? "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; scripts/test.sh starts one)"
+        : "skipped: Apps built without the Database trait (swift build --package-path Apps --traits Database)"
 
     /// Runs the script with `command` (`pause`, `resume`) and waits for it.
     static func control(_ command: String) throws {

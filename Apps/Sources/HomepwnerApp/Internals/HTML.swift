@@ -153,7 +153,7 @@ enum Pages {
     }
 
     static func settings(
-        order: SortOrder, format: CurrencyFormat, showsSerials: Bool, saved: Bool, outbox: SharedInventory.Outbox?
+        order: SortOrder, format: CurrencyFormat, showsSerials: Bool, saved: Bool, outbox: Outbox?
     ) -> String {
         let orders = SortOrder.allCases.map {
             "<label><input type=\"radio\" name=\"sortOrder\" value=\"\($0.rawValue)\"\($0 == order ? " checked" : "")> \(escapeHTML($0.title))</label>"
@@ -175,7 +175,7 @@ enum Pages {
     }
 
     /// What waits for the database: every change is durable here first.
-    static func outbox(_ outbox: SharedInventory.Outbox) -> String {
+    static func outbox(_ outbox: Outbox) -> String {
         let lastPush =
             outbox.lastPush.map { "<time datetime=\"\(isoDate($0))\">\(escapeHTML(shortDate($0)))</time>" } ?? "never"
         let problem = outbox.lastError.map { "<br>Last attempt failed: \(escapeHTML(String($0.prefix(200))))" } ?? ""

@@ -1,4 +1,4 @@
-public import AppStores
+import AppStores
 public import Foundation
 import Logging
 import PostgresNIO

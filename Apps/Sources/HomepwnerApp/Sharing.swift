@@ -1,0 +1,43 @@
+public import AppStores
+public import Foundation
+
+/// What the inventory asks of the photos it shares with other instances. The one
+/// carrier is ``SharedInventory``'s photos on PostgreSQL, built only with the package's
+/// `Database` trait; the inventory sees this instead, so that Homepwner's default build
+/// compiles no database client.
+@MainActor
+public protocol PhotoSharing: AnyObject {
+    /// The local copies of the shared photos, which pages are served from.
+    var cache: BlobStore { get }
+    /// Whether the item has a photo, as last read.
+    func contains(_ key: String) -> Bool
+    /// The photo's version, for URLs that change when it does.
+    func version(of key: String) -> Int64?
+    /// Stores the photo for every instance; returns once it is durable there.
+    func set(_ data: Data, forKey key: String) async throws
+    /// The photo, from the local copy when it is current; nil if there is none.
+    func data(forKey key: String, maxBytes: Int) async throws -> Data?
+    /// Removes the photo for every instance.
+    func delete(forKey key: String) async throws
+    /// Notes that the item is deleted here; its photo goes once the deletion is saved.
+    func itemWasDeleted(_ key: String)
+}
+
+/// What waits to be pushed to the database, and when a push last succeeded: shown on
+/// the settings page of a shared inventory.
+public struct Outbox: Sendable, Equatable {
+    /// Items that differ from what the database was last told.
+    public var pendingItems: Int
+    /// Settings changes not yet in the database.
+    public var pendingSettings: Int
+    public var lastPush: Date?
+    /// Why the last exchange failed; `nil` once one succeeds.
+    public var lastError: String?
+
+    public init(pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?) {
+        self.pendingItems = pendingItems
+        self.pendingSettings = pendingSettings
+        self.lastPush = lastPush
+        self.lastError = lastError
+    }
+}
