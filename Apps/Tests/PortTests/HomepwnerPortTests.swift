@@ -47,6 +47,18 @@ final class HomepwnerPortTests {
         #expect(third.output.contains("\nBike: $300\nLamp: $25\napplicationWillResignActive(_:)\n"))
     }
 
+    @Test("The first run says which container it made and why it has that name; later runs say nothing")
+    func newContainerIsAnnounced() throws {
+        let first = try run("add", "Bike", "300")
+        let container = containers.appendingPathComponent("HomepwnerPort").path
+        #expect(
+            first.errors.contains(
+                "keepsake: new app container HomepwnerPort (from the executable's name) at \(container)"),
+            "\(first.errors)")
+        let second = try run()
+        #expect(!second.errors.contains("new app container"), "\(second.errors)")
+    }
+
     @Test(
         "An item changed in place is saved on entering the background (SIGTSTP); after kill -9 a new process reads it")
     func inPlaceEditIsSavedOnEnteringTheBackground() throws {

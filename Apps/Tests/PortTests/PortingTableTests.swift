@@ -27,6 +27,9 @@ import Testing
 
 // MARK: The table, written out
 
+// Row: `import UIKit`, `import Foundation`
+// This file's two imports above: `URL` and `Data` come from Foundation, the rest from Keepsake.
+
 // Row: `class Item: NSObject, NSCoding`
 class TableNSObjectItem: NSObject, KeyedCoding {
     let name: String
@@ -166,6 +169,12 @@ func portingTable(items: [TableItem], url: URL, path: String, data: Data) throws
     let key = "k"
     cache.setObject(data, forKey: key as NSString)
     _ = cache.object(forKey: key as NSString)
+
+    // Row: `UIImage`, `UIImage(data:)`, `UIImageJPEGRepresentation(_:_:)`
+    let photoStore = try BlobStore(container: .main)
+    try photoStore.set(data, forKey: "photo")
+    let photo: Data? = try photoStore.data(forKey: "photo")
+    _ = (photo, try photoStore.imageKind(forKey: "photo") == .jpeg)
 
     // Row: the seeds' `ItemStore`, `ImageStore`
     let itemStore = try ItemStore<TableItem>(container: .main)

@@ -28,7 +28,43 @@ final class FoundationUseFinder: SyntaxVisitor {
         "NSUserDefaults": "is Foundation's, which does not save on Linux; use Defaults",
         "NSFileCoordinator": "coordinates nothing on Linux; use FileCoordinator",
         "NSFileAccessIntent": "belongs to NSFileCoordinator; use FileAccessIntent with FileCoordinator",
+        "NSCoding": "is Foundation's coding protocol, which KeyedArchiver cannot archive; use KeyedCoding",
+        "NSCoder": "is Foundation's coder; use KeyedEncoder in encode(with:) and KeyedDecoder in init(coder:)",
+        "PropertyListSerialization":
+            "is Foundation's, whose reader and writer are slower and trap on some input; "
+            + "use PropertyListReader and PropertyListWriter",
+        "NSCache": "is Foundation's, which never empties on a memory warning here; use MemoryCache",
+        "UIApplication": "has no Linux counterpart; use Application",
+        "UIApplicationDelegate": "has no Linux counterpart; use ApplicationDelegate",
+        "UIApplicationLaunchOptionsKey": "has no Linux counterpart; use ApplicationLaunchOptionsKey",
+        "UIImage":
+            "has no Linux counterpart; use the image's bytes as Data, kept in a BlobStore "
+            + "(imageKind(forKey:) tells JPEG from PNG)",
     ]
+
+    /// Modules that do not exist off Apple's platforms, and what to import instead.
+    static let replacedModules: [String: String] = [
+        "UIKit": "has no Linux counterpart; use import Foundation and import Keepsake",
+        "os": "has no Linux counterpart; use import Keepsake, whose os_log writes to standard error",
+        "os.log": "has no Linux counterpart; use import Keepsake, whose os_log writes to standard error",
+    ]
+
+    override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind {
+        let module = node.path.map(\.name.text).joined(separator: ".")
+        if let advice = Self.replacedModules[module] { report(node, "import \(module)", advice) }
+        return .skipChildren
+    }
+
+    /// UIViewController's memory warning, which nothing calls off iOS.
+    override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
+        if node.name.text == "didReceiveMemoryWarning", node.signature.parameterClause.parameters.isEmpty {
+            report(
+                node.name, "didReceiveMemoryWarning()",
+                "is UIViewController's, which nothing calls here; "
+                    + "use applicationDidReceiveMemoryWarning(_:) on the ApplicationDelegate, or a MemoryCache")
+        }
+        return .visitChildren
+    }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
         reportReplacedType(node.baseName.text, at: node)
