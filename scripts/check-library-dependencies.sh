@@ -1,31 +1,36 @@
 #!/usr/bin/env bash
-# Checks what a user of the library gets: a new package that depends on this
-# repository by path and uses only the `Keepsake` product must resolve no networking
-# package (SwiftNIO, Hummingbird, AsyncHTTPClient, swift-crypto families) and its
-# `swift build` must compile no web server. Its program is the README's first example,
-# which must build and run. Prints one line per check; exits 1 on a failure.
+# Checks what a newcomer gets from the README: a package made of the README's own
+# Package.swift (pasted as it is, with this repository cloned beside it as `keepsake`)
+# and the README's first example as its program must resolve no networking package
+# (SwiftNIO, Hummingbird, AsyncHTTPClient, swift-crypto families), compile no web server
+# or app, and print the example's output. Fails when the README's lines drift from what
+# works. Prints one line per check; exits 1 on a failure.
 # Usage: scripts/check-library-dependencies.sh [SCRATCH-DIR]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-work=${1:-$(mktemp -d)}
-mkdir -p "$work/Sources/Consumer"
-cat > "$work/Package.swift" <<SWIFT
-// swift-tools-version: 6.0
-import PackageDescription
-let package = Package(
-    name: "Consumer",
-    dependencies: [.package(path: "$root")],
-    targets: [
-        .executableTarget(
-            name: "Consumer",
-            dependencies: [.product(name: "Keepsake", package: "$(basename "$root")")]
-        )
-    ]
-)
-SWIFT
-# The consumer's program is the README's first example, as a newcomer would paste it.
+scratch=${1:-$(mktemp -d)}
+mkdir -p "$scratch"
+# The README's lines name the clone `../keepsake`, whatever this checkout's folder is.
+ln -sfn "$root" "$scratch/keepsake"
+work=$scratch/consumer
+rm -rf "$work/Sources"
+mkdir -p "$work"
+# The README's Package.swift: its ```swift block that starts with the tools version.
+awk '/^```swift$/ { inside = 1; first = 1; next }
+     inside && /^```$/ { if (found) exit; inside = 0; next }
+     inside && first { first = 0; if ($0 ~ /^\/\/ swift-tools-version/) found = 1 }
+     inside && found' "$root/README.md" >"$work/Package.swift"
+if ! grep -q 'swift-tools-version' "$work/Package.swift"; then
+    echo "FAIL: the README shows no Package.swift (a \`\`\`swift block starting with // swift-tools-version)"
+    exit 1
+fi
+# Its executable target's name: the first `name:` after `.executableTarget(`.
+target=$(awk '/\.executableTarget\(/ { inside = 1 }
+    inside && match($0, /name: "[^"]*"/) { print substr($0, RSTART + 7, RLENGTH - 8); exit }' "$work/Package.swift")
+mkdir -p "$work/Sources/$target"
+# The program is the README's first example, as a newcomer would paste it.
 awk '/^```swift$/ { inside = 1; next } inside && /^```$/ { exit } inside' "$root/README.md" \
-    >"$work/Sources/Consumer/main.swift"
+    >"$work/Sources/$target/main.swift"
 
 failed=0
 forbidden='swift-nio|hummingbird|async-http-client|swift-crypto|swift-nio-ssl|swift-nio-http2|swift-nio-extras|swift-certificates|swift-asn1|postgres-nio'
@@ -49,10 +54,10 @@ if printf '%s\n' "$built" | grep -E -i -q 'hummingbird|^NIO|homepwner|foodtracke
 else
     echo "ok: swift build compiles no web server and no app"
 fi
-if [ "$("$work/.build/debug/Consumer")" != "Rusty Spork" ]; then
+if [ "$("$work/.build/debug/$target")" != "Rusty Spork" ]; then
     echo "FAIL: the README's first example does not print Rusty Spork"
     failed=1
 else
-    echo "ok: the README's first example builds against the Keepsake product and runs"
+    echo "ok: the README's Package.swift and first example build, run and print Rusty Spork"
 fi
 exit $failed

@@ -17,7 +17,7 @@ set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 if [ "${1:-}" = "--homepwner" ]; then
     shift
-    swift build -c release --package-path "$root/Apps" --product homepwner >/dev/null
+    swift build -c release --package-path "$root/Apps" --traits Database --product homepwner >/dev/null
     exec python3 "$root/scripts/homepwner-crash-loop.py" "$root/Apps/.build/release/homepwner" "$@"
 fi
 iterations="${1:-1000}"

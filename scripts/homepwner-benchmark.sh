@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds=${1:-5}
-swift build -c release --package-path Apps --product homepwner >/dev/null
+swift build -c release --package-path Apps --traits Database --product homepwner >/dev/null
 binary=Apps/.build/release/homepwner
 url=$(scripts/test-database.sh start)
 trap 'scripts/test-database.sh stop' EXIT

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # A throwaway PostgreSQL server for the tests, listening on 127.0.0.1 only.
+#   scripts/test-database.sh installed # exit 0 when PostgreSQL's server programs are here
 #   scripts/test-database.sh start   # prints KEEPSAKE_TEST_DATABASE_URL's value
 #   scripts/test-database.sh pause   # stops the server, keeping its data
 #   scripts/test-database.sh crash   # kills it as a crash would (immediate stop), keeping its data
@@ -14,7 +15,7 @@ data=/tmp/keepsake-test-database
 port=${KEEPSAKE_TEST_DATABASE_PORT:-54329}
 # Debian keeps the server's programs out of PATH, in /usr/lib/postgresql/VERSION/bin.
 bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
-[ -n "$bin" ] || bin=$(dirname "$(readlink -f "$(command -v pg_ctl)")")
+[ -n "$bin" ] || bin=$(dirname "$(readlink -f "$(command -v pg_ctl || echo /nonexistent/pg_ctl)")")
 run() {
     if [ "$(id -u)" = 0 ]; then
         id keepsake-pg >/dev/null 2>&1 || useradd --system --no-create-home keepsake-pg
@@ -25,6 +26,9 @@ run() {
 }
 user=$([ "$(id -u)" = 0 ] && echo keepsake-pg || id -un)
 case "${1:-}" in
+installed)
+    [ -x "$bin/initdb" ] && [ -x "$bin/pg_ctl" ]
+    ;;
 start)
     run "$bin/pg_ctl -D $data status" >/dev/null 2>&1 && run "$bin/pg_ctl -D $data stop -m fast" >/dev/null
     rm -rf "$data"
@@ -57,7 +61,7 @@ stop)
     rm -rf "$data"
     ;;
 *)
-    echo "usage: $0 start|pause|resume|stop" >&2
+    echo "usage: $0 installed|start|pause|crash|freeze|thaw|resume|stop" >&2
     exit 2
     ;;
 esac

@@ -1,24 +1,70 @@
 #!/usr/bin/env bash
-# The test command: every test of every package in the repository (the library, Apps/,
-# Tools/, Cloud/). First checks that a user of the library resolves no networking package, then
-# builds each package (the CLI and app tests run the built binaries) and runs every suite. Tests that need a peer
-# (python3, plistutil, chromium) skip with a message when it is missing, and those that
-# need PostgreSQL when KEEPSAKE_TEST_DATABASE_URL is not set (scripts/test-database.sh
-# starts a throwaway server and prints it).
+# The test command: every test of every package in the repository (the library, Apps/
+# with its Database trait, Tools/, Cloud/).
+#
+# First it starts a throwaway PostgreSQL on 127.0.0.1 when PostgreSQL is installed and
+# KEEPSAKE_TEST_DATABASE_URL is not set (scripts/test-database.sh; stopped at the end),
+# and checks that a package built from the README's dependency lines resolves no
+# networking package. Then it builds each package (the CLI and app tests run the built
+# binaries) and runs every suite. Tests that need a peer (python3, plistutil, chromium,
+# PostgreSQL) skip with their reason; the skips are counted at the end, with each
+# step's time.
 # Arguments go to each `swift test`, e.g. --filter (which skips the dependency check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-if [ $# -eq 0 ]; then
-    scripts/check-library-dependencies.sh .build/library-consumer
+started=$SECONDS
+log=$(mktemp -d)/test.log
+steps=()
+
+# Runs "$@" as one step, its output kept in the log for the skip count.
+step() {
+    local name=$1 begun=$SECONDS
+    shift
+    "$@" 2>&1 | tee -a "$log"
+    steps+=("$(printf '%5ss  %s' $((SECONDS - begun)) "$name")")
+}
+
+if [ -n "${KEEPSAKE_TEST_DATABASE_URL:-}" ]; then
+    echo "test: PostgreSQL tests use KEEPSAKE_TEST_DATABASE_URL"
+elif ! scripts/test-database.sh installed; then
+    echo "test: PostgreSQL is not installed (apt-get install postgresql): the database tests will skip"
+elif KEEPSAKE_TEST_DATABASE_URL=$(scripts/test-database.sh start 2>"$log.database"); then
+    export KEEPSAKE_TEST_DATABASE_URL KEEPSAKE_TEST_DATABASE_SCRIPT=$PWD/scripts/test-database.sh
+    trap 'scripts/test-database.sh stop' EXIT
+    echo "test: a throwaway PostgreSQL for the database tests at $KEEPSAKE_TEST_DATABASE_URL"
+else
+    unset KEEPSAKE_TEST_DATABASE_URL
+    echo "test: PostgreSQL is installed but did not start, so the database tests will skip:"
+    sed 's/^/    /' "$log.database"
 fi
-swift build --build-tests
-swift test --skip-build "$@"
-swift build --package-path Apps --build-tests
-swift test --package-path Apps --skip-build --skip SharedInventoryTests "$@"
+
+# There are no XCTest tests: without this, each run prints "Executed 0 tests".
+options=(--disable-xctest)
+if [ $# -eq 0 ]; then
+    step "a package built from the README's lines" scripts/check-library-dependencies.sh .build/library-consumer
+fi
+step "build the library" swift build --build-tests
+step "test the library" swift test --skip-build "${options[@]}" "$@"
+step "build Apps" swift build --package-path Apps --traits Database --build-tests
+step "test Apps" swift test --package-path Apps --traits Database --skip-build "${options[@]}" \
+    --skip SharedInventoryTests "$@"
 # Two instances must show each other's changes within a second: measured with no other
 # suite competing for the two cores.
-swift test --package-path Apps --skip-build --filter SharedInventoryTests "$@"
-swift build --package-path Tools --build-tests
-swift test --package-path Tools --skip-build "$@"
-swift build --package-path Cloud --build-tests
-swift test --package-path Cloud --skip-build "$@"
+step "test Apps' two instances" swift test --package-path Apps --traits Database --skip-build "${options[@]}" \
+    --filter SharedInventoryTests "$@"
+step "build Tools" swift build --package-path Tools --build-tests
+step "test Tools" swift test --package-path Tools --skip-build "${options[@]}" "$@"
+step "build Cloud" swift build --package-path Cloud --build-tests
+step "test Cloud" swift test --package-path Cloud --skip-build "${options[@]}" "$@"
+
+echo
+echo "test: every step passed in $((SECONDS - started)) s:"
+printf '%s\n' "${steps[@]}"
+# Swift Testing prints `➜ Test NAME skipped: "REASON"` for each test it skips.
+skipped=$(grep -E '^➜ Test .* skipped' "$log" | sort -u || true)
+if [ -z "$skipped" ]; then
+    echo "test: no test skipped"
+else
+    echo "test: $(printf '%s\n' "$skipped" | wc -l) tests skipped, by reason:"
+    printf '%s\n' "$skipped" | sed -E 's/.* skipped(: )?//' | sort | uniq -c | sort -rn
+fi
