@@ -7,7 +7,8 @@
 # Usage: scripts/check-api.sh [BASELINE]   (a tag or commit; default: the newest release tag)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-baseline=${1:-$(git tag --list '[0-9]*.[0-9]*.[0-9]*' --sort=-v:refname | head -1)}
+# Releases only: a pre-release tag (1.0.0-beta) is no baseline.
+baseline=${1:-$(git tag --list '[0-9]*.[0-9]*.[0-9]*' --sort=-v:refname | grep -v -- - | head -1 || true)}
 if [ -z "$baseline" ]; then
     echo "check-api: skipped: no release tag in this clone (git fetch --tags brings them)"
     exit 0

@@ -11,10 +11,13 @@ scratch=${1:-$PWD/.build-first-contact}
 rm -rf "$scratch"
 containers=$(mktemp -d)
 log=$(mktemp)
+server=
 # Homepwner saves on SIGTERM: its container goes once it has exited.
 stop() {
-    kill "$server" 2>/dev/null || true
-    wait "$server" 2>/dev/null || true
+    if [ -n "$server" ]; then
+        kill "$server" 2>/dev/null || true
+        wait "$server" 2>/dev/null || true
+    fi
     rm -rf "$containers" "$log"
 }
 trap stop EXIT
@@ -45,7 +48,9 @@ else
     echo "ok: the default build compiled no database client and no TLS"
 fi
 status=0
-refusal=$("$scratch/debug/homepwner" --database postgres://u@127.0.0.1:1/db --container "$containers" 2>&1) || status=$?
+# Bounded: a build that accepted --database would serve until stopped.
+refusal=$(timeout 30 "$scratch/debug/homepwner" --port 0 --database postgres://u@127.0.0.1:1/db \
+    --container "$containers" 2>&1) || status=$?
 if [ "$status" -eq 64 ] && printf '%s' "$refusal" | grep -q -- '--traits Database'; then
     echo "ok: --database without the Database trait is refused (64) with the command that builds it"
 else

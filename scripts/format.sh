@@ -5,7 +5,7 @@
 # Usage: scripts/format.sh [--check]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-paths=(Package.swift Sources Tests Apps/Package.swift Apps/Sources Apps/Tests
+paths=(Package.swift Sources Tests Snippets Apps/Package.swift Apps/Sources Apps/Tests
     Benchmarks/Package.swift Benchmarks/Sources Benchmarks/Benchmarks Tools/Package.swift Tools/Sources Tools/Tests
     Cloud/Package.swift Cloud/Sources Cloud/Tests
     Fuzz)

@@ -8,13 +8,14 @@
 #   scripts/test-database.sh thaw    # SIGCONTs them
 #   scripts/test-database.sh resume  # starts it again
 #   scripts/test-database.sh stop    # stops it and removes its data
-# The cluster lives in /tmp/keepsake-test-database and belongs to the user
-# keepsake-pg (made when run as root, since PostgreSQL refuses to run as root).
+# The cluster lives in $KEEPSAKE_TEST_DATABASE_DIR (default /tmp/keepsake-test-database)
+# on $KEEPSAKE_TEST_DATABASE_PORT (default 54329), and belongs to the user keepsake-pg
+# (made when run as root, since PostgreSQL refuses to run as root).
 set -euo pipefail
-data=/tmp/keepsake-test-database
+data=${KEEPSAKE_TEST_DATABASE_DIR:-/tmp/keepsake-test-database}
 port=${KEEPSAKE_TEST_DATABASE_PORT:-54329}
 # Debian keeps the server's programs out of PATH, in /usr/lib/postgresql/VERSION/bin.
-bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1)
+bin=$(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1 || true)
 [ -n "$bin" ] || bin=$(dirname "$(readlink -f "$(command -v pg_ctl || echo /nonexistent/pg_ctl)")")
 run() {
     if [ "$(id -u)" = 0 ]; then

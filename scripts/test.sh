@@ -13,8 +13,14 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 started=$SECONDS
-log=$(mktemp -d)/test.log
+scratch=$(mktemp -d)
+log=$scratch/test.log
 steps=()
+cleanup() {
+    [ -z "${stop_database:-}" ] || scripts/test-database.sh stop
+    rm -rf "$scratch"
+}
+trap cleanup EXIT
 
 # Runs "$@" as one step, its output kept in the log for the skip count.
 step() {
@@ -24,18 +30,36 @@ step() {
     steps+=("$(printf '%5ss  %s' $((SECONDS - begun)) "$name")")
 }
 
+# The database tests need a server. KEEPSAKE_REQUIRE_DATABASE=1 (CI sets it) makes its
+# absence a failure rather than a skip.
+no_database() {
+    if [ "${KEEPSAKE_REQUIRE_DATABASE:-}" = 1 ]; then
+        echo "test: FAIL: $1, and KEEPSAKE_REQUIRE_DATABASE=1"
+        exit 1
+    fi
+    echo "test: $1: the database tests will skip"
+}
 if [ -n "${KEEPSAKE_TEST_DATABASE_URL:-}" ]; then
     echo "test: PostgreSQL tests use KEEPSAKE_TEST_DATABASE_URL"
 elif ! scripts/test-database.sh installed; then
-    echo "test: PostgreSQL is not installed (apt-get install postgresql): the database tests will skip"
-elif KEEPSAKE_TEST_DATABASE_URL=$(scripts/test-database.sh start 2>"$log.database"); then
-    export KEEPSAKE_TEST_DATABASE_URL KEEPSAKE_TEST_DATABASE_SCRIPT=$PWD/scripts/test-database.sh
-    trap 'scripts/test-database.sh stop' EXIT
-    echo "test: a throwaway PostgreSQL for the database tests at $KEEPSAKE_TEST_DATABASE_URL"
+    no_database "PostgreSQL is not installed (apt-get install postgresql)"
 else
-    unset KEEPSAKE_TEST_DATABASE_URL
-    echo "test: PostgreSQL is installed but did not start, so the database tests will skip:"
-    sed 's/^/    /' "$log.database"
+    # A cluster of this run's own, in its scratch folder on a free port, so that two
+    # runs on one machine never stop each other's.
+    # Beside, not inside, the scratch folder: as root, the server runs as keepsake-pg,
+    # which may not enter a folder private to root.
+    KEEPSAKE_TEST_DATABASE_DIR=$(mktemp -d /tmp/keepsake-test-database.XXXXXX)
+    export KEEPSAKE_TEST_DATABASE_DIR
+    KEEPSAKE_TEST_DATABASE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+    export KEEPSAKE_TEST_DATABASE_PORT
+    if KEEPSAKE_TEST_DATABASE_URL=$(scripts/test-database.sh start 2>"$scratch/database.log"); then
+        export KEEPSAKE_TEST_DATABASE_URL KEEPSAKE_TEST_DATABASE_SCRIPT=$PWD/scripts/test-database.sh
+        stop_database=1
+        echo "test: a throwaway PostgreSQL for the database tests at $KEEPSAKE_TEST_DATABASE_URL"
+    else
+        sed 's/^/    /' "$scratch/database.log"
+        no_database "PostgreSQL is installed but did not start"
+    fi
 fi
 
 # There are no XCTest tests: without this, each run prints "Executed 0 tests".
@@ -60,11 +84,17 @@ step "test Cloud" swift test --package-path Cloud --skip-build "${options[@]}" "
 echo
 echo "test: every step passed in $((SECONDS - started)) s:"
 printf '%s\n' "${steps[@]}"
-# Swift Testing prints `➜ Test NAME skipped: "REASON"` for each test it skips.
-skipped=$(grep -E '^➜ Test .* skipped' "$log" | sort -u || true)
-if [ -z "$skipped" ]; then
-    echo "test: no test skipped"
-else
-    echo "test: $(printf '%s\n' "$skipped" | wc -l) tests skipped, by reason:"
-    printf '%s\n' "$skipped" | sed -E 's/.* skipped(: )?//' | sort | uniq -c | sort -rn
-fi
+# Swift Testing prints `➜ Suite NAME skipped: "REASON"` for a suite it skips whole (and
+# nothing for its tests), `➜ Test NAME skipped: "REASON"` for a test on its own.
+for kind in Suite Test; do
+    skipped=$(grep -E "^➜ $kind .* skipped" "$log" | sort -u || true)
+    if [ -z "$skipped" ]; then
+        echo "test: no $(echo "$kind" | tr 'A-Z' 'a-z') skipped"
+    else
+        count=$(printf '%s\n' "$skipped" | wc -l | tr -d ' ')
+        noun=$(echo "$kind" | tr 'A-Z' 'a-z')
+        [ "$count" = 1 ] || noun=${noun}s
+        echo "test: $count $noun skipped, by reason:"
+        printf '%s\n' "$skipped" | sed -E 's/.* skipped(: )?//' | sort | uniq -c | sort -rn
+    fi
+done

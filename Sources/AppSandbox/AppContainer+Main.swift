@@ -42,8 +42,12 @@ extension AppContainer {
     /// user's data seems gone.
     func announceIfNew(namedAfter source: String, report: (String) -> Void = { StandardStream.error.report($0) }) {
         guard !FileManager.default.fileExists(atPath: url.path) else { return }
-        try? createDirectories()
-        report("keepsake: new app container \(identifier) (from \(source)) at \(url.path)")
+        do {
+            try createDirectories()
+            report("keepsake: new app container \(identifier) (from \(source)) at \(url.path)")
+        } catch {
+            report("keepsake: cannot create the app container \(identifier) (from \(source)) at \(url.path): \(error)")
+        }
     }
 
     /// The running app's identifier and where it came from, by the rules of ``main``.

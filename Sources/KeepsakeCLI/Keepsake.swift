@@ -17,15 +17,21 @@ struct Keepsake: ParsableCommand {
     )
 
     /// ArgumentParser's `main()`, except that the argument right after a key-path verb
-    /// is its key path even when it begins with `-`, as plutil takes it: real keys
-    /// such as `-122` (an error-string table) would otherwise be read as options.
+    /// may be its key path even when it begins with `-`, as plutil takes it: real keys
+    /// such as `-122` (an error-string table) would otherwise be read as options. A
+    /// command line that parses as it is (options first, or `--` before the key path)
+    /// is taken as it is.
     static func main() {
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        let dashKeyPath = KeyPathArgument.setAside(in: &arguments)
+        let arguments = Array(CommandLine.arguments.dropFirst())
         do {
-            var command = try parseAsRoot(arguments)
-            if let dashKeyPath, var verb = command as? any KeyPathVerb {
-                verb.keyPath = dashKeyPath
+            var command: any ParsableCommand
+            do {
+                command = try parseAsRoot(arguments)
+            } catch {
+                guard let (keyPath, rest) = KeyPathArgument.setAside(in: arguments),
+                    var verb = (try? parseAsRoot(rest)) as? any KeyPathVerb
+                else { throw error }
+                verb.keyPath = keyPath
                 command = verb
             }
             try command.run()
@@ -53,18 +59,20 @@ enum KeyPathArgument {
     /// What stands in the key path's place while the rest is parsed.
     static let placeholder = "key.path"
 
-    /// Takes the key path out of `arguments` (`VERB KEYPATH …`) when it begins with `-`,
-    /// putting the placeholder in its place; a request for help stays one.
-    static func setAside(in arguments: inout [String]) -> String? {
+    /// The key path of `arguments` (`VERB KEYPATH …`) when it begins with `-`, and the
+    /// arguments with the placeholder in its place; nil for other command lines and for
+    /// a request for help.
+    static func setAside(in arguments: [String]) -> (keyPath: String, rest: [String])? {
         let verbs: Set = [
             ExtractCommand.configuration.commandName, TypeCommand.configuration.commandName,
             InsertCommand.configuration.commandName, ReplaceCommand.configuration.commandName,
             RemoveCommand.configuration.commandName,
         ]
         guard arguments.count > 1, verbs.contains(arguments[0]), arguments[1].hasPrefix("-"),
-            !["-h", "--help", "-help"].contains(arguments[1])
+            !["-h", "--help", "-help", "--"].contains(arguments[1])
         else { return nil }
-        defer { arguments[1] = placeholder }
-        return arguments[1]
+        var rest = arguments
+        rest[1] = placeholder
+        return (arguments[1], rest)
     }
 }

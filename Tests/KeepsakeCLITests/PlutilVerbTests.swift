@@ -322,6 +322,17 @@ final class PlutilEdgeTests {
         #expect(try read(path)["items"]?["-1"] == "x", "a key path's later components were not touched")
     }
 
+    @Test("-- before the key path, and options before it, parse as ArgumentParser reads them")
+    func commandLinesThatParseAsTheyAre() throws {
+        let path = try errorTable()
+        let separated = try CLIRunner.run(["extract", "--", "-122", "raw", path])
+        #expect(separated.status == 0, "\(separated.stderr)")
+        #expect(separated.stdout == "offline\n")
+        let optionsFirst = try CLIRunner.run(["type", "-expect", "array", "items", path])
+        #expect(optionsFirst.status == 1, "items is a dictionary: \(optionsFirst.stderr)")
+        #expect(optionsFirst.stderr.contains("expected to be array but is dictionary"), "\(optionsFirst.stderr)")
+    }
+
     @Test("help is still help after a verb")
     func helpAfterAVerb() throws {
         let result = try CLIRunner.run(["extract", "--help"])

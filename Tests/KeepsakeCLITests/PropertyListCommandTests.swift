@@ -152,7 +152,15 @@ struct OutputDestinationTests {
 
         let result = try CLIRunner.run(inputs.arguments(command, to: fifo))
         #expect(result.status == 0, "\(result.stderr)")
-        while !reader.isFinished { usleep(1_000) }
+        // A command that never opened the FIFO leaves the reader waiting for a writer:
+        // this one lets it go.
+        let release = open(fifo, O_WRONLY | O_NONBLOCK)
+        if release >= 0 { close(release) }
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !reader.isFinished {
+            try #require(ContinuousClock.now < deadline, "the reader of the FIFO never finished")
+            usleep(1_000)
+        }
         #expect(received == (try Self.piped(command, inputs)))
         #expect(Self.fileType(fifo) == S_IFIFO, "the FIFO was replaced")
     }
@@ -171,6 +179,36 @@ struct OutputDestinationTests {
         let printed = try CLIRunner.run(inputs.arguments(command, to: "/dev/stdout"))
         #expect(printed.status == 0, "\(printed.stderr)")
         #expect(printed.stdoutBytes == (try Self.piped(command, inputs)))
+        let toErrors = try CLIRunner.run(inputs.arguments(command, to: "/dev/stderr"))
+        #expect(toErrors.status == 0, "\(toErrors.stderr)")
+        #expect(toErrors.stdout.isEmpty)
+        // Only the JSON is text, which the runner's standard error keeps byte for byte.
+        if command == "unarchive" {
+            #expect(Data(toErrors.stderr.utf8) == (try Self.piped(command, inputs)))
+        } else {
+            #expect(!toErrors.stderr.isEmpty)
+        }
+    }
+
+    @Test("-o to a path of standard output that is a regular file appends there, and replaces nothing")
+    func standardOutputRedirectedToAFile() throws {
+        let inputs = try Inputs()
+        defer { inputs.remove() }
+        let captured = inputs.directory.appendingPathComponent("captured")
+        try Data("before\n".utf8).write(to: captured)
+        let executable = try #require(CLIRunner.executable)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        // Standard output is the file, opened for appending; -o names it through /dev/stdout.
+        process.arguments = [
+            "-c", "exec \"$0\" unarchive \"$1\" --format json -o /dev/stdout >>\"$2\"", executable.path,
+            inputs.archive.path, captured.path,
+        ]
+        try process.run()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let text = String(decoding: try Data(contentsOf: captured), as: UTF8.self)
+        #expect(text.hasPrefix("before\n{"), "the file was replaced, not written through: \(text)")
     }
 
     @Test("-o /dev/null is accepted by every verb that takes -o")

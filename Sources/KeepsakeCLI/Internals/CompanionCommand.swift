@@ -29,6 +29,8 @@ struct CompanionCommand {
         if let tool = locate() {
             commandLine = [tool] + arguments
         } else if let package = packageInRepository(), let swift = Self.onPath("swift") {
+            // A first build takes minutes; without a word it would look like a hang.
+            StandardStream.error.report("keepsake \(command): running \(name) through swift run in \(package)")
             commandLine = [swift, "run", "--quiet", "--package-path", package, name] + arguments
         } else {
             StandardStream.error.report(
@@ -54,14 +56,15 @@ struct CompanionCommand {
     }
 
     /// The companion's package folder when this `keepsake` was built inside the
-    /// repository (`<repository>/.build/…/keepsake`), else nil.
+    /// repository (`<repository>/.build/…/keepsake`), else nil. The repository is known
+    /// by its `keepsake` sources, so another project's `Tools/` is never run.
     func packageInRepository() -> String? {
         guard var folder = Bundle.main.executableURL?.deletingLastPathComponent() else { return nil }
         while folder.path != "/" {
             folder.deleteLastPathComponent()
             let candidate = folder.appendingPathComponent(package)
             if FileManager.default.fileExists(atPath: candidate.appendingPathComponent("Package.swift").path),
-                FileManager.default.fileExists(atPath: folder.appendingPathComponent("Package.swift").path)
+                FileManager.default.fileExists(atPath: folder.appendingPathComponent("Sources/KeepsakeCLI").path)
             {
                 return candidate.path
             }

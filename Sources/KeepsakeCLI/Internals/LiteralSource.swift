@@ -45,8 +45,14 @@ struct LiteralSource {
         "#import <Foundation/Foundation.h>\n\n" + (try objectiveCDeclaration(of: value, forHeader: true)) + ";\n"
     }
 
+    /// The input's file name for the `/// Generated from` comment, with line breaks and
+    /// other control characters as `?`: a file name may hold them, and a newline would
+    /// end the comment and put the rest of the name into the code.
     private var sourceFileName: String {
-        sourcePath == "-" ? "-" : URL(fileURLWithPath: sourcePath).lastPathComponent
+        let name = sourcePath == "-" ? "-" : URL(fileURLWithPath: sourcePath).lastPathComponent
+        return String(
+            String.UnicodeScalarView(
+                name.unicodeScalars.map { $0.properties.generalCategory == .control ? "?" : $0 }))
     }
 
     /// The file name without its extension, made an identifier: `-` and spaces become

@@ -3,6 +3,14 @@ import ArgumentParser
 import Foundation
 import PropertyList
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Reads a file argument, where `-` means standard input. Read as a stream, so pipes
 /// (`<(…)`, `/dev/stdin`, a FIFO) work as files do; a read error is thrown.
 enum PropertyListInput {
@@ -20,23 +28,37 @@ enum PropertyListInput {
     }
 }
 
-/// Writes a result, where `-` and `/dev/stdout` mean standard output; files are replaced
-/// durably and atomically, so an interrupted convert leaves the original intact. A FIFO
-/// or device (`/dev/null`, `/dev/stderr`) is written into, as plutil does, never
-/// replaced: replacing `/dev/null` as root would destroy the node.
+/// Writes a result, where `-` means standard output; files are replaced durably and
+/// atomically, so an interrupted convert leaves the original intact. A path to standard
+/// output or error (`/dev/stdout`, `/dev/fd/2`, `/proc/self/fd/1`) is that stream, even
+/// when it is a regular file: replacing the file would cut the stream loose. A FIFO or
+/// character device (`/dev/null`) is written into, as plutil does, never replaced
+/// (replacing `/dev/null` as root would destroy the node); anything else that is not a
+/// regular file, a block device included, is refused.
 enum PropertyListOutput {
     static func write(_ bytes: [UInt8], to path: String) throws {
-        if isStandardOutput(path) {
-            try StandardStream.output.write(bytes)
+        if let stream = standardStream(path) {
+            try stream.write(bytes)
         } else {
             try writeFile(bytes, to: path)
         }
     }
 
-    /// Whether `path` names standard output. `/dev/stdout` is a link to whatever
-    /// standard output is, a regular file included, which a replace would cut loose.
+    /// Whether `path` is standard output: `-`, or a path to the same file.
     static func isStandardOutput(_ path: String) -> Bool {
-        path == "-" || path == "/dev/stdout"
+        standardStream(path) == .output
+    }
+
+    /// The standard stream `path` names: `-` for output, else the stream whose file
+    /// (device and inode, links followed) `path` is.
+    private static func standardStream(_ path: String) -> StandardStream? {
+        if path == "-" { return .output }
+        var target = stat()
+        guard stat(path, &target) == 0 else { return nil }
+        return [StandardStream.output, .error].first { stream in
+            var info = stat()
+            return fstat(stream.rawValue, &info) == 0 && info.st_dev == target.st_dev && info.st_ino == target.st_ino
+        }
     }
 
     private static func writeFile(_ bytes: [UInt8], to path: String) throws {
@@ -53,14 +75,32 @@ enum PropertyListOutput {
         }
     }
 
-    /// Writes into a file that is not a regular one (a device, a FIFO) without
-    /// truncating or replacing it; a directory or socket cannot be opened and says so.
+    /// Writes into a FIFO or character device without truncating or replacing it. What
+    /// is opened is checked, not the path, so a file swapped in meanwhile is refused.
     private static func writeInPlace(_ bytes: [UInt8], to path: String) throws {
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw CommandFailure(
-                "\(path) is not a regular file and cannot be written; write to standard output with -o -")
+        let fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC)
+        guard fd >= 0 else {
+            throw CommandFailure("\(path) cannot be written: \(String(cString: strerror(errno)))")
         }
-        defer { try? handle.close() }
-        try handle.write(contentsOf: bytes)
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, [S_IFIFO, S_IFCHR].contains(info.st_mode & S_IFMT) else {
+            throw CommandFailure(
+                "\(path) is neither a regular file, a FIFO nor a character device; write to standard output with -o -")
+        }
+        var written = 0
+        while written < bytes.count {
+            let count = bytes.withUnsafeBytes { systemWrite(fd, $0.baseAddress! + written, $0.count - written) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw CommandFailure("writing \(path): \(String(cString: strerror(errno)))")
+            }
+            written += count
+        }
     }
+}
+
+/// The C library's `write(2)`, named apart from `PropertyListOutput.write`.
+private func systemWrite(_ fd: Int32, _ buffer: UnsafeRawPointer, _ count: Int) -> Int {
+    write(fd, buffer, count)
 }

@@ -51,13 +51,32 @@ final class FoundationUseFinder: SyntaxVisitor {
 
     override func visit(_ node: ImportDeclSyntax) -> SyntaxVisitorContinueKind {
         let module = node.path.map(\.name.text).joined(separator: ".")
-        if let advice = Self.replacedModules[module] { report(node, "import \(module)", advice) }
+        if let advice = Self.replacedModules[module], !Self.isGuarded(node, byCanImport: module) {
+            report(node, "import \(module)", advice)
+        }
         return .skipChildren
+    }
+
+    /// Whether `node` sits in an `#if canImport(MODULE)` branch (or one for the module's
+    /// top level, `os` for `os.log`): code written to build on Linux too.
+    private static func isGuarded(_ node: some SyntaxProtocol, byCanImport module: String) -> Bool {
+        let top = module.split(separator: ".").first.map(String.init) ?? module
+        var ancestor = node.parent
+        while let current = ancestor {
+            if let clause = current.as(IfConfigClauseSyntax.self), let condition = clause.condition {
+                let text = String(condition.trimmedDescription.filter { !$0.isWhitespace })
+                if text.contains("canImport(\(module))") || text.contains("canImport(\(top))") { return true }
+            }
+            ancestor = current.parent
+        }
+        return false
     }
 
     /// UIViewController's memory warning, which nothing calls off iOS.
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
-        if node.name.text == "didReceiveMemoryWarning", node.signature.parameterClause.parameters.isEmpty {
+        if node.name.text == "didReceiveMemoryWarning", node.signature.parameterClause.parameters.isEmpty,
+            node.modifiers.contains(where: { $0.name.text == "override" })
+        {
             report(
                 node.name, "didReceiveMemoryWarning()",
                 "is UIViewController's, which nothing calls here; "

@@ -91,7 +91,18 @@ import Testing
         let override = PortChecker.check(
             source: "class C: UIViewController { override func didReceiveMemoryWarning() {} }", file: "C.swift")
         #expect(override.map(\.api).contains("didReceiveMemoryWarning()"))
-        let other = PortChecker.check(source: "func didReceiveMemoryWarning(_ level: Int) {}", file: "D.swift")
+        let other = PortChecker.check(
+            source: "func didReceiveMemoryWarning(_ level: Int) {}\nfunc didReceiveMemoryWarning() {}", file: "D.swift")
         #expect(other.isEmpty)
+    }
+
+    @Test("An import guarded by #if canImport of the same module is code for both platforms, and is not reported")
+    func guardedImports() {
+        let guarded = PortChecker.check(
+            source: "#if canImport(UIKit)\nimport UIKit\n#endif\n#if canImport(os)\nimport os.log\n#endif\n",
+            file: "G.swift")
+        #expect(guarded.isEmpty, "\(guarded)")
+        let unguarded = PortChecker.check(source: "#if DEBUG\nimport UIKit\n#endif\n", file: "U.swift")
+        #expect(unguarded.map(\.api) == ["import UIKit"])
     }
 }
