@@ -21,6 +21,8 @@ let package = Package(
         .package(path: ".."),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        // What the stores log through, as postgres-nio does.
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // The one database client runs as a service.
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
@@ -33,6 +35,7 @@ let package = Package(
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]
         ),
@@ -62,6 +65,9 @@ let package = Package(
             dependencies: [
                 "KeepsakeCloud",
                 .product(name: "AppRuntime", package: keepsake),
+                .product(name: "AppStores", package: keepsake),
+                .product(name: "KeyedArchive", package: keepsake),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),

@@ -1,5 +1,4 @@
 #if !canImport(os)
-import AppSandbox
 import Foundation
 
 /// Where `os_log` messages go. Apple's unified log does not exist off Apple platforms;

@@ -64,9 +64,13 @@ struct CrossProcessTests {
                 "set-and-hang", fixture.url.path, app, "round-\(round)", "value-\(round)", "50",
             ])
             #expect(Helper.lines(child.output, count: 1) == ["set"])
-            // The bounded wait the guarantee is about: the delay (50 ms) plus room for a
-            // durable write on a busy machine.
-            usleep(1_500_000)
+            // The save the write delay (50 ms) schedules, seen in the file, which is
+            // written after the journal's fsync; the bound is room for a busy machine.
+            let deadline = ContinuousClock.now + .seconds(5)
+            while try fixture.file(app)?["round-\(round)"] != .string("value-\(round)") {
+                try #require(ContinuousClock.now < deadline, "round \(round) was not saved within 5 s")
+                usleep(10_000)
+            }
             kill(child.process.processIdentifier, SIGKILL)
             child.process.waitUntilExit()
             #expect(child.process.terminationReason == .uncaughtSignal)

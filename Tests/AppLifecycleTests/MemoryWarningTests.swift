@@ -125,8 +125,15 @@ import Testing
                 return true
             } ?? false
         }!
-        let task = Task { try await PressureStallMonitor(path: path).run { _ in } }
-        try await Task.sleep(for: .milliseconds(50))
+        let monitor = PressureStallMonitor(path: path)
+        let fd = try monitor.arm()
+        defer { close(fd) }
+        // An open PSI file with no trigger polls POLLERR; an armed one polls nothing
+        // until memory is short.
+        var descriptor = pollfd(fd: fd, events: Int16(POLLPRI), revents: 0)
+        #expect(poll(&descriptor, 1, 0) >= 0)
+        #expect(descriptor.revents & Int16(POLLERR | POLLNVAL) == 0, "the kernel holds no trigger for \(path)")
+        let task = Task { try await monitor.run { _ in } }
         task.cancel()
         try await task.value  // returns once the polling thread noticed the cancellation
     }

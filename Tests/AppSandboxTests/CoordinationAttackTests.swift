@@ -153,10 +153,22 @@ struct CoordinationAttackTests {
         }
         holding.wait()
         defer { release.signal() }
-        let waiter = Task {
-            try await FileCoordinator(timeout: .seconds(30)).coordinate(with: [.writingIntent(with: item)]) { 1 }
+        // The waiter's lock attempts, each refused while the other thread holds the
+        // lock: the first refusal says it is waiting.
+        let (refusals, refused) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+        var system = SystemCalls.live
+        let flock = system.flock
+        system.flock = { fd, operation throws(Errno) in
+            do throws(Errno) {
+                try flock(fd, operation)
+            } catch {
+                if error.rawValue == EWOULDBLOCK { refused.yield() }
+                throw error
+            }
         }
-        try await Task.sleep(for: .milliseconds(100))
+        let coordinator = FileCoordinator(lockDirectory: nil, timeout: .seconds(30), system: system)
+        let waiter = Task { try await coordinator.coordinate(with: [.writingIntent(with: item)]) { 1 } }
+        for await _ in refusals { break }
         let clock = ContinuousClock()
         let started = clock.now
         waiter.cancel()

@@ -371,6 +371,8 @@ import Glibc
                     }
                 }
             }
+            // A save that failed in a worker fails the test: the group would drop it.
+            try await group.waitForAll()
         }
         #expect(store.count == 2_000)
         #expect(store.isDirty, "items were added after the last save")

@@ -11,10 +11,11 @@ struct PlistutilInteropTests {
         FileManager.default.isExecutableFile(atPath: $0)
     }
 
-    @Test(.requiresCorpus) func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
-        guard let plistutil = Self.plistutil else {
-            return print("skipped: plistutil is not installed (apt-get install libplist-utils)")
-        }
+    @Test(
+        .requiresCorpus,
+        .enabled(if: plistutil != nil, "plistutil is not installed (apt-get install libplist-utils)"))
+    func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
+        let plistutil = try #require(Self.plistutil)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistutil-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -13,7 +13,7 @@ import Testing
 import Glibc
 #endif
 
-/// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `.ci/run` sets
+/// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `scripts/test.sh` sets
 /// after starting a throwaway PostgreSQL cluster on loopback.
 enum TestDatabase {
     static let url: String? = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_URL"].flatMap {
@@ -27,7 +27,7 @@ enum TestDatabase {
         return database
     }
     static let skipMessage: Comment =
-        "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; .ci/run starts one)"
+        "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL=postgres://USER@127.0.0.1:PORT/DB; scripts/test.sh starts one)"
 
     /// `scripts/test-database.sh`, which can stop and start the server mid-test.
     static let script: String? = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_SCRIPT"].flatMap {
@@ -192,11 +192,17 @@ struct PostgresSyncTests {
     func runningStoresExchangeChangesPromptly() async throws {
         try await withReplicas(2, skews: [0, 0]) { replicas in
             let (a, b) = (replicas[0], replicas[1])
+            let (listening, listens) = AsyncStream<Void>.makeStream()
             try await withThrowingTaskGroup(of: Void.self) { group in
-                group.addTask { await a.store.run(with: a.service) }
-                group.addTask { await b.store.run(with: b.service) }
+                group.addTask { await a.store.run(with: ListeningSignal(base: a.service, listening: listens)) }
+                group.addTask { await b.store.run(with: ListeningSignal(base: b.service, listening: listens)) }
                 defer { group.cancelAll() }
-                try await Task.sleep(for: .milliseconds(300))
+                // Both replicas listen before the clock starts.
+                var ready = 0
+                for await _ in listening {
+                    ready += 1
+                    if ready == 2 { break }
+                }
                 let start = ContinuousClock.now
                 try a.store.setValue(.string("name"), forKey: "sortOrder")
                 while b.store.string(forKey: "sortOrder") != "name" {
@@ -286,7 +292,9 @@ struct PostgresSyncTests {
 
     @Test(
         "PostgreSQL stopped and started mid-run: no acknowledged change is lost, and those made meanwhile are pushed",
-        .enabled(if: TestDatabase.script != nil, "skipped: KEEPSAKE_TEST_DATABASE_SCRIPT is not set (.ci/run sets it)"))
+        .enabled(
+            if: TestDatabase.script != nil,
+            "skipped: KEEPSAKE_TEST_DATABASE_SCRIPT is not set (scripts/test.sh sets it)"))
     func serverRestartLosesNothing() async throws {
         try await withReplicas(2, skews: [0, 2_000]) { replicas in
             try await withThrowingTaskGroup(of: Void.self) { group in
@@ -422,6 +430,30 @@ struct PostgresSyncTests {
             // Its own offline change was kept and pushed.
             try await writer.store.sync(with: writer.service)
             #expect(writer.store.string(forKey: "mine") == "offline")
+        }
+    }
+}
+
+/// A replica's service that says when its `LISTEN` is in place: `watch` calls `changed`
+/// first once it listens, and each watch here yields once then.
+struct ListeningSignal: KeyValueSyncService {
+    let base: PostgresKeyValueSync
+    let listening: AsyncStream<Void>.Continuation
+
+    func push(_ changes: [KeyValueChange]) async throws { try await base.push(changes) }
+
+    func changes(after position: Int64) async throws -> KeyValueBatch { try await base.changes(after: position) }
+
+    func watch(_ changed: @escaping @Sendable () -> Void) async {
+        let pending = Mutex(true)
+        let listening = listening
+        await base.watch {
+            let first = pending.withLock { pending in
+                defer { pending = false }
+                return pending
+            }
+            if first { listening.yield() }
+            changed()
         }
     }
 }

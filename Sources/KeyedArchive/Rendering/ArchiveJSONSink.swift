@@ -23,7 +23,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
 
     mutating func key(_ key: String, depth: Int) {
         separate()
-        Self.appendString(Self.escaped(key), into: &output)
+        JSONString.append(Self.escaped(key), into: &output)
         output.append(UInt8(ascii: ":"))
     }
 
@@ -42,7 +42,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
 
     mutating func leaf(_ leaf: ArchiveGraph.Leaf) {
         switch leaf {
-        case .scalar(.string(let string)): Self.appendString(string, into: &output)
+        case .scalar(.string(let string)): JSONString.append(string, into: &output)
         case .scalar(.integer(let integer)): append(String(integer))
         case .scalar(.unsignedInteger(let integer)): append(String(integer))
         case .scalar(.real(let real)): appendReal(real)
@@ -79,11 +79,11 @@ struct ArchiveJSONSink: ArchiveRenderSink {
         switch container.kind {
         case .object(let className, let classChain):
             append("{\"$id\":\(container.uid ?? 0),\"$class\":")
-            Self.appendString(className, into: &output)
+            JSONString.append(className, into: &output)
             append(",\"$classes\":[")
             for (position, name) in classChain.enumerated() {
                 if position > 0 { output.append(UInt8(ascii: ",")) }
-                Self.appendString(name, into: &output)
+                JSONString.append(name, into: &output)
             }
             append("]")
             open("", pairs: false, empty: false)
@@ -141,7 +141,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
 
     private mutating func wrapped(_ key: String, _ value: String) {
         append("{\"\(key)\":")
-        Self.appendString(value, into: &output)
+        JSONString.append(value, into: &output)
         append("}")
     }
 
@@ -160,26 +160,5 @@ struct ArchiveJSONSink: ArchiveRenderSink {
     /// Keys that begin with `$` get another, so they cannot be taken for `$id`, `$ref`…
     static func escaped(_ key: String) -> String {
         key.hasPrefix("$") ? "$" + key : key
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    /// `string` as a JSON string: `"`, `\` and control characters escaped.
-    static func appendString(_ string: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""), UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), byte])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case ..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

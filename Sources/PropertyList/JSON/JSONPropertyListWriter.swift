@@ -9,9 +9,8 @@ import Foundation
 /// Compact by default (`{"a":[1,2]}`); `prettyPrinted` indents by two spaces and
 /// writes `"key" : value`, the layout of `JSONSerialization.WritingOptions.prettyPrinted`,
 /// ending with a newline. `sortedKeys` orders keys by Unicode code point (as Python's
-/// `sort_keys` does); otherwise dictionaries keep their order. Strings escape `"`, `\`
-/// and control characters (`\n`, `\r`, `\t`, `\b`, `\f`, else `\u00XX`); everything
-/// else, `/` and non-ASCII included, is written as UTF-8. Integers are exact across
+/// `sort_keys` does); otherwise dictionaries keep their order. Strings are written by
+/// `JSONString`, as every JSON of Keepsake's is. Integers are exact across
 /// `Int64.min...UInt64.max`; reals use the shortest text that reads back to the same
 /// `Double` (a 32-bit real is widened first, so its value survives). Data, dates and
 /// UIDs follow ``JSONWritingOptions``.
@@ -40,7 +39,7 @@ struct JSONPropertyListWriter {
     private func write(_ value: PropertyListValue, indent: Int, into output: inout [UInt8]) throws(PropertyListError) {
         switch value {
         case .string(let string):
-            Self.appendString(string, into: &output)
+            JSONString.append(string, into: &output)
         case .integer(let integer):
             if integer < 0 { output.append(UInt8(ascii: "-")) }
             Self.appendDecimal(integer.magnitude, into: &output)
@@ -109,7 +108,7 @@ struct JSONPropertyListWriter {
         for (index, entry) in entries.enumerated() {
             if index > 0 { output.append(UInt8(ascii: ",")) }
             newline(indent: indent + 1, into: &output)
-            Self.appendString(entry.key, into: &output)
+            JSONString.append(entry.key, into: &output)
             if options.prettyPrinted { output.append(UInt8(ascii: " ")) }
             output.append(UInt8(ascii: ":"))
             if options.prettyPrinted { output.append(UInt8(ascii: " ")) }
@@ -132,30 +131,6 @@ struct JSONPropertyListWriter {
     private static func unsupported(_ value: PropertyListValue) -> PropertyListError {
         PropertyListError(
             .unsupportedValue, "JSON has no \(value.kindName) type and the writing options do not render one")
-    }
-
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
-    static func appendString(_ string: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\"")])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "\\")])
-            case 0x0A: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "t")])
-            case 0x08: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "b")])
-            case 0x0C: output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "f")])
-            case ..<0x20:
-                output.append(contentsOf: [UInt8(ascii: "\\"), UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0x0F)])
-            default:
-                output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 
     static func appendDecimal(_ value: UInt64, into output: inout [UInt8]) {
