@@ -141,12 +141,13 @@ let package = Package(
 )
 
 // Each file imports what it uses, and an import is internal unless a public signature
-// needs it. AppSandbox calls the C library directly, and on Linux some of its structs
-// (`stat`, `timespec`) are attributed to Foundation's and Dispatch's private C modules,
-// which member-import visibility would then demand; those targets do without it.
+// needs it. AppSandbox and the tests that check file types call the C library
+// directly, and on Linux some of its structs (`stat`, `timespec`) are attributed to
+// Foundation's or Dispatch's private C modules, whichever the build met first, which
+// member-import visibility would then demand; those targets do without it.
 for target in package.targets {
     var features: [SwiftSetting] = [.enableUpcomingFeature("InternalImportsByDefault")]
-    if !["AppSandbox", "AppSandboxTests"].contains(target.name) {
+    if !["AppSandbox", "AppSandboxTests", "KeepsakeCLITests"].contains(target.name) {
         features.append(.enableUpcomingFeature("MemberImportVisibility"))
     }
     target.swiftSettings = (target.swiftSettings ?? []) + features

@@ -2,6 +2,10 @@ import Foundation
 import PropertyList
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// `keepsake print|lint|convert`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class PropertyListCommandTests {

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// `keepsake sandbox show|backup|restore`, on a container folder made for each test.
@@ -112,7 +113,9 @@ final class SandboxCommandTests {
         return process.terminationStatus == 0
     }
 
-    @Test(.enabled(if: SandboxCommandTests.python != nil, "needs python3"))
+    @Test(
+        .enabled(if: SandboxCommandTests.python != nil, "needs python3"),
+        .enabled(if: Sanitizer.active == nil, "measures memory, which a sanitizer inflates"))
     func backupOfALargeContainerStreams() throws {
         // 200 MiB of data (a sparse file: cheap to make, real bytes to read).
         let big = root.appendingPathComponent("Documents/big.bin")
@@ -131,7 +134,9 @@ final class SandboxCommandTests {
         #expect(try Self.runPython(check, [zip.path]), "Python reads the archive back, CRC-32s included")
     }
 
-    @Test(.enabled(if: SandboxCommandTests.python != nil, "needs python3"))
+    @Test(
+        .enabled(if: SandboxCommandTests.python != nil, "needs python3"),
+        .enabled(if: Sanitizer.active == nil, "measures memory, which a sanitizer inflates"))
     func restoreStreamsAndRefusesBombs() throws {
         let zip = containers.appendingPathComponent("zeros.zip")
         let forge = """

@@ -133,9 +133,17 @@ struct ZipEntryData {
             }
             return checksum
         case CompressionMethod.deflate.rawValue:
+            // ZIPFoundation hands zlib `count` input bytes whatever the chunk holds, so
+            // the entry's last, shorter chunk is padded with zeros: zlib never reads past
+            // it. A stream that has not ended by then meets the zeros, a stored block
+            // whose lengths disagree, and fails.
             return try Data.decompress(
                 size: Int64(clamping: entry.compressedSize), bufferSize: chunkSize, skipCRC32: false,
-                provider: { _, count in try provider(count) }, consumer: consumer)
+                provider: { _, count in
+                    var chunk = try provider(count)
+                    if chunk.count < count { chunk.append(Data(count: count - chunk.count)) }
+                    return chunk
+                }, consumer: consumer)
         default:
             throw SandboxError(.invalidBackup, "unsupported compression method \(location.method)", path: entry.path)
         }

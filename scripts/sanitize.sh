@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# The library's tests (and the keepsake command they run) built and run under a
+# sanitizer: address (AddressSanitizer with LeakSanitizer) or thread (ThreadSanitizer).
+# Each builds in its own scratch folder. Tests that measure time or memory bounds skip,
+# since the instrumentation inflates both (KEEPSAKE_SANITIZER tells them).
+# Leak detection is off: at exit it reports what threads still running hold (the
+# defaults' directory watcher) and what Foundation and ZIPFoundation never free, in the
+# test process and in every keepsake it runs; sorting ours from theirs is still to do.
+# ThreadSanitizer runs but CI does not ask for it: Synchronization's Mutex locks with
+# futex calls TSan does not see, so it reports every access a Mutex guards (four threads
+# appending under one Mutex are enough). It is for a race hunt by hand.
+# Usage: scripts/sanitize.sh address|thread [swift test arguments, e.g. --filter X]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+sanitizer=${1:?usage: scripts/sanitize.sh address|thread}
+shift
+scratch=.build-$sanitizer
+export KEEPSAKE_SANITIZER=$sanitizer
+export ASAN_OPTIONS=detect_leaks=0
+# A report fails the test process: a data race is a failure, not a warning.
+export TSAN_OPTIONS=halt_on_error=1
+swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
+swift test --skip-build --sanitize="$sanitizer" --scratch-path "$scratch" --disable-xctest "$@"
