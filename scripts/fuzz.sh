@@ -26,6 +26,7 @@ for seed in "$seeds"/*; do
     { printf '\001'; printf '0'; cat "$seed"; } >"$lazy_seeds/$(basename "$seed").first"
 done
 sources=$(find Sources/PropertyList -name '*.swift')
+failed=0
 for target in $targets; do
     binary="$out/fuzz-$target"
     extra=""
@@ -33,12 +34,22 @@ for target in $targets; do
     swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz -package-name keepsake \
         $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
         | { grep -v "Cannot export local symbol" || true; }
+    # A fresh corpus folder each run: what an earlier run grew is not this run's start.
     work="$out/work-$target"
+    rm -rf "$work"
     mkdir -p "$work" Fuzz/artifacts
     echo "== $target: $runs runs"
     target_seeds=$seeds
     if [ "$target" = lazy ]; then target_seeds=$lazy_seeds; fi
+    status=0
     "$binary" "$work" "$target_seeds" -runs="$runs" -max_len=8192 -timeout=5 -rss_limit_mb=2048 \
-        -artifact_prefix=Fuzz/artifacts/"$target"- -print_final_stats=1 2>&1 \
-        | grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' || true
+        -artifact_prefix=Fuzz/artifacts/"$target"- -print_final_stats=1 >"$out/log-$target" 2>&1 || status=$?
+    grep -E '^(#[0-9]+ +DONE|stat::number_of_executed_units|stat::peak_rss_mb|==[0-9]+==ERROR|SUMMARY)' \
+        "$out/log-$target" || true
+    if [ "$status" -ne 0 ]; then
+        echo "FAIL: $target stopped with status $status: a crash, a leak, a timeout or too much memory" \
+            "(the input is in Fuzz/artifacts/$target-*, the log in $out/log-$target)"
+        failed=1
+    fi
 done
+exit $failed
