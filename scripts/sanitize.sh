@@ -2,7 +2,8 @@
 # The library's tests (and the keepsake command they run) built and run under a
 # sanitizer: address (AddressSanitizer with LeakSanitizer) or thread (ThreadSanitizer).
 # Each builds in its own scratch folder. Tests that measure time or memory bounds skip,
-# since the instrumentation inflates both (KEEPSAKE_SANITIZER tells them).
+# since the instrumentation inflates both (KEEPSAKE_SANITIZER tells them). Errors in
+# code that is not ours are suppressed in scripts/asan.supp, each with its reason.
 # Leak detection is off: at exit it reports what threads still running hold (the
 # defaults' directory watcher) and what Foundation and ZIPFoundation never free, in the
 # test process and in every keepsake it runs; sorting ours from theirs is still to do.
@@ -16,7 +17,7 @@ sanitizer=${1:?usage: scripts/sanitize.sh address|thread}
 shift
 scratch=.build-$sanitizer
 export KEEPSAKE_SANITIZER=$sanitizer
-export ASAN_OPTIONS=detect_leaks=0
+export ASAN_OPTIONS=detect_leaks=0:suppressions=$PWD/scripts/asan.supp
 # A report fails the test process: a data race is a failure, not a warning.
 export TSAN_OPTIONS=halt_on_error=1
 swift build --build-tests --sanitize="$sanitizer" --scratch-path "$scratch"
