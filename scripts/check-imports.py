@@ -5,8 +5,8 @@ lets a target import any module that happens to be built before it, so an undecl
 import compiles until the build order changes, or until a user builds that target alone.
 
 Reads each package's manifest with `swift package dump-package`, and each dependency's
-from its checkout (`.build/checkouts`) or its path. Run after the packages are resolved
-(scripts/test.sh builds them all first). Prints one line per undeclared import and exits
+from its checkout (`.build/checkouts`, resolving a package first if it has none) or its
+path. Prints one line per undeclared import and exits
 1 if there is any.
 
 Usage: scripts/check-imports.py [PACKAGE-DIR ...]   (default: every package of the repository)
@@ -111,6 +111,11 @@ def swift_files(folder, excluded):
 
 def check(package_dir):
     package = manifest(package_dir)
+    remote = any(dependency.get("sourceControl") for dependency in package.get("dependencies", []))
+    if remote and not os.path.isdir(os.path.join(package_dir, ".build", "checkouts")):
+        # A package no step has built yet (Benchmarks): resolving it is enough.
+        subprocess.run(["swift", "package", "resolve", "--package-path", package_dir],
+                       check=True, capture_output=True)
     dependencies = dependency_paths(package_dir, package)
     problems = []
     for target in package["targets"]:
