@@ -19,21 +19,36 @@ struct CLIRunner {
         return try run(executable, arguments, stdin: stdin, environment: environment)
     }
 
-    /// Runs another program the same way (a peer such as `plutil`, a compiler), through
-    /// the tests' one child-process runner: output drained as it comes, a bounded wait.
+    /// Runs another program the same way (a peer such as `plutil`, a compiler).
     static func run(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
     ) throws -> Result {
-        let child = try ChildProcess(executable, arguments, environment: environment)
-        defer { child.end() }
-        if let stdin { child.write(stdin) }
-        child.closeInput()
-        // Bounded, yet long enough for a full-size input under a sanitizer.
-        let status: Int32 =
-            switch try child.waitForExit(within: .seconds(300)) {
-            case .exited(let code): code
-            case .signalled(let signal): 128 + signal
-            }
-        return Result(status: status, stdout: child.output, stderr: child.errors, stdoutBytes: child.outputData)
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        }
+        let out = Pipe()
+        let err = Pipe()
+        let input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(stdin) }
+        try input.fileHandleForWriting.close()
+        // Drain stderr concurrently so a chatty child never blocks on a full pipe.
+        nonisolated(unsafe) var errorData = Data()
+        let errorReader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
+        errorReader.start()
+        let outputData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        while !errorReader.isFinished { usleep(1_000) }
+        return Result(
+            status: process.terminationStatus,
+            stdout: String(decoding: outputData, as: UTF8.self),
+            stderr: String(decoding: errorData, as: UTF8.self),
+            stdoutBytes: outputData)
     }
 }

@@ -79,25 +79,12 @@ public final class ChildProcess: Sendable {
         return lines
     }
 
-    /// Everything written to standard output so far, as bytes.
-    public var outputData: Data { collected.output.withLock { $0 } }
-
     /// Everything written to standard error so far.
     public var errors: String { collected.errors.withLock { String(decoding: $0, as: UTF8.self) } }
 
     /// Writes `command` and a newline to the program's standard input.
     public func send(_ command: String) {
-        write(Data((command + "\n").utf8))
-    }
-
-    /// Writes `data` to the program's standard input.
-    public func write(_ data: Data) {
-        input.write(data)
-    }
-
-    /// Closes the program's standard input: it reads the end of it.
-    public func closeInput() {
-        try? input.close()
+        input.write(Data((command + "\n").utf8))
     }
 
     public func signal(_ signal: Int32) {
