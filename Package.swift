@@ -17,9 +17,6 @@ let package = Package(
         // What `keepsake` shares with its companion commands (keepsake-cloud, in Cloud/):
         // values typed and printed as macOS `defaults` does.
         .library(name: "KeepsakeCommandLine", targets: ["KeepsakeCommandLine"]),
-        // For this repository's other packages (Apps/, Benchmarks/): the shared corpus and
-        // the built executables their tests run. Not meant for users of the library.
-        .library(name: "KeepsakeTestSupport", targets: ["TestSupport"]),
     ],
     // Only what the libraries and the `keepsake` command need: a user of the library
     // resolves no networking package. The reference apps live in Apps/Package.swift.
@@ -101,8 +98,10 @@ let package = Package(
             ]
         ),
 
-        // What the test targets share: the corpus, and the built executables they run.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        // What the test targets share: the corpus, the built executables they run and the
+        // one child-process runner. No product names it; the repository's other packages
+        // reach the same files through their own manifest, Tests/TestSupport/Package.swift.
+        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Package.swift"]),
 
         // Child processes the tests start. No product names them, so a package that
         // depends on this one never builds them.

@@ -23,6 +23,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../Tests/TestSupport"),
         .package(path: "../Cloud"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -100,7 +101,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Keepsake", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
             ]
         ),
         .testTarget(
@@ -112,7 +113,7 @@ let package = Package(
                 .product(name: "AppRuntime", package: keepsake),
                 .product(name: "AppStores", package: keepsake),
                 .product(name: "AppLifecycle", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
             ]
@@ -123,7 +124,7 @@ let package = Package(
                 "FoodTrackerApp",
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
             ]
         ),
     ],

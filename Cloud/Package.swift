@@ -19,6 +19,7 @@ let package = Package(
     ],
     dependencies: [
         .package(path: ".."),
+        .package(path: "../Tests/TestSupport"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         // What the stores log through, as postgres-nio does.
@@ -56,7 +57,7 @@ let package = Package(
                 "KeepsakeCloud",
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
             ],
             path: "Tests/Helpers/CloudTestReplica"
         ),
@@ -71,7 +72,7 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: keepsake),
+                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
             ]
         ),
     ]

@@ -18,7 +18,7 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PACKAGES = [".", "Apps", "Tools", "Cloud", "Benchmarks"]
+PACKAGES = [".", "Apps", "Tools", "Cloud", "Benchmarks", "Tests/TestSupport"]
 # Modules of the toolchain and the system, which no manifest declares.
 TOOLCHAIN = {
     "Swift", "_Concurrency", "_StringProcessing", "Foundation", "FoundationEssentials",

@@ -4,6 +4,7 @@ import AppSandbox
 import Foundation
 import PropertyList
 import Synchronization
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -63,7 +64,8 @@ struct CrossProcessTests {
             let child = try Helper.start([
                 "set-and-hang", fixture.url.path, app, "round-\(round)", "value-\(round)", "50",
             ])
-            #expect(Helper.lines(child.output, count: 1) == ["set"])
+            defer { child.end() }
+            try child.waitFor("set")
             // The save the write delay (50 ms) schedules, seen in the file, which is
             // written after the journal's fsync; the bound is room for a busy machine.
             let deadline = ContinuousClock.now + .seconds(5)
@@ -71,9 +73,8 @@ struct CrossProcessTests {
                 try #require(ContinuousClock.now < deadline, "round \(round) was not saved within 5 s")
                 usleep(10_000)
             }
-            kill(child.process.processIdentifier, SIGKILL)
-            child.process.waitUntilExit()
-            #expect(child.process.terminationReason == .uncaughtSignal)
+            child.signal(SIGKILL)
+            #expect(try child.waitForExit() == .signalled(SIGKILL))
         }
         let read = try fixture.defaults()
         for round in 0..<3 {
@@ -88,13 +89,13 @@ struct CrossProcessTests {
         var lastSaved = 0
         for iteration in 0..<20 {
             let child = try Helper.start(["crash-writer", fixture.url.path, app])
-            let lines = Helper.lines(child.output, count: Int.random(in: 1...4))
-            kill(child.process.processIdentifier, SIGKILL)
-            child.process.waitUntilExit()
-            let rest = child.output.fileHandleForReading.readDataToEndOfFile()
-            let all = lines + String(decoding: rest, as: UTF8.self).split(separator: "\n").map(String.init)
-            let reported = all.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
-            #expect(child.process.terminationReason == .uncaughtSignal, "iteration \(iteration)")
+            defer { child.end() }
+            let saves = Int.random(in: 1...4)
+            try child.poll("\(saves) reported saves") { child.lines.count >= saves }
+            child.signal(SIGKILL)
+            #expect(try child.waitForExit() == .signalled(SIGKILL), "iteration \(iteration)")
+            // Every save it reported, including any between the poll and the kill.
+            let reported = child.lines.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
 
             let file = try #require(try fixture.file(app), "iteration \(iteration): no file")
             let counter = try #require(file["counter"]?.int64Value, "iteration \(iteration): no counter in \(file)")
@@ -121,12 +122,9 @@ struct CrossProcessTests {
             try Helper.start(["hammer", fixture.url.path, group, "group.com.example.shared", name, String(rounds)])
         }
         for child in children {
-            let output = child.output.fileHandleForReading.readDataToEndOfFile()
-            let errors = child.errors.fileHandleForReading.readDataToEndOfFile()
-            child.process.waitUntilExit()
-            #expect(child.process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
-            #expect(String(decoding: output, as: UTF8.self) == "done\n")
-            #expect(errors.isEmpty, "\(String(decoding: errors, as: UTF8.self))")
+            #expect(try child.waitForExit(within: .seconds(120)) == .exited(0), "\(child.errors)")
+            #expect(child.output == "done\n")
+            #expect(child.errors.isEmpty, "\(child.errors)")
         }
         let file = try #require(try fixture.file(group, in: group)?.dictionaryValue)
         for name in ["left", "right"] {
@@ -154,11 +152,8 @@ struct CrossProcessTests {
                 ["keys", fixture.url.path, app, name, String(count)], environment: ["TMPDIR": tmp.path])
         }
         for child in children {
-            let output = child.output.fileHandleForReading.readDataToEndOfFile()
-            let errors = child.errors.fileHandleForReading.readDataToEndOfFile()
-            child.process.waitUntilExit()
-            #expect(child.process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
-            #expect(String(decoding: output, as: UTF8.self) == "done\n")
+            #expect(try child.waitForExit(within: .seconds(120)) == .exited(0), "\(child.errors)")
+            #expect(child.output == "done\n")
         }
         let file = try #require(try fixture.file(app)?.dictionaryValue)
         for name in ["left", "right"] {
@@ -173,11 +168,8 @@ struct CrossProcessTests {
         let fixture = try TestContainers()
         defer { fixture.remove() }
         let holder = try Helper.start(["hold-lock", fixture.url.path, app])
-        defer {
-            kill(holder.process.processIdentifier, SIGKILL)
-            holder.process.waitUntilExit()
-        }
-        #expect(Helper.lines(holder.output, count: 1) == ["locked"])
+        defer { holder.end() }
+        try holder.waitFor("locked")
         var configuration = fixture.configuration()
         configuration.lockTimeout = .milliseconds(400)
         let defaults = try fixture.make(configuration)
@@ -192,8 +184,7 @@ struct CrossProcessTests {
             "\(String(describing: error))")
         #expect(waited >= .milliseconds(400) && waited < .seconds(4), "waited \(waited)")
         #expect(try fixture.file(app) == nil, "nothing may be written without the lock")
-        kill(holder.process.processIdentifier, SIGKILL)
-        holder.process.waitUntilExit()
+        holder.end()
         try defaults.flush()
         #expect(try fixture.file(app) == ["k": "waiting"], "the change is kept and saved once the lock is free")
     }

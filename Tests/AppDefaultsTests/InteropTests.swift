@@ -1,18 +1,13 @@
 import AppDefaults
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// Our preferences files are read by Python's plistlib and Foundation's
 /// PropertyListSerialization.
 @Suite("Interop")
 struct InteropTests {
-    static let python: String? = {
-        let path = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/python3" }
-        return (["/usr/bin/python3", "/usr/local/bin/python3"] + path).first {
-            FileManager.default.isExecutableFile(atPath: $0)
-        }
-    }()
 
     static let date = Date(timeIntervalSinceReferenceDate: 812_345_678.5)
 
@@ -33,7 +28,7 @@ struct InteropTests {
 
     @Test(
         "Python's plistlib reads our preferences file with every value intact",
-        .enabled(if: python != nil, "skipped: python3 with plistlib is not installed"))
+        .enabled(if: Python.executable != nil, "skipped: python3 with plistlib is not installed"))
     func plistlibReadsOurFile() throws {
         let fixture = try TestContainers()
         defer { fixture.remove() }
@@ -50,15 +45,7 @@ struct InteropTests {
                 if isinstance(v, datetime.datetime): v = (v - epoch).total_seconds()
                 print(k, type(v).__name__, repr(v))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(Self.python))
-        process.arguments = ["-c", script, file.path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let text = try Python.text(script, [file.path])
         #expect(
             text.split(separator: "\n").map(String.init) == [
                 "array list ['a', 1]",

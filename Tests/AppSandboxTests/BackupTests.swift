@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -50,13 +51,13 @@ struct BackupTests {
         // A fresh value reads it back from disk: the mark is the extended attribute.
         #expect(try container.directory(.documents).isExcludedFromBackup("a"))
         let path = container.documentsDirectory.appendingPathComponent("a").path
-        if Self.python != nil { #expect(Self.attribute(path) == "1") }
+        if Python.executable != nil { #expect(Self.attribute(path) == "1") }
         // It follows the file through a rename.
         try documents.moveItem("a", to: "b")
         #expect(try documents.isExcludedFromBackup("b"))
         try documents.setExcludedFromBackup(false, for: "b")
         #expect(try documents.isExcludedFromBackup("b") == false)
-        if Self.python != nil {
+        if Python.executable != nil {
             #expect(Self.attribute(container.documentsDirectory.appendingPathComponent("b").path) == nil)
         }
     }
@@ -135,7 +136,7 @@ struct BackupTests {
 
     @Test(
         "Restore refuses hostile archives before writing anything",
-        .enabled(if: BackupTests.python != nil, "needs python3 to forge archives"),
+        .enabled(if: Python.executable != nil, "needs python3 to forge archives"),
         arguments: [
             ("../../escape.txt", SandboxError.Code.invalidBackup),
             ("Documents/../../escape.txt", .outsideContainer),
@@ -203,22 +204,10 @@ struct BackupTests {
         return value == "<none>" ? nil : value
     }
 
-    /// Python 3 from PATH, used as an independent reader of ZIPs and attributes.
-    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
-        .split(separator: ":").map { "\($0)/python3" }
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
+    /// Python 3 (an independent reader of ZIPs and attributes): what `script` printed,
+    /// nil when it failed or there is no Python.
     static func runPython(_ script: String, _ arguments: [String]) -> String? {
-        guard let python else { return nil }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script] + arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        guard (try? process.run()) != nil else { return nil }
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? String(decoding: output, as: UTF8.self) : nil
+        try? Python.text(script, arguments)
     }
 
     static func pythonZipNames(_ zip: URL) -> [String]? {

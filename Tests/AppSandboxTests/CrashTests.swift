@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -37,31 +38,18 @@ struct CrashTests {
         let file = folder.file("state.bin")
         var lastSaved = 0
         for iteration in 0..<30 {
-            let process = Process()
-            process.executableURL = Helper.url
-            process.arguments = ["crash-writer", file.path]
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            try process.run()
+            let writer = try ChildProcess(try #require(Helper.url), ["crash-writer", file.path])
+            defer { writer.end() }
             // Wait for 1–4 saves (no sleeping: the child's own output paces us), then
             // kill it, which lands somewhere inside a later save.
             let target = Int.random(in: 1...4)
-            var output = Data()
-            var seen = 0
-            while seen < target {
-                let chunk = pipe.fileHandleForReading.availableData
-                if chunk.isEmpty { break }
-                output.append(chunk)
-                seen = output.filter { $0 == 0x0A }.count
-            }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            output.append(pipe.fileHandleForReading.readDataToEndOfFile())
-            let lines = String(decoding: output, as: UTF8.self).split(separator: "\n")
-            let reported = lines.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
+            try writer.poll("\(target) reported saves") { writer.lines.count >= target }
+            writer.signal(SIGKILL)
             #expect(
-                process.terminationReason == .uncaughtSignal, "iteration \(iteration): the child must die by the signal"
-            )
+                try writer.waitForExit() == .signalled(SIGKILL),
+                "iteration \(iteration): the child must die by the signal")
+            // Every save it reported, including any between the poll and the kill.
+            let reported = writer.lines.last.flatMap { Int($0.split(separator: " ").last ?? "") } ?? lastSaved
 
             let data = try Data(contentsOf: file)
             let version = try #require(Self.decode(data), "iteration \(iteration): torn file of \(data.count) bytes")

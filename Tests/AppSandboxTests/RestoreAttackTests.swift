@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -13,7 +14,7 @@ import Glibc
 /// staging folder left behind) and name the entry at fault.
 @Suite(
     "Restore is all or nothing under attack",
-    .enabled(if: BackupTests.python != nil, "needs python3 to forge archives")
+    .enabled(if: Python.executable != nil, "needs python3 to forge archives")
 )
 struct RestoreAttackTests {
     /// A container with something in both restored directories, plus Caches and tmp.

@@ -1,9 +1,11 @@
 import Foundation
 import TestSupport
 
-/// Runs the built `keepsake` binary and captures what it prints.
+/// Runs the built `keepsake` binary through the tests' one runner, ``ChildProcess``, and
+/// keeps what it printed in the shape the command tests compare.
 struct CLIRunner {
     struct Result {
+        /// The exit code, or -1 when a signal ended the program.
         var status: Int32
         var stdout: String
         var stderr: String
@@ -23,32 +25,9 @@ struct CLIRunner {
     static func run(
         _ executable: URL, _ arguments: [String], stdin: Data? = nil, environment: [String: String] = [:]
     ) throws -> Result {
-        let process = Process()
-        process.executableURL = executable
-        process.arguments = arguments
-        if !environment.isEmpty {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        let input = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = input
-        try process.run()
-        if let stdin { input.fileHandleForWriting.write(stdin) }
-        try input.fileHandleForWriting.close()
-        // Drain stderr concurrently so a chatty child never blocks on a full pipe.
-        nonisolated(unsafe) var errorData = Data()
-        let errorReader = Thread { errorData = err.fileHandleForReading.readDataToEndOfFile() }
-        errorReader.start()
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        while !errorReader.isFinished { usleep(1_000) }
+        let result = try ChildProcess.run(executable, arguments, input: stdin, environment: environment)
         return Result(
-            status: process.terminationStatus,
-            stdout: String(decoding: outputData, as: UTF8.self),
-            stderr: String(decoding: errorData, as: UTF8.self),
-            stdoutBytes: outputData)
+            status: result.exitCode, stdout: result.outputText, stderr: result.errorText,
+            stdoutBytes: result.output)
     }
 }

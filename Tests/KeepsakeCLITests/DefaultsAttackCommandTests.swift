@@ -79,23 +79,10 @@ final class DefaultsAttackCommandTests {
         "defaults write while another process holds the domain's lock fails in bounded time, then succeeds once it is free",
         .enabled(if: BuiltProducts.executable(named: "DefaultsTestHelper") != nil, "DefaultsTestHelper is not built"))
     func heldLockTimesOut() throws {
-        let holder = Process()
-        holder.executableURL = BuiltProducts.executable(named: "DefaultsTestHelper")
-        holder.arguments = ["hold-lock", containers.path, app]
-        let output = Pipe()
-        holder.standardOutput = output
-        try holder.run()
-        defer {
-            kill(holder.processIdentifier, SIGKILL)
-            holder.waitUntilExit()
-        }
-        var said = Data()
-        while !said.contains(0x0A) {
-            let more = output.fileHandleForReading.availableData
-            if more.isEmpty { break }
-            said += more
-        }
-        try #require(String(decoding: said, as: UTF8.self) == "locked\n", "the helper did not take the lock")
+        let holder = try ChildProcess(
+            try #require(BuiltProducts.executable(named: "DefaultsTestHelper")), ["hold-lock", containers.path, app])
+        defer { holder.end() }
+        try holder.waitFor("locked")
 
         let clock = ContinuousClock()
         let started = clock.now
@@ -106,8 +93,7 @@ final class DefaultsAttackCommandTests {
         #expect(waited < .seconds(20), "waited \(waited) for a held lock")
         #expect(!FileManager.default.fileExists(atPath: preferences.appendingPathComponent("\(app).plist").path))
 
-        kill(holder.processIdentifier, SIGKILL)
-        holder.waitUntilExit()
+        holder.end()
         #expect(try run(["write", app, "k", "v"]).status == 0)
         #expect(try run(["read", app, "k"]).stdout == "v\n")
     }

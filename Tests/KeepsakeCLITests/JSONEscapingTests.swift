@@ -8,7 +8,7 @@ import Testing
 /// both outputs spell the string byte for byte alike.
 @Suite(
     .enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"),
-    .enabled(if: Bpylist2Peer.python != nil, "python3 is not installed"))
+    .enabled(if: Python.executable != nil, "python3 is not installed"))
 struct JSONEscapingTests {
     /// Every control character, DEL, the two that JSON always escapes, a slash and
     /// non-ASCII text.
@@ -28,10 +28,7 @@ struct JSONEscapingTests {
                     for item in value: walk(item)
             walk(json.load(open(sys.argv[1], encoding="utf-8")))
             """
-        let result = try CLIRunner.run(
-            URL(fileURLWithPath: try #require(Bpylist2Peer.python)), ["-c", script, file.path])
-        #expect(result.status == 0, "\(result.stderr)")
-        return Set(result.stdout.split(separator: "\n").map(String.init))
+        return Set(try Python.text(script, [file.path]).split(separator: "\n").map(String.init))
     }
 
     @Test func bothJSONOutputsEscapeEveryControlCharacterAlike() throws {

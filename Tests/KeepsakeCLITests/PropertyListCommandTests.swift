@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -201,16 +202,14 @@ struct OutputDestinationTests {
         let captured = inputs.directory.appendingPathComponent("captured")
         try Data("before\n".utf8).write(to: captured)
         let executable = try #require(CLIRunner.executable)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // Standard output is the file, opened for appending; -o names it through /dev/stdout.
-        process.arguments = [
-            "-c", "exec \"$0\" unarchive \"$1\" --format json -o /dev/stdout >>\"$2\"", executable.path,
-            inputs.archive.path, captured.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            [
+                "-c", "exec \"$0\" unarchive \"$1\" --format json -o /dev/stdout >>\"$2\"", executable.path,
+                inputs.archive.path, captured.path,
+            ])
+        #expect(result.status == .exited(0), "\(result.errorText)")
         let text = String(decoding: try Data(contentsOf: captured), as: UTF8.self)
         #expect(text.hasPrefix("before\n{"), "the file was replaced, not written through: \(text)")
     }
@@ -280,16 +279,11 @@ struct OutputDestinationTests {
         let source = directory.appendingPathComponent("in.plist")
         try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: source)
         let executable = try #require(CLIRunner.executable)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
         // `>&-` closes standard output: a write to it fails with EBADF, which
         // FileHandle.write(_:) turns into a trap.
-        process.arguments = [
-            "-c", "exec \"$0\" convert \"$1\" --format xml1 -o - >&- 2>/dev/null", executable.path, source.path,
-        ]
-        try process.run()
-        process.waitUntilExit()
-        #expect(process.terminationReason == .exit, "ended by a signal")
-        #expect(process.terminationStatus == 1)
+        let result = try ChildProcess.run(
+            URL(fileURLWithPath: "/bin/sh"),
+            ["-c", "exec \"$0\" convert \"$1\" --format xml1 -o - >&- 2>/dev/null", executable.path, source.path])
+        #expect(result.status == .exited(1), "ended by a signal or another code")
     }
 }

@@ -70,51 +70,13 @@ final class SandboxCommandTests {
         #expect(result.stderr.contains("invalidName"))
     }
 
-    /// Runs `keepsake` as the only child of a Python process, which reports the
-    /// child's exit status and peak resident memory (`getrusage(RUSAGE_CHILDREN)`).
-    static func runMeasured(_ arguments: [String]) throws -> (status: Int32, stderr: String, peakMiB: Double)? {
-        guard let keepsake = CLIRunner.executable, let python = python else { return nil }
-        let script = """
-            import resource, subprocess, sys
-            r = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-            sys.stderr.buffer.write(r.stderr)
-            print(r.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)
-            """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script, keepsake.path] + arguments
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let errorData = err.fileHandleForReading.readDataToEndOfFile()
-        let outputData = out.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        let fields = String(decoding: outputData, as: UTF8.self).split(separator: " ")
-        guard fields.count == 2, let status = Int32(fields[0]),
-            let kib = Double(fields[1].trimmingCharacters(in: .whitespacesAndNewlines))
-        else { return nil }
-        return (status, String(decoding: errorData, as: UTF8.self), kib / 1024)
-    }
-
-    static let python: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin")
-        .split(separator: ":").map { "\($0)/python3" }
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
     /// Runs a Python script with `arguments`; true when it exited 0.
-    static func runPython(_ script: String, _ arguments: [String]) throws -> Bool {
-        guard let python else { return false }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", script] + arguments
-        try process.run()
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+    static func runPython(_ script: String, _ arguments: [String]) -> Bool {
+        (try? Python.run(script, arguments)) != nil
     }
 
     @Test(
-        .enabled(if: SandboxCommandTests.python != nil, "needs python3"),
+        .enabled(if: Python.executable != nil, "needs python3"),
         .enabled(if: Sanitizer.active == nil, "measures memory, which a sanitizer inflates"))
     func backupOfALargeContainerStreams() throws {
         // 200 MiB of data (a sparse file: cheap to make, real bytes to read).
@@ -124,18 +86,17 @@ final class SandboxCommandTests {
         try handle.truncate(atOffset: 200 << 20)
         try handle.close()
         let zip = containers.appendingPathComponent("big.zip")
-        let measured = try #require(
-            try Self.runMeasured(["sandbox", "backup", app, "--containers", containers.path, "-o", zip.path]))
+        let measured = try Measured(["sandbox", "backup", app, "--containers", containers.path, "-o", zip.path])
         #expect(measured.status == 0, "\(measured.stderr)")
         // Holding the file, or the archive, in memory would take 200 MiB or more.
         #expect(measured.peakMiB < 100, "peak RSS \(measured.peakMiB) MiB")
         let check =
             "import sys, zipfile\nz = zipfile.ZipFile(sys.argv[1])\nassert z.getinfo('Documents/big.bin').file_size == 200 << 20\nassert z.testzip() is None"
-        #expect(try Self.runPython(check, [zip.path]), "Python reads the archive back, CRC-32s included")
+        #expect(Self.runPython(check, [zip.path]), "Python reads the archive back, CRC-32s included")
     }
 
     @Test(
-        .enabled(if: SandboxCommandTests.python != nil, "needs python3"),
+        .enabled(if: Python.executable != nil, "needs python3"),
         .enabled(if: Sanitizer.active == nil, "measures memory, which a sanitizer inflates"))
     func restoreStreamsAndRefusesBombs() throws {
         let zip = containers.appendingPathComponent("zeros.zip")
@@ -146,21 +107,19 @@ final class SandboxCommandTests {
                     for _ in range(128):
                         f.write(bytes(1 << 20))
             """
-        #expect(try Self.runPython(forge, [zip.path]))
+        #expect(Self.runPython(forge, [zip.path]))
         let before = try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted()
 
         // 128 MiB from 128 KiB: refused under the default limits, before writing.
-        let refused = try #require(
-            try Self.runMeasured(["sandbox", "restore", app, "--containers", containers.path, zip.path]))
+        let refused = try Measured(["sandbox", "restore", app, "--containers", containers.path, zip.path])
         #expect(refused.status == 1)
         #expect(refused.stderr.contains("invalidBackup") && refused.stderr.contains("Documents/zeros.bin"))
         #expect(try FileManager.default.subpathsOfDirectory(atPath: root.path).sorted() == before)
 
         // Allowed by a raised ratio: restored, streaming, in far less memory than the entry.
-        let allowed = try #require(
-            try Self.runMeasured([
-                "sandbox", "restore", app, "--containers", containers.path, "--max-ratio", "5000", zip.path,
-            ]))
+        let allowed = try Measured([
+            "sandbox", "restore", app, "--containers", containers.path, "--max-ratio", "5000", zip.path,
+        ])
         #expect(allowed.status == 0, "\(allowed.stderr)")
         #expect(allowed.peakMiB < 64, "peak RSS \(allowed.peakMiB) MiB")
         let size =
@@ -169,7 +128,7 @@ final class SandboxCommandTests {
         #expect(size == 128 << 20)
     }
 
-    @Test(.enabled(if: SandboxCommandTests.python != nil, "needs python3"))
+    @Test(.enabled(if: Python.executable != nil, "needs python3"))
     func restoreOfACorruptBackupChangesNothing() throws {
         let zip = containers.appendingPathComponent("bad.zip")
         let forge = """
@@ -181,7 +140,7 @@ final class SandboxCommandTests {
             data[data.find(b"SSSSSSSS")] ^= 1
             open(sys.argv[1], "wb").write(data)
             """
-        #expect(try Self.runPython(forge, [zip.path]))
+        #expect(Self.runPython(forge, [zip.path]))
         let result = try CLIRunner.run(["sandbox", "restore", app, "--containers", containers.path, zip.path])
         #expect(result.status == 1)
         #expect(result.stderr.contains("CRC-32") && result.stderr.contains("Documents/second.bin"), "\(result.stderr)")

@@ -5,7 +5,7 @@ import Testing
 @testable import KeyedArchive
 
 /// Python's `bpylist2` as the second peer: it reads our archives and we read its.
-@Suite(.enabled(if: Bpylist2Peer.python != nil, Comment(rawValue: Bpylist2Peer.skipMessage)))
+@Suite(.enabled(if: Bpylist2Peer.isAvailable, Comment(rawValue: Bpylist2Peer.skipMessage)))
 struct Bpylist2InteropTests {
     struct ItemRecord: Codable, Equatable {
         var name: String

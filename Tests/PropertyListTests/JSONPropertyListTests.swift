@@ -98,7 +98,7 @@ struct JSONPropertyListTests {
         return inputs
     }()
 
-    @Test(.enabled(if: Python.path != nil, "python3 is not installed: no peer to compare with"))
+    @Test(.enabled(if: Python.executable != nil, "python3 is not installed: no peer to compare with"))
     func readerAgreesWithPythonsJSONModule() throws {
         let fuzzInputs = try Self.invalidFuzzInputs.map { try Corpus.bytes($0) }
         let inputs = Self.trickyInputs + fuzzInputs
@@ -131,7 +131,7 @@ struct JSONPropertyListTests {
                 except (ValueError, RecursionError): print("ERR:syntax")
             """#
         let input = inputs.map { $0.map { String(format: "%02x", $0) }.joined() }.joined(separator: "\n") + "\n"
-        let output = try Python.run(script, input: input)
+        let output = try Python.text(script, input: input)
         let lines = output.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
         try #require(lines.count == inputs.count)
         for (index, (bytes, python)) in zip(inputs, lines).enumerated() {
@@ -157,7 +157,7 @@ struct JSONPropertyListTests {
         }
     }
 
-    @Test(.enabled(if: Python.path != nil, "python3 is not installed: no peer to compare with"))
+    @Test(.enabled(if: Python.executable != nil, "python3 is not installed: no peer to compare with"))
     func writerOutputIsWhatPythonWouldWrite() throws {
         let value: PropertyListValue = [
             "zeta":
@@ -183,7 +183,7 @@ struct JSONPropertyListTests {
         let sorted = try write(value, JSONWritingOptions(sortedKeys: true))
         let pretty = try write(value, JSONWritingOptions(prettyPrinted: true, sortedKeys: true))
         let input = String(decoding: compact + [0x1E] + sorted + [0x1E] + pretty, as: UTF8.self)
-        let output = try Python.run(script, input: input)
+        let output = try Python.text(script, input: input)
         #expect(output == "True\nTrue\nTrue\n", "compact, sorted, pretty: \(output)")
         for bytes in [compact, sorted, pretty] {
             #expect(try read(bytes) == value)
@@ -438,36 +438,5 @@ struct JSONPropertyListTests {
             return "{" + dictionary.map { hex($0.key) + "=" + canonical($0.value) }.joined(separator: ",") + "}"
         case .float, .date, .data, .uid: return "unexpected \(value.kindName)"
         }
-    }
-}
-
-/// Runs Python 3 scripts for peer comparisons.
-enum Python {
-    /// Where `python3` is on the `PATH`, if anywhere.
-    static let path: String? = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin")
-        .split(separator: ":")
-        .map { "\($0)/python3" }
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
-
-    /// Runs `script` with `input` on standard input and returns standard output.
-    static func run(_ script: String, input: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: try #require(path))
-        process.arguments = ["-c", script]
-        let stdin = Pipe()
-        let stdout = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        try process.run()
-        // Write on another thread so a large input cannot deadlock against a full stdout pipe.
-        let writer = Thread {
-            stdin.fileHandleForWriting.write(Data(input.utf8))
-            try? stdin.fileHandleForWriting.close()
-        }
-        writer.start()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "the Python script failed")
-        return String(decoding: output, as: UTF8.self)
     }
 }

@@ -8,7 +8,7 @@ import Testing
 struct PlistlibConformanceTests {
     static let folders = ["plist/valid", "plist/invalid", "plist/edge", "archives"]
 
-    @Test(.requiresCorpus, .enabled(if: PythonPeer.python != nil, Comment(rawValue: PythonPeer.skipMessage)))
+    @Test(.requiresCorpus, .enabled(if: PythonPeer.isAvailable, Comment(rawValue: PythonPeer.skipMessage)))
     func everyCorpusFileReadsAsPlistlibReadsIt() throws {
         let root = Corpus.root!
         let paths = Self.folders.flatMap(Corpus.files(under:))
@@ -40,7 +40,7 @@ struct PlistlibConformanceTests {
         #expect(compared > 150, "too few files compared: \(compared)")
     }
 
-    @Test(.requiresCorpus, .enabled(if: PythonPeer.python != nil, Comment(rawValue: PythonPeer.skipMessage)))
+    @Test(.requiresCorpus, .enabled(if: PythonPeer.isAvailable, Comment(rawValue: PythonPeer.skipMessage)))
     func plistlibReadsOurBinaryOutputOfEveryCorpusFile() throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistlib-\(UUID())")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)

@@ -7,9 +7,7 @@ import Testing
 /// libplist's `plistutil` reads our binary output: it converts each file to its own
 /// binary, which must read back to the value we wrote.
 struct PlistutilInteropTests {
-    static let plistutil = ["/usr/bin/plistutil", "/usr/local/bin/plistutil"].first {
-        FileManager.default.isExecutableFile(atPath: $0)
-    }
+    static let plistutil = ChildProcess.onPath("plistutil")
 
     @Test(
         .requiresCorpus,
@@ -26,13 +24,8 @@ struct PlistutilInteropTests {
             let theirs = directory.appendingPathComponent("theirs.bplist")
             try Data(try PropertyListWriter.binary.write(value)).write(to: ours)
             try? FileManager.default.removeItem(at: theirs)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: plistutil)
-            process.arguments = ["-i", ours.path, "-o", theirs.path, "-f", "bin"]
-            process.standardError = FileHandle.nullDevice
-            try process.run()
-            process.waitUntilExit()
-            guard process.terminationStatus == 0 else {
+            let converted = try ChildProcess.run(plistutil, ["-i", ours.path, "-o", theirs.path, "-f", "bin"])
+            guard converted.status == .exited(0) else {
                 Issue.record("plistutil rejects our output for \(path)")
                 continue
             }

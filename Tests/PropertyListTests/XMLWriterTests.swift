@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import PropertyList
@@ -9,18 +10,6 @@ struct XMLWriterTests {
         String(decoding: try XMLPropertyListWriter.write(value), as: UTF8.self)
     }
 
-    /// `python3` with `plistlib`, when the machine has it.
-    static let python: URL? = {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", "import plistlib"]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? process.executableURL : nil
-    }()
-
     /// What `plistlib.dumps(value, fmt=FMT_XML, sort_keys=False)` writes for the Python
     /// expression `expression`.
     private static func plistlibOutput(for expression: String) throws -> String {
@@ -29,16 +18,7 @@ struct XMLWriterTests {
             value = \(expression)
             sys.stdout.buffer.write(plistlib.dumps(value, fmt=plistlib.FMT_XML, sort_keys=False))
             """
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", "-c", script]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "python3 failed")
-        return String(decoding: data, as: UTF8.self)
+        return try Python.text(script)
     }
 
     /// Data of `count` bytes 0, 1, 2… in Swift and in Python.
@@ -51,7 +31,7 @@ struct XMLWriterTests {
 
     /// A value with every type the two writers share, and the same value in Python. UIDs
     /// are given to Python as the `{"CF$UID": n}` dictionaries Core Foundation writes.
-    @Test(.enabled(if: python != nil, "python3 with plistlib is not installed"))
+    @Test(.enabled(if: Python.canImport("plistlib"), "python3 with plistlib is not installed"))
     func writesWhatPlistlibWrites() throws {
         let (data0, py0) = Self.bytes(0)
         let (data1, py1) = Self.bytes(1)

@@ -5,15 +5,8 @@ public import Foundation
 /// under any class name) travel as JSON, dates as seconds since 2001; other values
 /// through a tagged JSON like the property-list tests' `plistlib` peer.
 public enum Bpylist2Peer {
-    public static let python: String? = {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
-        let candidates =
-            ["/usr/bin/python3", "/usr/local/bin/python3"] + path.split(separator: ":").map { "\($0)/python3" }
-        for candidate in candidates where FileManager.default.isExecutableFile(atPath: candidate) {
-            if (try? run(candidate, ["-c", "import bpylist2"], input: Data())) != nil { return candidate }
-        }
-        return nil
-    }()
+    /// Whether `python3` with `bpylist2` is installed.
+    public static let isAvailable = Python.canImport("bpylist2")
 
     public static let skipMessage = "skipped: python3 with bpylist2 is not installed (pip install bpylist2)"
 
@@ -74,34 +67,6 @@ public enum Bpylist2Peer {
 
     /// Runs the peer in `mode` with `input` on stdin; returns stdout.
     public static func run(_ mode: String, className: String = "PyItem", input: Data) throws -> Data {
-        guard let python else { throw CocoaError(.executableNotLoadable) }
-        return try run(python, ["-c", script, mode, className], input: input)
-    }
-
-    private static func run(_ executable: String, _ arguments: [String], input: Data) throws -> Data {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let stdin = Pipe()
-        let stdout = Pipe()
-        let stderr = Pipe()
-        process.standardInput = stdin
-        process.standardOutput = stdout
-        process.standardError = stderr
-        try process.run()
-        stdin.fileHandleForWriting.write(input)
-        try stdin.fileHandleForWriting.close()
-        let output = stdout.fileHandleForReading.readDataToEndOfFile()
-        let errors = stderr.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0 else {
-            throw PeerFailure(message: String(decoding: errors, as: UTF8.self))
-        }
-        return output
-    }
-
-    public struct PeerFailure: Error, CustomStringConvertible {
-        public var message: String
-        public var description: String { "bpylist2 failed: \(message)" }
+        try Python.run(script, [mode, className], input: input)
     }
 }

@@ -14,20 +14,9 @@ struct FoodTrackerCommandTests {
     }
 
     func run(_ arguments: [String], containers: URL) throws -> Result {
-        let process = Process()
-        process.executableURL = try #require(Self.executable, "build the foodtracker product first (swift build)")
-        process.arguments = arguments + ["--container", containers.path]
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let output = out.fileHandleForReading.readDataToEndOfFile()
-        let error = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(
-            status: process.terminationStatus, stdout: String(decoding: output, as: UTF8.self),
-            stderr: String(decoding: error, as: UTF8.self))
+        let executable = try #require(Self.executable, "build the foodtracker product first (swift build)")
+        let result = try ChildProcess.run(executable, arguments + ["--container", containers.path])
+        return Result(status: result.exitCode, stdout: result.outputText, stderr: result.errorText)
     }
 
     func withContainers(_ body: (URL) throws -> Void) throws {

@@ -107,8 +107,8 @@ struct CrashRecoveryTests {
                     if reply.status == 303 { photos[key] = bytes }
                 }
             }
-            kill(server.process.processIdentifier, SIGKILL)
-            server.process.waitUntilExit()
+            server.child.signal(SIGKILL)
+            try server.child.waitForExit()
         }
         let server = try ServerProcess(containers: containers)
         try await Self.checkPhotos(server, photos, after: "the last round")
@@ -145,7 +145,7 @@ struct CrashRecoveryTests {
             if round.isMultiple(of: 2) {
                 try await sequential(round, server, acknowledged, killAfter: killAfter)
             } else {
-                await concurrent(round, server, acknowledged, killAfter: killAfter)
+                try await concurrent(round, server, acknowledged, killAfter: killAfter)
             }
         }
     }
@@ -184,8 +184,8 @@ struct CrashRecoveryTests {
             if index + 1 == killAfter { break }
         }
         let inFlight = Task { try? await post(items, "name=r\(round)-unacknowledged") }
-        kill(server.process.processIdentifier, SIGKILL)
-        server.process.waitUntilExit()
+        server.child.signal(SIGKILL)
+        try server.child.waitForExit()
         _ = await inFlight.value
     }
 
@@ -193,11 +193,11 @@ struct CrashRecoveryTests {
     /// the round to `killAfter` kills the server. Every 303 that arrives counts, even
     /// one read after the kill: the server sent it.
     static func concurrent(_ round: Int, _ server: ServerProcess, _ acknowledged: Acknowledged, killAfter: Int)
-        async
+        async throws
     {
         let items = server.baseURL.appendingPathComponent("items")
         let roundCount = Acknowledged()
-        let pid = server.process.processIdentifier
+        let child = server.child
         await withTaskGroup(of: Void.self) { group in
             for client in 0..<50 {
                 group.addTask {
@@ -205,12 +205,12 @@ struct CrashRecoveryTests {
                         let name = "r\(round)-c\(client)-\(index)"
                         guard let status = try? await post(items, "name=\(name)"), status == 303 else { return }
                         _ = acknowledged.created(name)
-                        if roundCount.created(name) == killAfter { kill(pid, SIGKILL) }
+                        if roundCount.created(name) == killAfter { child.signal(SIGKILL) }
                     }
                 }
             }
         }
-        if server.process.isRunning { kill(pid, SIGKILL) }
-        server.process.waitUntilExit()
+        child.signal(SIGKILL)
+        try child.waitForExit()
     }
 }

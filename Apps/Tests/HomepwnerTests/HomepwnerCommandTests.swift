@@ -1,9 +1,6 @@
 import Foundation
+import TestSupport
 import Testing
-
-#if canImport(Glibc)
-import Glibc
-#endif
 
 /// The `homepwner` executable's options, run as a user runs them.
 @Suite(
@@ -12,24 +9,16 @@ import Glibc
 struct HomepwnerCommandTests {
     struct Result {
         var status: Int32
+        /// Standard output and error together, in the order written.
         var output: String
     }
 
-    /// Runs the executable to completion, killing it after `timeout`.
-    func run(_ arguments: [String], timeout: Duration = .seconds(20)) throws -> Result {
-        let process = Process()
-        process.executableURL = ServerProcess.executable
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        return Result(status: process.terminationStatus, output: String(decoding: output, as: UTF8.self))
+    /// Runs the executable to completion; one still running after the runner's deadline
+    /// is killed, and the run throws.
+    func run(_ arguments: [String]) throws -> Result {
+        let executable = try #require(ServerProcess.executable)
+        let result = try ChildProcess.run(executable, arguments, errors: .intoOutput)
+        return Result(status: result.exitCode, output: result.outputText)
     }
 
     @Test("--help names the options")

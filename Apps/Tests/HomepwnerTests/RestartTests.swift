@@ -66,8 +66,8 @@ struct RestartTests {
         #expect(String(decoding: hidden.body, as: UTF8.self).contains("background"))
         try server.waitForOutput(matching: "applicationDidEnterBackground")
         // SIGKILL gives no callback: only what the background save wrote survives.
-        kill(server.process.processIdentifier, SIGKILL)
-        server.process.waitUntilExit()
+        server.child.signal(SIGKILL)
+        try server.child.waitForExit()
 
         server = try ServerProcess(containers: containers)
         base = server.baseURL
@@ -160,7 +160,7 @@ struct RestartTests {
             defer { try? FileManager.default.removeItem(at: containers) }
             var server = try ServerProcess(containers: containers)
             let base = server.baseURL
-            let pid = server.process.processIdentifier
+            let child = server.child
             let stopAfter = Duration.milliseconds(Int.random(in: 50...600, using: &generator))
             let acknowledged = try await withThrowingTaskGroup(of: [String].self) { group in
                 for writer in 0..<writers {
@@ -180,7 +180,7 @@ struct RestartTests {
                 }
                 group.addTask {
                     try await Task.sleep(for: stopAfter)
-                    kill(pid, SIGTERM)
+                    child.signal(SIGTERM)
                     return []
                 }
                 var all: [String] = []

@@ -93,7 +93,7 @@ final class HomepwnerPortTests {
 
     @Test(
         "An archive the iOS app wrote (class Homepwner.Item) loads after one setClass call",
-        .enabled(if: Bpylist2Peer.python != nil, Comment(rawValue: Bpylist2Peer.skipMessage)))
+        .enabled(if: Bpylist2Peer.isAvailable, Comment(rawValue: Bpylist2Peer.skipMessage)))
     func iOSArchiveLoadsAfterSetClass() throws {
         try writeIOSArchive()
         let result = try run("--ios-archive")
@@ -107,7 +107,7 @@ final class HomepwnerPortTests {
 
     @Test(
         "Without setClass the class name and the fix go to standard error, and the user's archive is kept",
-        .enabled(if: Bpylist2Peer.python != nil, Comment(rawValue: Bpylist2Peer.skipMessage)))
+        .enabled(if: Bpylist2Peer.isAvailable, Comment(rawValue: Bpylist2Peer.skipMessage)))
     func iOSArchiveWithoutSetClassIsReportedAndKept() throws {
         let saved = try writeIOSArchive()
         let result = try run()

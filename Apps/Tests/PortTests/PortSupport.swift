@@ -15,20 +15,26 @@ enum Port {
 
     /// Starts the port and leaves it running.
     static func start(_ name: String, _ arguments: [String], containers: URL) throws -> ChildProcess {
-        try ChildProcess(
-            try #require(executable(named: name), "\(name) is not built"), arguments,
-            environment: ["KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": ""])
+        try ChildProcess(try built(name), arguments, environment: environment(containers))
     }
 
-    /// Runs the port to its end.
+    /// Runs the port to its end, with its standard input closed; a signal that ended it
+    /// is reported as 128 plus its number, as a shell does.
     static func run(_ name: String, _ arguments: [String], containers: URL) throws -> Result {
-        let process = try start(name, arguments, containers: containers)
-        defer { process.end() }
+        let result = try ChildProcess.run(try built(name), arguments, environment: environment(containers))
         let status: Int32 =
-            switch try process.waitForExit() {
+            switch result.status {
             case .exited(let code): code
             case .signalled(let signal): 128 + signal
             }
-        return Result(status: status, output: process.output, errors: process.errors)
+        return Result(status: status, output: result.outputText, errors: result.errorText)
+    }
+
+    private static func built(_ name: String) throws -> URL {
+        try #require(executable(named: name), "\(name) is not built")
+    }
+
+    private static func environment(_ containers: URL) -> [String: String?] {
+        ["KEEPSAKE_CONTAINERS": containers.path, "KEEPSAKE_APP_ID": ""]
     }
 }

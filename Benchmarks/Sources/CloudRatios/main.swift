@@ -71,7 +71,9 @@ func notificationLatencies(samples: Int) async throws -> [Double] {
                 }
             }
             defer { reader.notificationCenter.removeObserver(observer) }
-            try await Task.sleep(for: .seconds(1))  // both listening
+            // Both replicas listening before the first sample. Not a test: a late LISTEN
+            // would show as one slow sample, which the percentiles report.
+            try await Task.sleep(for: .seconds(1))
             var iterator = arrived.stream.makeAsyncIterator()
             var latencies: [Double] = []
             for sample in 0..<samples {
@@ -129,7 +131,14 @@ func writesPerSecond(writers: Int, count: Int) async throws -> Double {
             group.addTask {
                 try await withReplica("writer-\(writers)-\(writer)", store: store) { replica in
                     for index in 0..<count { replica.set(index, forKey: "w\(writer)-\(index % 200)") }
+                    // Bounded, so that a server that stops taking changes ends the run
+                    // instead of hanging it.
+                    let deadline = ContinuousClock.now + .seconds(60)
                     while replica.outbox.pendingChanges > 0 {
+                        guard ContinuousClock.now < deadline else {
+                            fatalError(
+                                "writer \(writer): \(replica.outbox.pendingChanges) changes still pending after 60 s")
+                        }
                         replica.synchronize()
                         try await Task.sleep(for: .milliseconds(2))
                     }

@@ -32,20 +32,8 @@ struct CloudCommandTests {
             [arguments[0], "--database", try #require(TestDatabase.url), store] + arguments.dropFirst()
             + (containers.map { ["--containers", $0.path] } ?? [])
         return try await BlockingIO.run {
-            let process = Process()
-            process.executableURL = executable
-            process.arguments = arguments
-            let out = Pipe()
-            let err = Pipe()
-            process.standardOutput = out
-            process.standardError = err
-            try process.run()
-            let stdout = out.fileHandleForReading.readDataToEndOfFile()
-            let stderr = err.fileHandleForReading.readDataToEndOfFile()
-            process.waitUntilExit()
-            return Output(
-                status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                stderr: String(decoding: stderr, as: UTF8.self))
+            let result = try ChildProcess.run(executable, arguments)
+            return Output(status: result.exitCode, stdout: result.outputText, stderr: result.errorText)
         }
     }
 

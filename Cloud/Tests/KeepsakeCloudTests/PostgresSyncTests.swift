@@ -9,10 +9,6 @@ import Testing
 
 @testable import KeepsakeCloud
 
-#if canImport(Glibc)
-import Glibc
-#endif
-
 /// The database the tests share: `KEEPSAKE_TEST_DATABASE_URL`, which `scripts/test.sh` sets
 /// after starting a throwaway PostgreSQL cluster on loopback.
 enum TestDatabase {
@@ -36,26 +32,22 @@ enum TestDatabase {
 
     /// Runs the script with `command` (`pause`, `resume`) and waits for it, on a thread
     /// of its own: the wait would otherwise hold one of the cooperative pool's few
-    /// threads, which the replicas' tasks need meanwhile. Spawned and reaped directly:
-    /// Foundation's `Process` missed the exit of this script, which starts a daemon.
+    /// threads, which the replicas' tasks need meanwhile. Its output is this process's
+    /// own, not a pipe: the server it starts would hold a pipe open, and the wait for the
+    /// pipe's end would outlast the script.
     static func control(_ command: String) async throws {
-        let script = try #require(script)
-        let status: Int32 = await withCheckedContinuation { continuation in
+        let script = URL(fileURLWithPath: try #require(script))
+        let status: ChildProcess.Status = try await withCheckedThrowingContinuation { continuation in
             Thread {
-                let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(script), strdup(command), nil]
-                defer { for argument in arguments { free(argument) } }
-                var pid: pid_t = 0
-                guard posix_spawn(&pid, script, nil, nil, arguments, environ) == 0 else {
-                    continuation.resume(returning: -1)
-                    return
-                }
-                var status: Int32 = 0
-                while waitpid(pid, &status, 0) < 0, errno == EINTR {}
-                // Exited normally (no signal in the low bits) with code 0.
-                continuation.resume(returning: status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f)
+                continuation.resume(
+                    with: Result {
+                        try ChildProcess.run(
+                            script, [command], output: .inherit, errors: .inherit, within: .seconds(60)
+                        ).status
+                    })
             }.start()
         }
-        try #require(status == 0, "test-database.sh \(command) failed")
+        try #require(status == .exited(0), "test-database.sh \(command) failed: \(status)")
     }
 }
 
@@ -258,7 +250,7 @@ struct PostgresSyncTests {
         defer { running.cancel() }
         let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)")
         let reading = Task { try await service.changes(after: 0) }
-        try await Task.sleep(for: .milliseconds(200))
+        try await proxy.waitUntilHoldingARequest()
         let start = ContinuousClock.now
         reading.cancel()
         await #expect(throws: CancellationError.self) { try await reading.value }
@@ -281,7 +273,7 @@ struct PostgresSyncTests {
             database: database, store: "test-\(UUID().uuidString)", timeout: .seconds(60))
         let reading = Task { try await service.changes(after: 0) }
         defer { reading.cancel() }
-        try await Task.sleep(for: .milliseconds(300))
+        try await proxy.waitUntilHoldingARequest()
         let start = ContinuousClock.now
         await group.triggerGracefulShutdown()
         try await running.value

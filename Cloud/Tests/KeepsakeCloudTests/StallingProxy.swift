@@ -18,6 +18,9 @@ final class StallingProxy: Sendable {
     private let listener: Int32
     private let target: UInt16
     private let stalled = Mutex(true)
+    /// How many held connections have sent something: clients waiting on an answer that
+    /// does not come.
+    private let heldRequests = Mutex(0)
     /// Every socket it opened, closed by ``close()``.
     private let sockets = Mutex<[Int32]>([])
 
@@ -54,6 +57,16 @@ final class StallingProxy: Sendable {
     /// Forwards new connections, or holds them unanswered.
     func stall(_ stalls: Bool) { stalled.withLock { $0 = stalls } }
 
+    /// Waits, at most `limit`, until a held connection has sent something: from then on,
+    /// a call through it waits on the server that never answers.
+    func waitUntilHoldingARequest(within limit: Duration = .seconds(10)) async throws {
+        let deadline = ContinuousClock.now + limit
+        while heldRequests.withLock({ $0 }) == 0 {
+            try #require(ContinuousClock.now < deadline, "no client sent anything to the stalled proxy")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
     /// Stops accepting and ends every connection. The connections' sockets are shut
     /// down, not closed: a forwarding thread may still hold one, and a closed number
     /// can be given to another file at once.
@@ -67,7 +80,10 @@ final class StallingProxy: Sendable {
             let client = accept(listener, nil, nil)
             guard client >= 0 else { return }
             sockets.withLock { $0.append(client) }
-            if stalled.withLock({ $0 }) { continue }
+            if stalled.withLock({ $0 }) {
+                Thread.detachNewThread { [self] in countRequest(on: client) }
+                continue
+            }
             let server = socket(AF_INET, streamSocket, 0)
             sockets.withLock { $0.append(server) }
             var address = Self.loopback(port: target)
@@ -83,6 +99,15 @@ final class StallingProxy: Sendable {
             Thread.detachNewThread { Self.pump(from: client, to: server) }
             Thread.detachNewThread { Self.pump(from: server, to: client) }
         }
+    }
+
+    /// Counts `client` among ``heldRequests`` once its first bytes arrive, which it
+    /// peeks at and leaves unread, as a server that hangs does.
+    private func countRequest(on client: Int32) {
+        var byte: UInt8 = 0
+        var peeked: Int
+        repeat { peeked = recv(client, &byte, 1, Int32(MSG_PEEK)) } while peeked < 0 && errno == EINTR
+        if peeked > 0 { heldRequests.withLock { $0 += 1 } }
     }
 
     private static func pump(from source: Int32, to destination: Int32) {

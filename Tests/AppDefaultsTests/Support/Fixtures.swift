@@ -103,47 +103,18 @@ enum Helper {
     static let url: URL? = BuiltProducts.executable(named: "DefaultsTestHelper")
 
     /// Runs the helper to completion; its exit status, standard output and error.
-    static func run(_ arguments: [String], environment: [String: String]? = nil) throws -> (
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> (
         status: Int32, output: String, errors: String
     ) {
-        let process = try start(arguments, environment: environment)
-        let output = process.output.fileHandleForReading.readDataToEndOfFile()
-        let errors = process.errors.fileHandleForReading.readDataToEndOfFile()
-        process.process.waitUntilExit()
-        return (
-            process.process.terminationStatus, String(decoding: output, as: UTF8.self),
-            String(decoding: errors, as: UTF8.self)
-        )
+        guard let url else { throw CocoaError(.fileNoSuchFile) }
+        let result = try ChildProcess.run(url, arguments, environment: environment)
+        return (result.exitCode, result.outputText, result.errorText)
     }
 
     /// Starts the helper; `environment` entries replace the inherited ones of that name.
-    static func start(_ arguments: [String], environment: [String: String]? = nil) throws -> (
-        process: Process, output: Pipe, errors: Pipe
-    ) {
+    static func start(_ arguments: [String], environment: [String: String] = [:]) throws -> ChildProcess {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        return (process, output, errors)
-    }
-
-    /// Reads `pipe` until `count` lines have arrived or it ends; the lines.
-    static func lines(_ pipe: Pipe, count: Int) -> [String] {
-        var data = Data()
-        while data.filter({ $0 == 0x0A }).count < count {
-            let chunk = pipe.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            data.append(chunk)
-        }
-        return String(decoding: data, as: UTF8.self).split(separator: "\n").map(String.init)
+        return try ChildProcess(url, arguments, environment: environment)
     }
 }
 

@@ -116,14 +116,7 @@ enum Helper {
     /// Runs the helper to completion and returns its exit status and standard output.
     static func run(_ arguments: [String]) throws -> (status: Int32, output: String) {
         guard let url else { throw CocoaError(.fileNoSuchFile) }
-        let process = Process()
-        process.executableURL = url
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self))
+        let result = try ChildProcess.run(url, arguments, errors: .inherit)
+        return (result.exitCode, result.outputText)
     }
 }

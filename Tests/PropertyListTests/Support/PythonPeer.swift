@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 @testable import PropertyList
 
@@ -6,19 +7,9 @@ import Foundation
 /// (`["s", "text"]`, `["i", "42"]`, `["t", microseconds since 2001]`…) so that every
 /// plist type survives the trip and can be compared with ours exactly.
 enum PythonPeer {
-    static let python: String? = {
-        for candidate in ["/usr/bin/python3", "/usr/local/bin/python3"] + pathCandidates("python3")
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        return nil
-    }()
+    static let isAvailable = Python.canImport("plistlib")
 
     static var skipMessage: String { "skipped: python3 with plistlib is not installed" }
-
-    private static func pathCandidates(_ name: String) -> [String] {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
-    }
 
     private static let canonicalizer = #"""
         import datetime, json, plistlib, struct, sys
@@ -50,15 +41,7 @@ enum PythonPeer {
 
     /// What `plistlib` reads from each file: a tagged value, or `nil` where it fails.
     static func read(_ paths: [String]) throws -> [String: Any?] {
-        guard let python else { return [:] }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: python)
-        process.arguments = ["-c", canonicalizer] + paths
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        let data = try Python.run(canonicalizer, paths)
         let json = try JSONSerialization.jsonObject(with: data) as? [String: [String: Any]] ?? [:]
         return json.mapValues { $0["ok"] as? Bool == true ? $0["value"] : nil }
     }

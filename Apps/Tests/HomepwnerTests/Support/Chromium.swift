@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,7 @@ final class Chromium {
     static let path: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
         .first { FileManager.default.isExecutableFile(atPath: $0) }
 
-    private let pid: pid_t
+    private let browser: ChildProcess
     private let commands: Int32
     private let replies: Int32
     private var buffer: [UInt8] = []
@@ -28,36 +29,30 @@ final class Chromium {
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw Failure(description: "pipe failed") }
-        // Move the child's ends out of the way of fds 3 and 4 before dup2'ing onto them.
+        // The child's ends move above fds 3 and 4, which the runner dup2s them onto: one
+        // left on 3 or 4 could be overwritten before it is copied.
         let childIn = fcntl(toChild[0], F_DUPFD_CLOEXEC, 10)
         let childOut = fcntl(fromChild[1], F_DUPFD_CLOEXEC, 10)
         Glibc.close(toChild[0])
         Glibc.close(fromChild[1])
+        // The browser holds its own copies once started.
+        defer {
+            Glibc.close(childIn)
+            Glibc.close(childOut)
+        }
         commands = toChild[1]
         replies = fromChild[0]
         _ = fcntl(commands, F_SETFD, FD_CLOEXEC)
         _ = fcntl(replies, F_SETFD, FD_CLOEXEC)
 
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, childIn, 3)
-        posix_spawn_file_actions_adddup2(&actions, childOut, 4)
-        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
-        let arguments = [
-            path, "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
-            "--no-default-browser-check", "--disable-extensions", "--remote-debugging-pipe",
-            "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "about:blank",
-        ]
-        var argv: [UnsafeMutablePointer<CChar>?] = arguments.map { strdup($0) } + [nil]
-        defer { for argument in argv { free(argument) } }
-        var child: pid_t = 0
-        let status = posix_spawn(&child, path, &actions, nil, &argv, environ)
-        Glibc.close(childIn)
-        Glibc.close(childOut)
-        guard status == 0 else { throw Failure(description: "posix_spawn chromium: \(status)") }
-        pid = child
+        browser = try ChildProcess(
+            URL(fileURLWithPath: path),
+            [
+                "--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--no-default-browser-check", "--disable-extensions", "--remote-debugging-pipe",
+                "--user-data-dir=\(profile.path)", "--window-size=\(width),\(height)", "about:blank",
+            ],
+            input: .inherit, output: .discard, errors: .discard, passing: [childIn, childOut])
     }
 
     /// Attaches to the first page, so later commands go to it.
@@ -191,16 +186,8 @@ final class Chromium {
 
     func close() {
         _ = try? send("Browser.close", session: false, timeout: .seconds(5))
-        let deadline = ContinuousClock.now + .seconds(10)
-        var status: Int32 = 0
-        while waitpid(pid, &status, WNOHANG) == 0 {
-            if ContinuousClock.now > deadline {
-                kill(pid, SIGKILL)
-                waitpid(pid, &status, 0)
-                break
-            }
-            usleep(50_000)
-        }
+        // A browser that outlives the wait is killed by the runner.
+        _ = try? browser.waitForExit(within: .seconds(10))
         Glibc.close(commands)
         Glibc.close(replies)
         try? FileManager.default.removeItem(at: profile)

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import TestSupport
 
 #if canImport(FoundationNetworking)
@@ -11,19 +10,15 @@ import Glibc
 
 /// The built `homepwner` executable run as a child process on a free port, as a user
 /// runs it; stopped with `SIGTERM` and started again over the same container.
-final class ServerProcess: @unchecked Sendable {
-    // @unchecked: `process` is set once in init; the output buffer is behind a Mutex.
+final class ServerProcess: Sendable {
     static let executable: URL? = BuiltProducts.executable(named: "homepwner")
 
     struct Failure: Error, CustomStringConvertible { var description: String }
 
-    let process = Process()
-    final class OutputBuffer: Sendable {
-        let text = Mutex("")
-    }
-
-    private let output = OutputBuffer()
-    private(set) var port = 0
+    /// The server; its standard error goes into its standard output, one log in the
+    /// order written.
+    let child: ChildProcess
+    let port: Int
     var baseURL: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts the server with its containers in `containers` and waits (at most
@@ -35,32 +30,25 @@ final class ServerProcess: @unchecked Sendable {
         guard let executable = Self.executable else {
             throw Failure(description: "build the homepwner product first (swift build)")
         }
-        process.executableURL = executable
-        process.arguments = arguments ?? ["--port", "0", "--container", containers.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        let output = self.output
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let data = handle.availableData
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                return
-            }
-            output.text.withLock { $0 += String(decoding: data, as: UTF8.self) }
-        }
-        try process.run()
-        let line = try waitForOutput(matching: "is serving http://127.0.0.1:", timeout: timeout)
+        let child = try ChildProcess(
+            executable, arguments ?? ["--port", "0", "--container", containers.path], environment: environment,
+            input: .discard, errors: .intoOutput)
+        let line = try Self.waitForOutput(
+            of: child, matching: "is serving http://127.0.0.1:", since: 0, timeout: timeout)
         guard let range = line.range(of: "http://127.0.0.1:"),
             let port = Int(line[range.upperBound...].prefix { $0.isNumber })
         else {
             throw Failure(description: "no port in: \(line)")
         }
+        self.child = child
         self.port = port
     }
 
-    var log: String { output.text.withLock { $0 } }
+    /// Ends the server even when a test still holds ``child``.
+    deinit { child.end() }
+
+    /// Everything the server printed so far, standard output and error together.
+    var log: String { child.output }
 
     /// How much output there is so far, for ``waitForOutput(matching:since:timeout:)``.
     var mark: Int { log.utf8.count }
@@ -69,36 +57,49 @@ final class ServerProcess: @unchecked Sendable {
     /// `timeout` for it.
     @discardableResult
     func waitForOutput(matching text: String, since mark: Int = 0, timeout: Duration = .seconds(10)) throws -> String {
+        try Self.waitForOutput(of: child, matching: text, since: mark, timeout: timeout)
+    }
+
+    private static func waitForOutput(
+        of child: ChildProcess, matching text: String, since mark: Int, timeout: Duration
+    ) throws -> String {
+        func found() -> String? {
+            let recent = String(decoding: child.output.utf8.dropFirst(mark), as: UTF8.self)
+            return recent.split(separator: "\n").first { $0.contains(text) }.map(String.init)
+        }
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
-            let recent = String(decoding: log.utf8.dropFirst(mark), as: UTF8.self)
-            if let line = recent.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
-            if !process.isRunning, !log.contains(text) {
-                throw Failure(
-                    description: "homepwner exited (\(process.terminationStatus)) before printing \"\(text)\":\n\(log)")
+            if let line = found() { return line }
+            if !child.isRunning {
+                // What it printed is all there only once its output is read to the end.
+                let status = try child.waitForExit()
+                if let line = found() { return line }
+                throw Failure(description: "homepwner exited (\(status)) before printing \"\(text)\":\n\(child.output)")
             }
             usleep(20_000)
         }
-        throw Failure(description: "homepwner did not print \"\(text)\" within \(timeout):\n\(log)")
+        throw Failure(description: "homepwner did not print \"\(text)\" within \(timeout):\n\(child.output)")
     }
 
-    /// Sends `SIGTERM` and waits (bounded) for the process to exit; returns its status.
+    /// Sends `SIGTERM` (unless the server has exited already) and waits, at most
+    /// `timeout`, for it to exit and its output to end; returns its exit code, or 128
+    /// plus the signal that ended it.
     @discardableResult
     func terminate(timeout: Duration = .seconds(20)) throws -> Int32 {
-        kill(process.processIdentifier, SIGTERM)
-        let deadline = ContinuousClock.now + timeout
-        while process.isRunning && ContinuousClock.now < deadline { usleep(20_000) }
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            throw Failure(description: "homepwner did not exit within \(timeout) of SIGTERM:\n\(log)")
+        child.signal(SIGTERM)
+        let status: ChildProcess.Status
+        do {
+            status = try child.waitForExit(within: timeout)
+        } catch let timedOut as ChildProcess.Timeout {
+            // Ended by now: the runner kills a process that outlives the wait.
+            throw Failure(
+                description:
+                    "homepwner, sent SIGTERM, timed out after \(timeout) waiting for \(timedOut.waitingFor):\n\(log)")
         }
-        usleep(50_000)  // let the output reader drain
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        switch status {
+        case .exited(let code): return code
+        case .signalled(let signal): return 128 + signal
+        }
     }
 }
 
