@@ -67,12 +67,15 @@ let package = Package(
         .target(
             name: "AppLifecycle",
             dependencies: [
-                "AppRuntime", "AppSandbox", .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                "PropertyList", "AppRuntime", "AppSandbox",
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
 
         // Layer 3: the memory cache, the item store and the blob (image) store.
-        .target(name: "AppStores", dependencies: ["AppRuntime", "AppLifecycle", "KeyedArchive", "AppSandbox"]),
+        .target(
+            name: "AppStores",
+            dependencies: ["PropertyList", "AppRuntime", "AppLifecycle", "KeyedArchive", "AppSandbox"]),
 
         // Umbrella that re-exports every layer.
         .target(

@@ -35,6 +35,7 @@ let package = Package(
         .target(
             name: "HomepwnerApp",
             dependencies: [
+                .product(name: "PropertyList", package: keepsake),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
                 .product(name: "AppRuntime", package: keepsake),

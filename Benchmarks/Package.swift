@@ -61,6 +61,18 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // What scripts/benchmark-thresholds.sh checks in CI against Thresholds/.
+        .executableTarget(
+            name: "ThresholdBenchmarks",
+            dependencies: [
+                "BenchmarkData",
+                .product(name: "Benchmark", package: "benchmark"),
+                .product(name: "KeyedArchive", package: keepsake),
+                .product(name: "PropertyList", package: keepsake),
+            ],
+            path: "Benchmarks/ThresholdBenchmarks",
+            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+        ),
         .executableTarget(
             name: "PropertyListBenchmarks",
             dependencies: [

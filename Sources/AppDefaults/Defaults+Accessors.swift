@@ -170,7 +170,7 @@ extension Defaults {
             return try PropertyListTreeEncoder.encode(value)
         } catch {
             throw DefaultsError(
-                .encodingFailed, "cannot encode \(Value.self): \(error)", keyPath: key, underlyingError: error)
+                .encodingFailed, "cannot encode \(Value.self)", keyPath: key, underlyingError: error)
         }
     }
 
@@ -181,7 +181,7 @@ extension Defaults {
             return try PropertyListTreeDecoder.decode(type, from: value, limits: .default)
         } catch {
             throw DefaultsError(
-                .decodingFailed, "cannot decode \(Value.self): \(error)", keyPath: key, underlyingError: error)
+                .decodingFailed, "cannot decode \(Value.self)", keyPath: key, underlyingError: error)
         }
     }
 

@@ -1,5 +1,5 @@
 import AppSandbox
-import PropertyList
+public import PropertyList
 
 /// The one error every user-defaults API throws or reports.
 ///
@@ -16,12 +16,11 @@ import PropertyList
 ///     print("only strings, numbers, dates, data, arrays and dictionaries can be stored")
 /// }
 /// ```
-public struct DefaultsError: Error, Sendable, CustomStringConvertible {
+public struct DefaultsError: KeepsakeError {
     /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// A value to store is not a property-list value (or holds one that is not).
         public static let notPropertyList = Code("notPropertyList")
@@ -45,7 +44,7 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
 
         /// Lets `catch .corruptFile` match a thrown ``DefaultsError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? DefaultsError)?.code == code
+            code.matches(error, as: DefaultsError.self)
         }
     }
 
@@ -61,11 +60,11 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
     /// Where a corrupt file was moved, kept for inspection.
     public var movedTo: String?
     /// The error of the layer underneath, where there was one.
-    public var underlyingError: (any Error & Sendable)?
+    public var underlyingError: (any Error)?
 
     public init(
         _ code: Code, _ message: String, domain: String? = nil, keyPath: String? = nil,
-        path: String? = nil, movedTo: String? = nil, underlyingError: (any Error & Sendable)? = nil
+        path: String? = nil, movedTo: String? = nil, underlyingError: (any Error)? = nil
     ) {
         self.code = code
         self.message = message
@@ -76,14 +75,13 @@ public struct DefaultsError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
-    public var description: String {
+    public var context: [String] {
         var context: [String] = []
         if let domain { context.append("domain \(domain)") }
         if let keyPath { context.append("at \(keyPath)") }
         if let path { context.append(path) }
         if let movedTo { context.append("moved to \(movedTo)") }
-        let suffix = context.isEmpty ? "" : " (\(context.joined(separator: "; ")))"
-        return "\(code): \(message)\(suffix)"
+        return context
     }
 }
 
@@ -91,7 +89,7 @@ extension DefaultsError {
     /// The single place where a sandbox failure becomes a ``DefaultsError``.
     init(_ error: SandboxError, domain: String, operation: String) {
         self.init(
-            error.code == .timedOut ? .timedOut : .fileSystem, "\(operation) failed: \(error)", domain: domain,
+            error.code == .timedOut ? .timedOut : .fileSystem, "\(operation) failed", domain: domain,
             path: error.path, underlyingError: error)
     }
 }

@@ -96,7 +96,9 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
     public func arm() throws(LifecycleError) -> Int32 {
         let fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC)
         if fd < 0 {
-            throw LifecycleError(.pressureUnavailable, "cannot open the PSI file", path: path, errno: errno)
+            throw LifecycleError(
+                .pressureUnavailable, "cannot open the PSI file",
+                underlyingError: SandboxError(errno: errno, path: path, operation: "open"))
         }
         let text = triggerText
         let written = text.withCString { write(fd, $0, strlen($0) + 1) }
@@ -104,7 +106,8 @@ public struct PressureStallMonitor: MemoryPressureMonitor {
             let error = errno
             close(fd)
             throw LifecycleError(
-                .pressureUnavailable, "the kernel refused the trigger `\(text)`", path: path, errno: error)
+                .pressureUnavailable, "the kernel refused the trigger `\(text)`",
+                underlyingError: SandboxError(errno: error, path: path, operation: "write"))
         }
         return fd
     }
@@ -179,7 +182,7 @@ public final class AvailableMemoryMonitor: MemoryPressureMonitor {
 
     public func run(_ onWarning: @escaping @Sendable (MemoryWarning) -> Void) async throws {
         guard read() != nil else {
-            throw LifecycleError(.pressureUnavailable, "no memory reading available", path: "/proc/meminfo")
+            throw LifecycleError(.pressureUnavailable, "no memory reading available in /proc/meminfo")
         }
         while !Task.isCancelled {
             if let warning = check() { onWarning(warning) }

@@ -1,3 +1,5 @@
+public import PropertyList
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -19,12 +21,11 @@ import Darwin
 ///     showDiskFullAlert()
 /// }
 /// ```
-public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct SandboxError: KeepsakeError, Hashable {
     /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// No file or directory at the path (`ENOENT`).
         public static let noSuchFile = Code("noSuchFile")
@@ -77,7 +78,7 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
 
         /// Lets `catch .noSpace` match a thrown ``SandboxError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? SandboxError)?.code == code
+            code.matches(error, as: SandboxError.self)
         }
     }
 
@@ -117,9 +118,5 @@ public struct SandboxError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(code, "\(operation) failed: \(reason)", path: path, errno: value)
     }
 
-    public var description: String {
-        var text = "\(code): \(message)"
-        if let path { text += " (\(path))" }
-        return text
-    }
+    public var context: [String] { path.map { [$0] } ?? [] }
 }

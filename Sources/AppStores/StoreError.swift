@@ -1,5 +1,6 @@
 public import AppSandbox
 import KeyedArchive
+public import PropertyList
 
 /// The one error the stores throw.
 ///
@@ -14,12 +15,11 @@ import KeyedArchive
 ///     // the previous archive is intact and the store still has unsaved changes
 /// }
 /// ```
-public struct StoreError: Error, CustomStringConvertible {
+public struct StoreError: KeepsakeError {
     /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The saved archive exists but is not an archive of the store's items. It is
         /// left as it is; nothing replaces it until the caller decides.
@@ -43,7 +43,7 @@ public struct StoreError: Error, CustomStringConvertible {
 
         /// Lets `catch StoreError.Code.writeFailed` match by code.
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? StoreError)?.code == code
+            code.matches(error, as: StoreError.self)
         }
     }
 
@@ -82,11 +82,7 @@ public struct StoreError: Error, CustomStringConvertible {
         self.init(mapped, error.message, key: key, path: path ?? error.path, underlyingError: error)
     }
 
-    public var description: String {
-        var text = "\(code): \(message)"
-        if let key { text += " (key \(key))" }
-        if let path { text += " (\(path))" }
-        if let underlyingError { text += ": \(underlyingError)" }
-        return text
+    public var context: [String] {
+        [key.map { "key \($0)" }, path].compactMap { $0 }
     }
 }

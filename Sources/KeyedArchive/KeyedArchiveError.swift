@@ -1,3 +1,5 @@
+public import PropertyList
+
 /// The one error the keyed archiver and unarchiver throw.
 ///
 /// Carries a ``Code`` to match on and whatever context is known: the key path of the
@@ -17,12 +19,11 @@
 ///     print(error)   // typeMismatch: expected String, found NSDate (at root[3].name; UID 17)
 /// }
 /// ```
-public struct KeyedArchiveError: Error, CustomStringConvertible {
+public struct KeyedArchiveError: KeepsakeError {
     /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The bytes are not a property list, or one that cannot be read.
         public static let invalidPropertyList = Code("invalidPropertyList")
@@ -61,7 +62,7 @@ public struct KeyedArchiveError: Error, CustomStringConvertible {
 
         /// Lets `catch .unknownClass` match a thrown ``KeyedArchiveError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? KeyedArchiveError)?.code == code
+            code.matches(error, as: KeyedArchiveError.self)
         }
     }
 
@@ -89,13 +90,12 @@ public struct KeyedArchiveError: Error, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
-    public var description: String {
+    public var context: [String] {
         var context: [String] = []
         if let keyPath { context.append("at \(keyPath)") }
         if let uid { context.append("UID \(uid)") }
         if let className { context.append("class \(className)") }
-        let suffix = context.isEmpty ? "" : " (\(context.joined(separator: "; ")))"
-        return "\(code): \(message)\(suffix)"
+        return context
     }
 }
 
@@ -115,6 +115,6 @@ extension KeyedArchiveError {
     /// Wraps a property-list error met while reading the archive's structure.
     static func propertyList(_ error: PropertyListError, uid: Int? = nil) -> KeyedArchiveError {
         let code: Code = error.code == .limitExceeded ? .limitExceeded : .invalidPropertyList
-        return KeyedArchiveError(code, error.description, uid: uid, underlyingError: error)
+        return KeyedArchiveError(code, "the archive's property list cannot be read", uid: uid, underlyingError: error)
     }
 }

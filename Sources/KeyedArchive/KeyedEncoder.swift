@@ -289,7 +289,7 @@ public final class KeyedEncoder {
                 do {
                     return try PropertyListWriter.xml.write(ArchiveTreeBuilder(content: content).tree())
                 } catch {
-                    throw KeyedArchiveError(.unsupportedValue, "cannot write XML: \(error)", underlyingError: error)
+                    throw KeyedArchiveError(.unsupportedValue, "cannot write XML", underlyingError: error)
                 }
             case .openStep, .json:
                 throw KeyedArchiveError(.unsupportedValue, "keyed archives are binary or XML, not \(outputFormat)")

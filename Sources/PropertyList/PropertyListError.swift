@@ -11,12 +11,11 @@
 ///     print("the file was cut short")
 /// }
 /// ```
-public struct PropertyListError: Error, Sendable, Hashable, CustomStringConvertible {
+public struct PropertyListError: KeepsakeError, Hashable {
     /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: Sendable, Hashable, CustomStringConvertible {
+    public struct Code: ErrorCode {
         public let rawValue: String
         public init(_ rawValue: String) { self.rawValue = rawValue }
-        public var description: String { rawValue }
 
         /// The bytes are none of the formats this layer reads.
         public static let unknownFormat = Code("unknownFormat")
@@ -54,7 +53,7 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
 
         /// Lets `catch .truncated` match a thrown ``PropertyListError`` by its code.
         public static func ~= (code: Code, error: any Error) -> Bool {
-            (error as? PropertyListError)?.code == code
+            code.matches(error, as: PropertyListError.self)
         }
     }
 
@@ -84,13 +83,12 @@ public struct PropertyListError: Error, Sendable, Hashable, CustomStringConverti
         self.keyPath = keyPath
     }
 
-    public var description: String {
+    public var context: [String] {
         var context: [String] = []
         if let line { context.append("line \(line)" + (column.map { ", column \($0)" } ?? "")) }
         if let offset { context.append("offset \(offset)") }
         if let objectIndex { context.append("object \(objectIndex)") }
         if let keyPath { context.append("at \(keyPath)") }
-        let suffix = context.isEmpty ? "" : " (\(context.joined(separator: "; ")))"
-        return "\(code): \(message)\(suffix)"
+        return context
     }
 }

@@ -114,6 +114,9 @@ import Testing
         let monitor = PressureStallMonitor(path: "/nonexistent/memory.pressure")
         let error = await #expect(throws: LifecycleError.self) { try await monitor.run { _ in } }
         #expect(error?.code == .pressureUnavailable)
+        let failedCall = error?.underlyingError as? SandboxError
+        #expect(failedCall?.code == .noSuchFile, "\(String(describing: error))")
+        #expect(failedCall?.path == "/nonexistent/memory.pressure")
     }
 
     /// Needs a kernel with PSI and the right to arm a trigger; skipped elsewhere.

@@ -1,49 +1,58 @@
 import Foundation
 import Hummingbird
+import PropertyList
 
 /// Why a request was refused, with the HTTP status it is answered with.
 ///
 /// Every refusal leaves the app's data as it was: requests are validated before
 /// anything is changed.
-public struct HomepwnerError: Error, Sendable, CustomStringConvertible {
-    public struct Code: Hashable, Sendable, CustomStringConvertible {
-        let status: HTTPResponse.Status
-        public var description: String { "\(status.code) \(status.reasonPhrase)" }
+public struct HomepwnerError: KeepsakeError {
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
 
         /// A form field is missing or malformed.
-        public static let badRequest = Code(status: .badRequest)
+        public static let badRequest = Code("badRequest")
         /// No item has the key in the URL, or the item has no photo.
-        public static let notFound = Code(status: .notFound)
+        public static let notFound = Code("notFound")
         /// The body is larger than the app accepts.
-        public static let contentTooLarge = Code(status: .contentTooLarge)
+        public static let contentTooLarge = Code("contentTooLarge")
         /// The body is not a kind the route accepts (a photo that is not JPEG or PNG).
-        public static let unsupportedMediaType = Code(status: .unsupportedMediaType)
+        public static let unsupportedMediaType = Code("unsupportedMediaType")
         /// A request from another site tried to change the app's data.
-        public static let forbidden = Code(status: .forbidden)
+        public static let forbidden = Code("forbidden")
         /// The request names a host this server does not answer for.
-        public static let misdirectedRequest = Code(status: .misdirectedRequest)
+        public static let misdirectedRequest = Code("misdirectedRequest")
         /// The app could not read or write its container.
-        public static let storageFailed = Code(status: .internalServerError)
+        public static let storageFailed = Code("storageFailed")
         /// A database was asked for, but this build has no database client (built
         /// without the package's `Database` trait).
-        public static let databaseUnavailable = Code(status: .serviceUnavailable)
+        public static let databaseUnavailable = Code("databaseUnavailable")
+
+        /// Lets `catch HomepwnerError.Code.notFound` match.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            code.matches(error, as: HomepwnerError.self)
+        }
+
+        /// The HTTP status the request is answered with; a code without one of its own
+        /// is a server error.
+        var status: HTTPResponse.Status {
+            let statuses: [Code: HTTPResponse.Status] = [
+                .badRequest: .badRequest, .notFound: .notFound, .contentTooLarge: .contentTooLarge,
+                .unsupportedMediaType: .unsupportedMediaType, .forbidden: .forbidden,
+                .misdirectedRequest: .misdirectedRequest, .databaseUnavailable: .serviceUnavailable,
+            ]
+            return statuses[self] ?? .internalServerError
+        }
     }
 
     public var code: Code
     public var message: String
+    public var context: [String] { [] }
 
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
-    }
-
-    public var description: String { "\(code): \(message)" }
-}
-
-extension HomepwnerError.Code {
-    /// Lets `catch HomepwnerError.Code.notFound` match.
-    public static func ~= (code: Self, error: any Error) -> Bool {
-        (error as? HomepwnerError)?.code == code
     }
 }
 
@@ -53,7 +62,7 @@ extension HomepwnerError: HTTPResponseError {
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         var headers = HTTPFields()
         headers[.contentType] = "text/plain; charset=utf-8"
-        let body = "\(code): \(message)\n"
+        let body = "\(status.code) \(status.reasonPhrase): \(message)\n"
         return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: body)))
     }
 }

@@ -53,7 +53,7 @@ public final class SharedInventory {
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     ///   - name: what the instances share the inventory under; one database can hold
     ///     several inventories.
-    /// - Throws: ``DatabaseURLError`` for a URL it cannot use; ``UbiquitousStoreError``
+    /// - Throws: ``CloudDatabaseError`` (`.invalidURL`) for a URL it cannot use; ``UbiquitousStoreError``
     ///   for a settings file it cannot read.
     public init(url: String, name: String = HomepwnerServer.identifier, container: AppContainer, log: LifecycleLog)
         throws

@@ -1,4 +1,5 @@
 public import PostgresNIO
+public import PropertyList
 public import ServiceLifecycle
 import Synchronization
 
@@ -19,7 +20,7 @@ import Synchronization
 /// once, whatever the server does: a stopped or hung database never holds a shutdown.
 ///
 /// Each store gives its calls a deadline of its own (a photo may take longer than a
-/// settings change). A call that misses it fails with ``DatabaseTimeout``, and the
+/// settings change). A call that misses it fails with ``CloudDatabaseError`` (`.timedOut`), and the
 /// calls after it go to a fresh client. Why: postgres-nio's pool can stop answering
 /// after the server went away. Seen here after a restart of the server: a pool made no
 /// connection for minutes, and its callers waited on it forever, cancelled or not. The
@@ -50,15 +51,15 @@ public final class CloudDatabase: Service, Sendable {
     }
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
-    /// - Throws: ``DatabaseURLError`` for a URL of another shape.
-    public convenience init(url: String) throws(DatabaseURLError) {
-        guard let configuration = PostgresClient.Configuration(url: url) else { throw DatabaseURLError(url: url) }
+    /// - Throws: ``CloudDatabaseError`` (`.invalidURL`) for a URL of another shape.
+    public convenience init(url: String) throws(CloudDatabaseError) {
+        guard let configuration = PostgresClient.Configuration(url: url) else { throw .invalidURL(url) }
         self.init(configuration: configuration)
     }
 
     /// Runs the client, and each one that replaces it, until the task is cancelled or
     /// the service group shuts down.
-    /// - Throws: ``CloudDatabaseError`` when it was run before.
+    /// - Throws: ``CloudDatabaseError`` (`.alreadyRunning`) when it was run before.
     public func run() async throws {
         let (replacements, replaced) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
         let first = state.withLock { state in
@@ -67,7 +68,7 @@ public final class CloudDatabase: Service, Sendable {
             return !state.hasRun
         }
         // postgres-nio's client runs once; a second run would stop the process.
-        guard first else { throw CloudDatabaseError("CloudDatabase.run() was called twice") }
+        guard first else { throw CloudDatabaseError(.alreadyRunning, "CloudDatabase.run() was called twice") }
         await cancelWhenGracefulShutdown { await self.runClients(replacements) }
     }
 
@@ -116,20 +117,52 @@ public final class CloudDatabase: Service, Sendable {
     }
 }
 
-/// ``CloudDatabase/run()`` was called more than once.
-public struct CloudDatabaseError: Error, CustomStringConvertible {
-    public let description: String
-    init(_ description: String) { self.description = description }
-}
+/// Why the database could not be used: the error ``CloudDatabase`` and every call
+/// through it throw of their own, beside the database's.
+public struct CloudDatabaseError: KeepsakeError {
+    /// What went wrong. New codes may be added; match the ones you handle.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
 
-/// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
-public struct DatabaseURLError: Error, CustomStringConvertible {
-    /// The URL given, its password shown as `***` (``CloudDatabase/redacted(_:)``).
-    public let url: String
+        /// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`;
+        /// ``CloudDatabaseError/url`` holds it, without its password.
+        public static let invalidURL = Code("invalidURL")
+        /// ``CloudDatabase/run()`` was called more than once.
+        public static let alreadyRunning = Code("alreadyRunning")
+        /// The database did not answer within ``CloudDatabaseError/timeout``.
+        public static let timedOut = Code("timedOut")
 
-    public init(url: String) { self.url = CloudDatabase.redacted(url) }
+        /// Lets `catch .timedOut` match a thrown ``CloudDatabaseError`` by its code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            code.matches(error, as: CloudDatabaseError.self)
+        }
+    }
 
-    public var description: String { "not a postgres://USER@HOST[:PORT]/DATABASE URL: \(url)" }
+    public var code: Code
+    public var message: String
+    /// With `.invalidURL`: the URL given, its password shown as `***`
+    /// (``CloudDatabase/redacted(_:)``).
+    public var url: String?
+    /// With `.timedOut`: how long the call waited.
+    public var timeout: Duration?
+
+    public init(_ code: Code, _ message: String, url: String? = nil, timeout: Duration? = nil) {
+        self.code = code
+        self.message = message
+        self.url = url.map(CloudDatabase.redacted)
+        self.timeout = timeout
+    }
+
+    public var context: [String] { url.map { [$0] } ?? [] }
+
+    static func invalidURL(_ url: String) -> Self {
+        Self(.invalidURL, "not a postgres://USER@HOST[:PORT]/DATABASE URL", url: url)
+    }
+
+    static func timedOut(after timeout: Duration) -> Self {
+        Self(.timedOut, "the database did not answer within \(timeout)", timeout: timeout)
+    }
 }
 
 extension CloudDatabase {

@@ -3,7 +3,7 @@ import PostgresNIO
 
 /// A store's calls to the ``CloudDatabase``, each bounded by the store's deadline.
 ///
-/// A call that does not end within ``timeout`` fails with ``DatabaseTimeout``, and the
+/// A call that does not end within ``timeout`` fails with ``CloudDatabaseError`` (`.timedOut`), and the
 /// calls after it go to a new client. So a call must be sized to end well within the
 /// timeout (the key-value log pushes in batches), and a slow link needs a larger
 /// timeout. A cancelled caller returns at once.
@@ -19,7 +19,7 @@ struct DatabaseClient: Sendable {
     }
 
     /// `body`'s result on a connection of the current client, within ``timeout``.
-    /// - Throws: what `body` throws; ``DatabaseTimeout``, after which the client is
+    /// - Throws: what `body` throws; ``CloudDatabaseError`` (`.timedOut`), after which the client is
     ///   replaced; `CancellationError`.
     func withConnection<Value: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
@@ -29,7 +29,7 @@ struct DatabaseClient: Sendable {
             return try await withDeadline(timeout) {
                 try await client.withConnection { connection in try await body(connection) }
             }
-        } catch let error as DatabaseTimeout {
+        } catch let error as CloudDatabaseError where error.code == .timedOut {
             database.replace(client)
             throw error
         }
@@ -47,7 +47,7 @@ struct DatabaseClient: Sendable {
 
     /// Runs `body` on a connection of the current client for as long as it takes
     /// (`LISTEN`); only getting the connection has to happen within ``timeout``.
-    /// - Throws: what `body` throws; ``DatabaseTimeout`` when no connection came in
+    /// - Throws: what `body` throws; ``CloudDatabaseError`` (`.timedOut`) when no connection came in
     ///   time, after which the client is replaced; `CancellationError`.
     func withLongConnection(_ body: @escaping @Sendable (PostgresConnection) async throws -> Void) async throws {
         let client = database.client
@@ -64,7 +64,7 @@ struct DatabaseClient: Sendable {
                 for await _ in connected { break }
             }
             try await withDeadline(nil) { try await work.value }
-        } catch let error as DatabaseTimeout {
+        } catch let error as CloudDatabaseError where error.code == .timedOut {
             work.cancel()
             database.replace(client)
             throw error

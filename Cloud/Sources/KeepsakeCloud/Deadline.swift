@@ -1,6 +1,6 @@
 import Synchronization
 
-/// The result of `operation`; or ``DatabaseTimeout`` when it has not ended within
+/// The result of `operation`; or ``CloudDatabaseError`` (`.timedOut`) when it has not ended within
 /// `timeout` (never, when `timeout` is `nil`); or `CancellationError` when the calling
 /// task is cancelled first. The operation is cancelled when it loses, but not waited
 /// for: a call into a client that ignores cancellation must not hold its caller.
@@ -15,12 +15,6 @@ func withDeadline<Value: Sendable>(
     } onCancel: {
         race.finish(.failure(CancellationError()))
     }
-}
-
-/// The database did not answer in time.
-public struct DatabaseTimeout: Error, CustomStringConvertible {
-    public let timeout: Duration
-    public var description: String { "the database did not answer within \(timeout)" }
 }
 
 /// An operation, a timer and the caller's cancellation, of which the first to finish
@@ -43,7 +37,7 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         }
         let timer = Task {
             guard let timeout, (try? await Task.sleep(for: timeout)) != nil else { return }
-            self.finish(.failure(DatabaseTimeout(timeout: timeout)))
+            self.finish(.failure(CloudDatabaseError.timedOut(after: timeout)))
         }
         // The operation may have ended, or the caller been cancelled, before this runs.
         let early = state.withLock { state -> Result<Value, any Error>? in

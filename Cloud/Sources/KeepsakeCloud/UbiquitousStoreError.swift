@@ -1,19 +1,31 @@
+public import PropertyList
+
 /// Why a change to a ubiquitous store was refused or could not be kept.
-public struct UbiquitousStoreError: Error, Sendable, CustomStringConvertible {
-    public enum Code: String, Sendable, Hashable {
+public struct UbiquitousStoreError: KeepsakeError {
+    /// What went wrong. New codes may be added; match the ones you handle.
+    public struct Code: ErrorCode {
+        public let rawValue: String
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+
         /// The change would break Apple's limits (``UbiquitousStoreLimits``); nothing
         /// changed.
-        case quotaViolation
+        public static let quotaViolation = Code("quotaViolation")
         /// The value is not a property list.
-        case notAPropertyList
+        public static let notAPropertyList = Code("notAPropertyList")
         /// The store's file could not be read or written; on a write, nothing changed.
-        case storageFailed
+        public static let storageFailed = Code("storageFailed")
         /// The sync service failed; local changes stay queued.
-        case syncFailed
+        public static let syncFailed = Code("syncFailed")
+
+        /// Lets `catch .quotaViolation` match a thrown ``UbiquitousStoreError`` by its code.
+        public static func ~= (code: Code, error: any Error) -> Bool {
+            code.matches(error, as: UbiquitousStoreError.self)
+        }
     }
 
     public var code: Code
     public var message: String
+    /// The key concerned, where there is one.
     public var key: String?
     public var underlyingError: (any Error)?
 
@@ -24,7 +36,5 @@ public struct UbiquitousStoreError: Error, Sendable, CustomStringConvertible {
         self.underlyingError = underlyingError
     }
 
-    public var description: String {
-        "\(code.rawValue): \(message)" + (key.map { " (key \"\($0.prefix(80))\")" } ?? "")
-    }
+    public var context: [String] { key.map { ["key \"\($0.prefix(80))\""] } ?? [] }
 }

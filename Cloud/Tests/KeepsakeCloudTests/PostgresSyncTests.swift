@@ -222,7 +222,8 @@ struct PostgresSyncTests {
             key: "k", value: .integer(1), timestamp: HybridTimestamp(milliseconds: 1, counter: 0, replica: "r"))
 
         let start = ContinuousClock.now
-        await #expect(throws: DatabaseTimeout.self) { try await service.push([change]) }
+        let timeout = await #expect(throws: CloudDatabaseError.self) { try await service.push([change]) }
+        #expect(timeout?.code == .timedOut)
         #expect(ContinuousClock.now - start < .seconds(6), "the push waited \(ContinuousClock.now - start)")
         #expect(ObjectIdentifier(database.client) != stalledClient, "the client was replaced")
 
@@ -279,7 +280,8 @@ struct PostgresSyncTests {
         try await running.value
         #expect(ContinuousClock.now - start < .seconds(2), "the shutdown took \(ContinuousClock.now - start)")
         // postgres-nio's client runs once: a second run is refused, not a crash.
-        await #expect(throws: CloudDatabaseError.self) { try await database.run() }
+        let refused = await #expect(throws: CloudDatabaseError.self) { try await database.run() }
+        #expect(refused?.code == .alreadyRunning)
     }
 
     @Test(

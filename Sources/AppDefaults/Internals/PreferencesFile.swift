@@ -121,7 +121,7 @@ struct PreferencesFile: Sendable {
             return Data(try PropertyListWriter.binary.write(.dictionary(values)))
         } catch {
             throw DefaultsError(
-                .notPropertyList, "the domain cannot be written: \(error)", domain: domain, underlyingError: error)
+                .notPropertyList, "the domain cannot be written", domain: domain, underlyingError: error)
         }
     }
 

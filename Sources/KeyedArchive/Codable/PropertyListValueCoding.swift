@@ -5,7 +5,7 @@ enum PropertyListValueEncoder {
         do {
             return try PropertyListTreeEncoder.encode(value)
         } catch {
-            throw KeyedArchiveError(.unsupportedValue, "cannot encode \(Value.self): \(error)", underlyingError: error)
+            throw KeyedArchiveError(.unsupportedValue, "cannot encode \(Value.self)", underlyingError: error)
         }
     }
 }
@@ -23,7 +23,7 @@ enum PropertyListValueDecoder {
         } catch let error as PropertyListError where error.code == .limitExceeded {
             throw KeyedArchiveError(.limitExceeded, error.message)
         } catch {
-            throw KeyedArchiveError(.typeMismatch, "cannot decode \(Value.self): \(error)", underlyingError: error)
+            throw KeyedArchiveError(.typeMismatch, "cannot decode \(Value.self)", underlyingError: error)
         }
     }
 }

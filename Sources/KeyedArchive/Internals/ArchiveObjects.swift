@@ -76,7 +76,7 @@ final class ArchiveObjects {
         } catch let error as KeyedArchiveError {
             throw error
         } catch {
-            throw KeyedArchiveError(.invalidPropertyList, "\(error)", underlyingError: error)
+            throw KeyedArchiveError(.invalidPropertyList, "the archive cannot be read", underlyingError: error)
         }
     }
 

@@ -59,7 +59,8 @@ package enum ArchiveRenderer {
         } catch let error as KeyedArchiveError {
             throw error
         } catch {
-            throw KeyedArchiveError(.unsupportedValue, "\(error)", underlyingError: error)  // `write` never throws.
+            // `write` never throws.
+            throw KeyedArchiveError(.unsupportedValue, "cannot render", underlyingError: error)
         }
         return output
     }
