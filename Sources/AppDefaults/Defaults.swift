@@ -72,7 +72,7 @@ public final class Defaults: Sendable {
         /// Runs deferred saves and checks; tests inject one they drive by hand.
         public var scheduler: any Scheduler = SystemScheduler()
         /// The longest a save waits for the cross-process lock of a domain that another
-        /// process holds; then it fails with ``DefaultsError/Code/timedOut`` (a
+        /// process holds; then it fails with `DefaultsError.Code.timedOut` (a
         /// scheduled save is retried later). The lock is
         /// `Library/Preferences/.keepsake-<domain>.plist.lock`, beside the file it
         /// guards, so every process that reaches the file reaches the lock.

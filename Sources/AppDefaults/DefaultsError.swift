@@ -17,36 +17,8 @@ public import PropertyList
 /// }
 /// ```
 public struct DefaultsError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// A value to store is not a property-list value (or holds one that is not).
-        public static let notPropertyList = Code("notPropertyList")
-        /// A preferences file is not a binary, XML, OpenStep or JSON plist holding a
-        /// dictionary. The file was moved aside (see ``DefaultsError/movedTo``).
-        public static let corruptFile = Code("corruptFile")
-        /// A `Codable` value could not be encoded.
-        public static let encodingFailed = Code("encodingFailed")
-        /// A stored value could not be decoded as the type asked for.
-        public static let decodingFailed = Code("decodingFailed")
-        /// A domain or suite name cannot name a preferences file, or names the app's
-        /// own domain or the global domain where a suite is expected.
-        public static let invalidDomain = Code("invalidDomain")
-        /// Reading, writing or locking a preferences file failed; the sandbox error is
-        /// the ``DefaultsError/underlyingError``.
-        public static let fileSystem = Code("fileSystem")
-        /// The cross-process lock of a domain was held by another process for longer
-        /// than ``Defaults/Configuration/lockTimeout``; ``DefaultsError/path`` names
-        /// the lock file. Nothing was written.
-        public static let timedOut = Code("timedOut")
-
-        /// Lets `catch .corruptFile` match a thrown ``DefaultsError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: DefaultsError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<DefaultsError>
 
     public var code: Code
     /// A human-readable account of what failed.
@@ -83,6 +55,31 @@ public struct DefaultsError: KeepsakeError {
         if let movedTo { context.append("moved to \(movedTo)") }
         return context
     }
+}
+
+extension ErrorCode<DefaultsError> {
+    /// Lets `catch .corruptFile` match a thrown ``DefaultsError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// A value to store is not a property-list value (or holds one that is not).
+    public static let notPropertyList = Self("notPropertyList")
+    /// A preferences file is not a binary, XML, OpenStep or JSON plist holding a
+    /// dictionary. The file was moved aside (see ``DefaultsError/movedTo``).
+    public static let corruptFile = Self("corruptFile")
+    /// A `Codable` value could not be encoded.
+    public static let encodingFailed = Self("encodingFailed")
+    /// A stored value could not be decoded as the type asked for.
+    public static let decodingFailed = Self("decodingFailed")
+    /// A domain or suite name cannot name a preferences file, or names the app's
+    /// own domain or the global domain where a suite is expected.
+    public static let invalidDomain = Self("invalidDomain")
+    /// Reading, writing or locking a preferences file failed; the sandbox error is
+    /// the ``DefaultsError/underlyingError``.
+    public static let fileSystem = Self("fileSystem")
+    /// The cross-process lock of a domain was held by another process for longer
+    /// than ``Defaults/Configuration/lockTimeout``; ``DefaultsError/path`` names
+    /// the lock file. Nothing was written.
+    public static let timedOut = Self("timedOut")
 }
 
 extension DefaultsError {

@@ -6,24 +6,8 @@ public import PropertyList
 /// where a system call failed, the sandbox's error for it (its path and `errno`) as
 /// ``underlyingError``.
 public struct LifecycleError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// A state change iOS never makes (see ``ApplicationState/canMove(to:)``).
-        public static let illegalTransition = Code("illegalTransition")
-        /// Memory pressure cannot be watched this way here: no PSI file, no permission
-        /// to arm a trigger, no `/proc/meminfo`.
-        public static let pressureUnavailable = Code("pressureUnavailable")
-        /// A system call failed; ``LifecycleError/underlyingError`` tells which.
-        public static let systemError = Code("systemError")
-
-        /// Lets `catch LifecycleError.Code.illegalTransition` match by code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: LifecycleError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<LifecycleError>
 
     public var code: Code
     /// A human-readable account of what failed.
@@ -37,4 +21,17 @@ public struct LifecycleError: KeepsakeError {
         self.message = message
         self.underlyingError = underlyingError
     }
+}
+
+extension ErrorCode<LifecycleError> {
+    /// Lets `catch .illegalTransition` match a thrown ``LifecycleError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// A state change iOS never makes (see ``ApplicationState/canMove(to:)``).
+    public static let illegalTransition = Self("illegalTransition")
+    /// Memory pressure cannot be watched this way here: no PSI file, no permission
+    /// to arm a trigger, no `/proc/meminfo`.
+    public static let pressureUnavailable = Self("pressureUnavailable")
+    /// A system call failed; ``LifecycleError/underlyingError`` tells which.
+    public static let systemError = Self("systemError")
 }

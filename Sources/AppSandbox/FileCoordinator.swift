@@ -21,11 +21,11 @@ import Darwin
 /// A lock file is opened without following links and without blocking, and is trusted
 /// only when it is a regular file owned by this user that group and others cannot
 /// write; a lock folder likewise. Anything else is refused with
-/// ``SandboxError/Code/untrustedLock``. A lock held by someone else is waited for at
-/// most ``timeout`` (``SandboxError/Code/timedOut``, naming the lock file). The
+/// `SandboxError.Code.untrustedLock`. A lock held by someone else is waited for at
+/// most ``timeout`` (`SandboxError.Code.timedOut`, naming the lock file). The
 /// synchronous calls wait on the caller's thread, for code ported from the books; the
 /// `async` ones wait on a thread of their own and honour task cancellation
-/// (``SandboxError/Code/cancelled``).
+/// (`SandboxError.Code.cancelled`).
 ///
 /// Every acquisition opens its own descriptor, so threads of one process exclude
 /// each other as processes do (`flock` locks belong to the open file description).
@@ -100,7 +100,7 @@ public struct FileCoordinator: Sendable {
 
     /// ``coordinate(with:byAccessor:)`` waiting for the locks, and running `body`, on a
     /// thread of its own, never on the cooperative pool. Cancelling the task stops the
-    /// wait with ``SandboxError/Code/cancelled``; a `body` already running finishes.
+    /// wait with `SandboxError.Code.cancelled`; a `body` already running finishes.
     /// Corresponds to `coordinate(with:queue:byAccessor:)`.
     public func coordinate<T: Sendable>(
         with intents: [FileAccessIntent], byAccessor body: @escaping @Sendable () throws -> T

@@ -13,7 +13,7 @@ extension SandboxDirectory {
     ///
     /// Like ``contents(of:)`` (contained, links leading out refused) but never creates
     /// the directory or the container, and refuses a FIFO, device or socket with
-    /// ``SandboxError/Code/notRegularFile`` instead of blocking on it: the file is
+    /// `SandboxError.Code.notRegularFile` instead of blocking on it: the file is
     /// opened with `O_NONBLOCK | O_NOFOLLOW` and checked with `fstat` before reading.
     /// - Throws: ``SandboxError``.
     package func regularFileContents(_ relativePath: String) throws(SandboxError) -> Data? {
@@ -31,7 +31,7 @@ extension SandboxDirectory {
 
     /// Replaces the file at `relativePath` durably and atomically, like
     /// ``write(_:to:)``, but refuses to replace a FIFO, device, socket or directory
-    /// found there (``SandboxError/Code/notRegularFile``).
+    /// found there (`SandboxError.Code.notRegularFile`).
     package func replaceRegularFile(_ data: Data, at relativePath: String) throws(SandboxError) {
         try withItem(relativePath, followFinalLink: true) { location throws(SandboxError) in
             if try engine.exists(location) {

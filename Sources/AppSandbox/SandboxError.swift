@@ -22,65 +22,8 @@ import Darwin
 /// }
 /// ```
 public struct SandboxError: KeepsakeError, Hashable {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// No file or directory at the path (`ENOENT`).
-        public static let noSuchFile = Code("noSuchFile")
-        /// Something already exists where a new item was to be created (`EEXIST`).
-        public static let fileExists = Code("fileExists")
-        /// A directory was expected, something else was found (`ENOTDIR`).
-        public static let notADirectory = Code("notADirectory")
-        /// A file was expected, a directory was found (`EISDIR`).
-        public static let isADirectory = Code("isADirectory")
-        /// A directory to replace or remove without recursion is not empty (`ENOTEMPTY`).
-        public static let directoryNotEmpty = Code("directoryNotEmpty")
-        /// The process may not do this (`EACCES`, `EPERM`).
-        public static let permissionDenied = Code("permissionDenied")
-        /// The file system or the user's quota is full (`ENOSPC`, `EDQUOT`).
-        public static let noSpace = Code("noSpace")
-        /// The file system is mounted read-only (`EROFS`).
-        public static let readOnly = Code("readOnly")
-        /// The device reported an error; data may not have reached it (`EIO`, and any
-        /// failed `fsync`, including one interrupted by a signal).
-        public static let ioError = Code("ioError")
-        /// A key, name or relative path would resolve outside the container or outside
-        /// the directory asked for (`..`, absolute path, symbolic link pointing out).
-        public static let outsideContainer = Code("outsideContainer")
-        /// A name is empty, too long, contains NUL or a look-alike of `/`, or an app
-        /// identifier is not a bundle identifier.
-        public static let invalidName = Code("invalidName")
-        /// Symbolic links nest too deeply (`ELOOP`).
-        public static let tooManySymbolicLinks = Code("tooManySymbolicLinks")
-        /// Text could not be converted to or from the requested encoding.
-        public static let invalidEncoding = Code("invalidEncoding")
-        /// A backup archive is malformed or holds entries a restore refuses.
-        public static let invalidBackup = Code("invalidBackup")
-        /// A FIFO, device or socket was found where a regular file was expected; it is
-        /// refused rather than read, which could block forever, or replaced, which would
-        /// destroy it.
-        public static let notRegularFile = Code("notRegularFile")
-        /// A lock file or lock folder cannot be trusted: it is owned by another user,
-        /// writable by group or others, a symbolic link, or not a file (or folder).
-        public static let untrustedLock = Code("untrustedLock")
-        /// A lock held by someone else was not granted within the timeout; the
-        /// ``SandboxError/path`` names the lock file.
-        public static let timedOut = Code("timedOut")
-        /// The task waiting for a lock was cancelled.
-        public static let cancelled = Code("cancelled")
-        /// Any other system error; ``SandboxError/errno`` tells which.
-        public static let systemError = Code("systemError")
-        /// The container has nothing that answers the request (a search-path directory
-        /// iOS gives apps no counterpart of).
-        public static let unsupported = Code("unsupported")
-
-        /// Lets `catch .noSpace` match a thrown ``SandboxError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: SandboxError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<SandboxError>
 
     public var code: Code
     /// A human-readable account of what failed.
@@ -119,4 +62,58 @@ public struct SandboxError: KeepsakeError, Hashable {
     }
 
     public var context: [String] { path.map { [$0] } ?? [] }
+}
+
+extension ErrorCode<SandboxError> {
+    /// Lets `catch .noSpace` match a thrown ``SandboxError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// No file or directory at the path (`ENOENT`).
+    public static let noSuchFile = Self("noSuchFile")
+    /// Something already exists where a new item was to be created (`EEXIST`).
+    public static let fileExists = Self("fileExists")
+    /// A directory was expected, something else was found (`ENOTDIR`).
+    public static let notADirectory = Self("notADirectory")
+    /// A file was expected, a directory was found (`EISDIR`).
+    public static let isADirectory = Self("isADirectory")
+    /// A directory to replace or remove without recursion is not empty (`ENOTEMPTY`).
+    public static let directoryNotEmpty = Self("directoryNotEmpty")
+    /// The process may not do this (`EACCES`, `EPERM`).
+    public static let permissionDenied = Self("permissionDenied")
+    /// The file system or the user's quota is full (`ENOSPC`, `EDQUOT`).
+    public static let noSpace = Self("noSpace")
+    /// The file system is mounted read-only (`EROFS`).
+    public static let readOnly = Self("readOnly")
+    /// The device reported an error; data may not have reached it (`EIO`, and any
+    /// failed `fsync`, including one interrupted by a signal).
+    public static let ioError = Self("ioError")
+    /// A key, name or relative path would resolve outside the container or outside
+    /// the directory asked for (`..`, absolute path, symbolic link pointing out).
+    public static let outsideContainer = Self("outsideContainer")
+    /// A name is empty, too long, contains NUL or a look-alike of `/`, or an app
+    /// identifier is not a bundle identifier.
+    public static let invalidName = Self("invalidName")
+    /// Symbolic links nest too deeply (`ELOOP`).
+    public static let tooManySymbolicLinks = Self("tooManySymbolicLinks")
+    /// Text could not be converted to or from the requested encoding.
+    public static let invalidEncoding = Self("invalidEncoding")
+    /// A backup archive is malformed or holds entries a restore refuses.
+    public static let invalidBackup = Self("invalidBackup")
+    /// A FIFO, device or socket was found where a regular file was expected; it is
+    /// refused rather than read, which could block forever, or replaced, which would
+    /// destroy it.
+    public static let notRegularFile = Self("notRegularFile")
+    /// A lock file or lock folder cannot be trusted: it is owned by another user,
+    /// writable by group or others, a symbolic link, or not a file (or folder).
+    public static let untrustedLock = Self("untrustedLock")
+    /// A lock held by someone else was not granted within the timeout; the
+    /// ``SandboxError/path`` names the lock file.
+    public static let timedOut = Self("timedOut")
+    /// The task waiting for a lock was cancelled.
+    public static let cancelled = Self("cancelled")
+    /// Any other system error; ``SandboxError/errno`` tells which.
+    public static let systemError = Self("systemError")
+    /// The container has nothing that answers the request (a search-path directory
+    /// iOS gives apps no counterpart of).
+    public static let unsupported = Self("unsupported")
 }

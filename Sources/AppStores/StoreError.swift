@@ -16,36 +16,8 @@ public import PropertyList
 /// }
 /// ```
 public struct StoreError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The saved archive exists but is not an archive of the store's items. It is
-        /// left as it is; nothing replaces it until the caller decides.
-        public static let corruptArchive = Code("corruptArchive")
-        /// Reading a file failed (other than its absence).
-        public static let readFailed = Code("readFailed")
-        /// Writing a file failed; the previous file is intact. See
-        /// ``StoreError/sandboxCode`` (`.noSpace`, `.ioError`, …).
-        public static let writeFailed = Code("writeFailed")
-        /// Removing a file failed.
-        public static let deleteFailed = Code("deleteFailed")
-        /// The items could not be archived.
-        public static let encodingFailed = Code("encodingFailed")
-        /// A blob key is empty, contains `/` or NUL, is `.` or `..`, is too long, or
-        /// would otherwise name something outside the store's folder.
-        public static let invalidKey = Code("invalidKey")
-        /// A shared backend's save found items changed here that someone else had
-        /// changed since this store read them; nothing was saved. ``StoreError/conflicts``
-        /// holds each one's three versions.
-        public static let conflict = Code("conflict")
-
-        /// Lets `catch StoreError.Code.writeFailed` match by code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: StoreError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<StoreError>
 
     public var code: Code
     /// A human-readable account of what failed.
@@ -85,4 +57,29 @@ public struct StoreError: KeepsakeError {
     public var context: [String] {
         [key.map { "key \($0)" }, path].compactMap { $0 }
     }
+}
+
+extension ErrorCode<StoreError> {
+    /// Lets `catch .writeFailed` match a thrown ``StoreError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// The saved archive exists but is not an archive of the store's items. It is
+    /// left as it is; nothing replaces it until the caller decides.
+    public static let corruptArchive = Self("corruptArchive")
+    /// Reading a file failed (other than its absence).
+    public static let readFailed = Self("readFailed")
+    /// Writing a file failed; the previous file is intact. See
+    /// ``StoreError/sandboxCode`` (`.noSpace`, `.ioError`, …).
+    public static let writeFailed = Self("writeFailed")
+    /// Removing a file failed.
+    public static let deleteFailed = Self("deleteFailed")
+    /// The items could not be archived.
+    public static let encodingFailed = Self("encodingFailed")
+    /// A blob key is empty, contains `/` or NUL, is `.` or `..`, is too long, or
+    /// would otherwise name something outside the store's folder.
+    public static let invalidKey = Self("invalidKey")
+    /// A shared backend's save found items changed here that someone else had
+    /// changed since this store read them; nothing was saved. ``StoreError/conflicts``
+    /// holds each one's three versions.
+    public static let conflict = Self("conflict")
 }

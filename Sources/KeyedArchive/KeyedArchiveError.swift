@@ -20,51 +20,8 @@ public import PropertyList
 /// }
 /// ```
 public struct KeyedArchiveError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The bytes are not a property list, or one that cannot be read.
-        public static let invalidPropertyList = Code("invalidPropertyList")
-        /// The property list is not a keyed archive (`$archiver` missing or another archiver).
-        public static let unsupportedArchiver = Code("unsupportedArchiver")
-        /// `$version` is not 100000.
-        public static let unsupportedVersion = Code("unsupportedVersion")
-        /// `$top` is missing or not a dictionary.
-        public static let missingTop = Code("missingTop")
-        /// `$objects` is missing, empty or not an array.
-        public static let missingObjects = Code("missingObjects")
-        /// A UID points outside `$objects`.
-        public static let uidOutOfRange = Code("uidOutOfRange")
-        /// An object's `$class` does not lead to a valid `{$classname, $classes}` entry.
-        public static let invalidClassTable = Code("invalidClassTable")
-        /// No type is known for an archived class name.
-        public static let unknownClass = Code("unknownClass")
-        /// A type exists for the class name but secure decoding does not allow it.
-        public static let classNotAllowed = Code("classNotAllowed")
-        /// A value is not of the type it was decoded as.
-        public static let typeMismatch = Code("typeMismatch")
-        /// A required key is absent (or holds `nil`).
-        public static let keyNotFound = Code("keyNotFound")
-        /// An entry is malformed: a dictionary without `$class`, an `NSArray` without
-        /// `NS.objects`, a UUID of the wrong length, a `nil` element.
-        public static let invalidObject = Code("invalidObject")
-        /// An object contains itself where its type cannot hold a back reference.
-        public static let cycle = Code("cycle")
-        /// Depth, object count or byte count passed a `PropertyListLimits` bound.
-        public static let limitExceeded = Code("limitExceeded")
-        /// A type's `init(coder:)` threw an error of its own (see `underlyingError`).
-        public static let decodingFailed = Code("decodingFailed")
-        /// The archiver was given a value it cannot store, or asked for a format other
-        /// than binary or XML.
-        public static let unsupportedValue = Code("unsupportedValue")
-
-        /// Lets `catch .unknownClass` match a thrown ``KeyedArchiveError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: KeyedArchiveError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<KeyedArchiveError>
 
     public var code: Code
     /// A human-readable account of what was found.
@@ -97,6 +54,46 @@ public struct KeyedArchiveError: KeepsakeError {
         if let className { context.append("class \(className)") }
         return context
     }
+}
+
+extension ErrorCode<KeyedArchiveError> {
+    /// Lets `catch .unknownClass` match a thrown ``KeyedArchiveError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// The bytes are not a property list, or one that cannot be read.
+    public static let invalidPropertyList = Self("invalidPropertyList")
+    /// The property list is not a keyed archive (`$archiver` missing or another archiver).
+    public static let unsupportedArchiver = Self("unsupportedArchiver")
+    /// `$version` is not 100000.
+    public static let unsupportedVersion = Self("unsupportedVersion")
+    /// `$top` is missing or not a dictionary.
+    public static let missingTop = Self("missingTop")
+    /// `$objects` is missing, empty or not an array.
+    public static let missingObjects = Self("missingObjects")
+    /// A UID points outside `$objects`.
+    public static let uidOutOfRange = Self("uidOutOfRange")
+    /// An object's `$class` does not lead to a valid `{$classname, $classes}` entry.
+    public static let invalidClassTable = Self("invalidClassTable")
+    /// No type is known for an archived class name.
+    public static let unknownClass = Self("unknownClass")
+    /// A type exists for the class name but secure decoding does not allow it.
+    public static let classNotAllowed = Self("classNotAllowed")
+    /// A value is not of the type it was decoded as.
+    public static let typeMismatch = Self("typeMismatch")
+    /// A required key is absent (or holds `nil`).
+    public static let keyNotFound = Self("keyNotFound")
+    /// An entry is malformed: a dictionary without `$class`, an `NSArray` without
+    /// `NS.objects`, a UUID of the wrong length, a `nil` element.
+    public static let invalidObject = Self("invalidObject")
+    /// An object contains itself where its type cannot hold a back reference.
+    public static let cycle = Self("cycle")
+    /// Depth, object count or byte count passed a `PropertyListLimits` bound.
+    public static let limitExceeded = Self("limitExceeded")
+    /// A type's `init(coder:)` threw an error of its own (see `underlyingError`).
+    public static let decodingFailed = Self("decodingFailed")
+    /// The archiver was given a value it cannot store, or asked for a format other
+    /// than binary or XML.
+    public static let unsupportedValue = Self("unsupportedValue")
 }
 
 extension KeyedArchiveError {

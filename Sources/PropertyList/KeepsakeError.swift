@@ -4,26 +4,28 @@
 /// layer underneath, kept as ``underlyingError``.
 ///
 /// It lives in the property-list layer because every other layer, the cloud stores and
-/// the apps build on that one. Each layer declares its error as a struct conforming to
-/// it, with a nested `Code`:
+/// the apps build on that one. A layer declares its error as a struct conforming to it,
+/// and its codes in an extension of ``ErrorCode`` for that error:
 ///
 /// ```swift
 /// public struct ArchiveError: KeepsakeError {
-///     public struct Code: ErrorCode {
-///         public let rawValue: String
-///         public init(_ rawValue: String) { self.rawValue = rawValue }
-///         public static let truncated = Code("truncated")
-///         public static func ~= (code: Code, error: any Error) -> Bool { code.matches(error, as: ArchiveError.self) }
-///     }
+///     public typealias Code = ErrorCode<ArchiveError>
 ///     public var code: Code
 ///     public var message: String
 ///     public var context: [String] { [] }
 /// }
+///
+/// extension ErrorCode<ArchiveError> {
+///     public static let truncated = Self("truncated")
+///
+///     public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+/// }
+///
+/// do { try read() } catch .truncated { … }
 /// ```
 public protocol KeepsakeError: Error, CustomStringConvertible {
-    associatedtype Code: ErrorCode
     /// What went wrong.
-    var code: Code { get }
+    var code: ErrorCode<Self> { get }
     /// A human-readable account of what failed.
     var message: String { get }
     /// What the error concerns, each item as the description prints it (`at items[3]`,
@@ -45,20 +47,23 @@ extension KeepsakeError {
     }
 }
 
-/// A name for what went wrong: a struct of static constants rather than an enum, so that
-/// a later version can add a code. Each declares its own `~=` (through
-/// ``matches(_:as:)``), so that `catch .truncated` finds the code by its name alone.
-public protocol ErrorCode: Sendable, Hashable, CustomStringConvertible {
-    var rawValue: String { get }
-    init(_ rawValue: String)
+/// A name for what went wrong with a `Failure`: a struct of static constants rather
+/// than an enum, so that a later version can add a code. New codes may be added; match
+/// the ones you handle.
+public struct ErrorCode<Failure>: Sendable, Hashable, CustomStringConvertible {
+    public let rawValue: String
+
+    public init(_ rawValue: String) { self.rawValue = rawValue }
+
+    public var description: String { rawValue }
 }
 
-extension ErrorCode {
-    public var description: String { rawValue }
-
-    /// Whether `error` is a `Failure` with this code: the body of each code's `~=`.
-    public func matches<Failure: KeepsakeError>(_ error: any Error, as _: Failure.Type) -> Bool
-    where Failure.Code == Self {
+extension ErrorCode where Failure: KeepsakeError {
+    /// Whether `error` is a `Failure` with this code: the body of the `~=` each error
+    /// type declares beside its codes, in its own module, so that `catch .noSpace`
+    /// works wherever that module is imported (an operator declared here would need
+    /// this module imported too).
+    public func matches(_ error: any Error) -> Bool {
         (error as? Failure)?.code == self
     }
 }

@@ -12,50 +12,8 @@
 /// }
 /// ```
 public struct PropertyListError: KeepsakeError, Hashable {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The bytes are none of the formats this layer reads.
-        public static let unknownFormat = Code("unknownFormat")
-        /// The input ends before the structure it announces.
-        public static let truncated = Code("truncated")
-        /// The bytes could not be read from where they are kept (a file read piece by
-        /// piece that failed or shrank).
-        public static let readFailed = Code("readFailed")
-        /// A binary plist's magic or version is wrong.
-        public static let invalidHeader = Code("invalidHeader")
-        /// A binary plist's trailer describes an impossible layout.
-        public static let invalidTrailer = Code("invalidTrailer")
-        /// An offset in a binary plist's offset table points outside the object area.
-        public static let offsetOutOfRange = Code("offsetOutOfRange")
-        /// An object reference names an object that does not exist.
-        public static let referenceOutOfRange = Code("referenceOutOfRange")
-        /// A container contains itself, directly or through others.
-        public static let cyclicReference = Code("cyclicReference")
-        /// An object is malformed: unknown marker, bad length, non-string key, bad value.
-        public static let invalidObject = Code("invalidObject")
-        /// Text that is not valid in its declared encoding.
-        public static let invalidString = Code("invalidString")
-        /// A text format (XML, OpenStep, JSON) breaks its grammar.
-        public static let syntaxError = Code("syntaxError")
-        /// Depth, object count or byte count passed a ``PropertyListLimits`` bound.
-        public static let limitExceeded = Code("limitExceeded")
-        /// A writer was given a value its format cannot represent.
-        public static let unsupportedValue = Code("unsupportedValue")
-        /// A key path names no value: a missing key, an index past an array's end, or a
-        /// step into a value that is not a container.
-        public static let keyPathNotFound = Code("keyPathNotFound")
-        /// An edit at a key path cannot be made: the value exists already, or `append`
-        /// meets something other than an array.
-        public static let invalidEdit = Code("invalidEdit")
-
-        /// Lets `catch .truncated` match a thrown ``PropertyListError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: PropertyListError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<PropertyListError>
 
     public var code: Code
     /// A human-readable account of what was found.
@@ -91,4 +49,43 @@ public struct PropertyListError: KeepsakeError, Hashable {
         if let keyPath { context.append("at \(keyPath)") }
         return context
     }
+}
+
+extension ErrorCode<PropertyListError> {
+    /// Lets `catch .truncated` match a thrown ``PropertyListError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// The bytes are none of the formats this layer reads.
+    public static let unknownFormat = Self("unknownFormat")
+    /// The input ends before the structure it announces.
+    public static let truncated = Self("truncated")
+    /// The bytes could not be read from where they are kept (a file read piece by
+    /// piece that failed or shrank).
+    public static let readFailed = Self("readFailed")
+    /// A binary plist's magic or version is wrong.
+    public static let invalidHeader = Self("invalidHeader")
+    /// A binary plist's trailer describes an impossible layout.
+    public static let invalidTrailer = Self("invalidTrailer")
+    /// An offset in a binary plist's offset table points outside the object area.
+    public static let offsetOutOfRange = Self("offsetOutOfRange")
+    /// An object reference names an object that does not exist.
+    public static let referenceOutOfRange = Self("referenceOutOfRange")
+    /// A container contains itself, directly or through others.
+    public static let cyclicReference = Self("cyclicReference")
+    /// An object is malformed: unknown marker, bad length, non-string key, bad value.
+    public static let invalidObject = Self("invalidObject")
+    /// Text that is not valid in its declared encoding.
+    public static let invalidString = Self("invalidString")
+    /// A text format (XML, OpenStep, JSON) breaks its grammar.
+    public static let syntaxError = Self("syntaxError")
+    /// Depth, object count or byte count passed a ``PropertyListLimits`` bound.
+    public static let limitExceeded = Self("limitExceeded")
+    /// A writer was given a value its format cannot represent.
+    public static let unsupportedValue = Self("unsupportedValue")
+    /// A key path names no value: a missing key, an index past an array's end, or a
+    /// step into a value that is not a container.
+    public static let keyPathNotFound = Self("keyPathNotFound")
+    /// An edit at a key path cannot be made: the value exists already, or `append`
+    /// meets something other than an array.
+    public static let invalidEdit = Self("invalidEdit")
 }

@@ -1,16 +1,17 @@
 import PropertyList
 import Testing
 
+extension ErrorCode<KeepsakeErrorTests.OtherLayerError> {
+    static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    static let limitExceeded = Self("limitExceeded")
+}
+
 /// The one error shape every layer declares its error with.
 struct KeepsakeErrorTests {
     /// Another layer's error, declared as every layer declares its own.
     struct OtherLayerError: KeepsakeError {
-        struct Code: ErrorCode {
-            let rawValue: String
-            init(_ rawValue: String) { self.rawValue = rawValue }
-            static let limitExceeded = Code("limitExceeded")
-            static func ~= (code: Code, error: any Error) -> Bool { code.matches(error, as: OtherLayerError.self) }
-        }
+        typealias Code = ErrorCode<OtherLayerError>
         var code: Code
         var message: String
         var context: [String]

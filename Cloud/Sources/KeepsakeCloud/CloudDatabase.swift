@@ -120,24 +120,8 @@ public final class CloudDatabase: Service, Sendable {
 /// Why the database could not be used: the error ``CloudDatabase`` and every call
 /// through it throw of their own, beside the database's.
 public struct CloudDatabaseError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`;
-        /// ``CloudDatabaseError/url`` holds it, without its password.
-        public static let invalidURL = Code("invalidURL")
-        /// ``CloudDatabase/run()`` was called more than once.
-        public static let alreadyRunning = Code("alreadyRunning")
-        /// The database did not answer within ``CloudDatabaseError/timeout``.
-        public static let timedOut = Code("timedOut")
-
-        /// Lets `catch .timedOut` match a thrown ``CloudDatabaseError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: CloudDatabaseError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<CloudDatabaseError>
 
     public var code: Code
     public var message: String
@@ -163,6 +147,19 @@ public struct CloudDatabaseError: KeepsakeError {
     static func timedOut(after timeout: Duration) -> Self {
         Self(.timedOut, "the database did not answer within \(timeout)", timeout: timeout)
     }
+}
+
+extension ErrorCode<CloudDatabaseError> {
+    /// Lets `catch .timedOut` match a thrown ``CloudDatabaseError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// A database URL that is not `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`;
+    /// ``CloudDatabaseError/url`` holds it, without its password.
+    public static let invalidURL = Self("invalidURL")
+    /// ``CloudDatabase/run()`` was called more than once.
+    public static let alreadyRunning = Self("alreadyRunning")
+    /// The database did not answer within ``CloudDatabaseError/timeout``.
+    public static let timedOut = Self("timedOut")
 }
 
 extension CloudDatabase {

@@ -2,26 +2,8 @@ public import PropertyList
 
 /// Why a change to a ubiquitous store was refused or could not be kept.
 public struct UbiquitousStoreError: KeepsakeError {
-    /// What went wrong. New codes may be added; match the ones you handle.
-    public struct Code: ErrorCode {
-        public let rawValue: String
-        public init(_ rawValue: String) { self.rawValue = rawValue }
-
-        /// The change would break Apple's limits (``UbiquitousStoreLimits``); nothing
-        /// changed.
-        public static let quotaViolation = Code("quotaViolation")
-        /// The value is not a property list.
-        public static let notAPropertyList = Code("notAPropertyList")
-        /// The store's file could not be read or written; on a write, nothing changed.
-        public static let storageFailed = Code("storageFailed")
-        /// The sync service failed; local changes stay queued.
-        public static let syncFailed = Code("syncFailed")
-
-        /// Lets `catch .quotaViolation` match a thrown ``UbiquitousStoreError`` by its code.
-        public static func ~= (code: Code, error: any Error) -> Bool {
-            code.matches(error, as: UbiquitousStoreError.self)
-        }
-    }
+    /// What went wrong: one of the codes below. New codes may be added; match the ones you handle.
+    public typealias Code = ErrorCode<UbiquitousStoreError>
 
     public var code: Code
     public var message: String
@@ -37,4 +19,19 @@ public struct UbiquitousStoreError: KeepsakeError {
     }
 
     public var context: [String] { key.map { ["key \"\($0.prefix(80))\""] } ?? [] }
+}
+
+extension ErrorCode<UbiquitousStoreError> {
+    /// Lets `catch .quotaViolation` match a thrown ``UbiquitousStoreError`` by its code.
+    public static func ~= (code: Self, error: any Error) -> Bool { code.matches(error) }
+
+    /// The change would break Apple's limits (``UbiquitousStoreLimits``); nothing
+    /// changed.
+    public static let quotaViolation = Self("quotaViolation")
+    /// The value is not a property list.
+    public static let notAPropertyList = Self("notAPropertyList")
+    /// The store's file could not be read or written; on a write, nothing changed.
+    public static let storageFailed = Self("storageFailed")
+    /// The sync service failed; local changes stay queued.
+    public static let syncFailed = Self("syncFailed")
 }

@@ -60,7 +60,7 @@ struct PreferencesFile: Sendable {
 
     /// Runs `body` holding this file's cross-process write lock, creating
     /// `Library/Preferences/` if needed. Waits at most the coordinator's timeout
-    /// (``DefaultsError/Code/timedOut``).
+    /// (`DefaultsError.Code.timedOut`).
     func withWriteLock<T>(_ body: () throws(DefaultsError) -> T) throws(DefaultsError) -> T {
         do {
             return try coordinator.coordinate(writing: fileName, in: directory, isCancelled: { false }) {

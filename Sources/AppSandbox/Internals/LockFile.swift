@@ -16,12 +16,12 @@ import Darwin
 /// `O_NOFOLLOW | O_NONBLOCK` (a link planted at its name is refused, a FIFO does not
 /// block the open), then checked with `fstat` before it is trusted: a regular file,
 /// owned by this process's effective user, not writable by group or others. Anything
-/// else is ``SandboxError/Code/untrustedLock``. Lock files are opened read-only
+/// else is `SandboxError.Code.untrustedLock`. Lock files are opened read-only
 /// (`flock` needs no more), so a directory watch for written files does not fire.
 ///
 /// Waiting polls `flock(LOCK_NB)`, sleeping 1, 2, 4… up to 10 ms between tries, until
-/// the deadline (``SandboxError/Code/timedOut``, naming the lock file) or a
-/// cancellation (``SandboxError/Code/cancelled``). It blocks the calling thread: the
+/// the deadline (`SandboxError.Code.timedOut`, naming the lock file) or a
+/// cancellation (`SandboxError.Code.cancelled`). It blocks the calling thread: the
 /// async entry points run it on a thread of their own.
 ///
 /// Lock files are never deleted: deleting one while it is held would let a newcomer
