@@ -179,6 +179,11 @@ public final class SharedInventory {
         let local = inventory.allItems
         pushes.pendingItems = try await pendingChangeCount(in: local)
         if pushes.pendingItems != 0 {
+            // Kept before the save as well, naming its changes: killed between the
+            // save's commit and the agreement after it, the process would otherwise not
+            // know the rows it wrote, and a delete made after the restart would never
+            // reach the database.
+            try await keepAgreement(offering: local)
             try await items.save(local)
             pushes.last = Date()
             pushes.pendingItems = 0
@@ -231,9 +236,13 @@ public final class SharedInventory {
         return result
     }
 
-    /// Writes what was last agreed with the database, durably, off the main actor.
-    private func keepAgreement() async throws {
-        let agreement = try items.agreement()
+    /// Writes what was last agreed with the database, durably, off the main actor;
+    /// with `offering`, the changes a save of those items is about to make too.
+    private func keepAgreement(offering local: [Item]? = nil) async throws {
+        let backend = items
+        let agreement = try await Task.detached {
+            if let local { try await backend.agreement(offering: local) } else { try backend.agreement() }
+        }.value
         let support = support
         try await BlockingIO.run { () throws(SandboxError) in
             try support.create()

@@ -256,6 +256,36 @@ struct SharedItemStoreTests {
         }
     }
 
+    /// The app keeps the agreement before each save (``PostgresItemStoreBackend/agreement(offering:)``)
+    /// and after it. Killed between the save's commit and the second, it restarts from the
+    /// first with its items as its container kept them.
+    @Test(
+        "Killed between a save's commit and the agreement after it: a delete made after the restart is pushed, and an edit is no conflict with the process's own save",
+        arguments: [false, true])
+    func restartAfterAnUnrecordedCommitKnowsItsOwnRows(offeringAgain: Bool) async throws {
+        let first = try await store("A")
+        first.add(Gadget("Bike", value: 300, id: "bike"))
+        first.add(Gadget("Lamp", value: 20, id: "lamp"))
+        try await first.save()
+        first.allItems[1].value = 25
+        first.add(Gadget("Desk", value: 90, id: "desk"))
+        let kept = try await first.backend.agreement(offering: first.allItems)
+        try await first.save()
+
+        let restarted = PostgresItemStoreBackend<Gadget>(
+            database: try #require(TestDatabase.shared), store: storeName, replica: "A")
+        try restarted.restoreAgreement(kept)
+        var items = first.allItems.filter { $0.id != "desk" }
+        items[1].value = 30
+        #expect(try restarted.pendingChangeCount(in: items) > 0, "the restored offers wait for a save to settle them")
+        // As the app does before each save; the restored offers are settled first.
+        if offeringAgain { _ = try await restarted.agreement(offering: items) }
+        // With .reportConflicts, the lamp's edit would throw if its base were the version
+        // before the unrecorded save.
+        try await restarted.save(items)
+        #expect(try await store("C").allItems == items, "the desk's delete and the lamp's edit reached the table")
+    }
+
     @Test("A store's watcher is called within a second of another store's save")
     func watchersHearOfSaves() async throws {
         let first = try await store("A")

@@ -136,6 +136,23 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         }
     }
 
+    /// What to keep just before a save of `items`: ``agreement()`` with the save's
+    /// changes offered. A process killed after that save's commit, before it kept the
+    /// agreement after it, then knows on restart the rows the save wrote as its own: its
+    /// next save reads the table first, so a delete made meanwhile is pushed and an
+    /// edit is no conflict with itself.
+    /// - Throws: ``StoreError`` `.encodingFailed`; `.readFailed` when offers restored
+    ///   after a restart could not be checked against the table.
+    public func agreement(offering items: [Model]) async throws(StoreError) -> Data {
+        let snapshot = try snapshot(of: items)
+        do {
+            try await replica.offer(snapshot.items, stamp: snapshot.stamp)
+        } catch {
+            throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
+        }
+        return try agreement()
+    }
+
     /// Takes back what ``agreement()`` returned before a restart.
     /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
     public func restoreAgreement(_ data: Data) throws(StoreError) {

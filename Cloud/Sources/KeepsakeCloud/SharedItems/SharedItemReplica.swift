@@ -34,6 +34,10 @@ final class SharedItemReplica: Sendable {
         /// counts for in merges, however many saves fail or are refused before one
         /// succeeds.
         var editStamps: [String: (archive: Data?, stamp: HybridTimestamp)] = [:]
+        /// Whether changes restored as offered may have been saved already, by a save
+        /// whose commit the process did not live to record: the next save reads the
+        /// table first and takes those rows as agreed (``confirmOffers()``).
+        var offersUnconfirmed = false
     }
 
     init(
@@ -52,6 +56,7 @@ final class SharedItemReplica: Sendable {
             state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
             state.memoryIsStale = false
             state.editStamps = [:]
+            state.offersUnconfirmed = false
         }
     }
 
@@ -86,15 +91,26 @@ final class SharedItemReplica: Sendable {
             state.base = Dictionary(agreement.base.map { ($0.id, $0) }) { first, _ in first }
             state.editStamps = Dictionary(agreement.edits.map { ($0.id, ($0.archive, $0.stamp)) }) { first, _ in first }
             state.memoryIsStale = true
+            state.offersUnconfirmed = !agreement.edits.isEmpty
         }
+    }
+
+    /// Records the changes a save of `items` would write as offered, with their times,
+    /// so that an ``agreement`` kept now, before the save, names them. Offers restored
+    /// and not yet confirmed are settled first, before new ones take their place.
+    func offer(_ items: [ArchivedItem], stamp: HybridTimestamp) async throws {
+        if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
+        state.withLock { state in _ = Self.changes(in: items, stamp: stamp, state: &state) }
     }
 
     /// How many of `items` differ from what was last agreed with the table, deletions
     /// included: the changes a save has still to write.
+    /// Offers not yet confirmed count as one: a save must read the table to settle them.
     func pendingCount(of items: [ArchivedItem]) -> Int {
         state.withLock { state in
             var copy = state
-            return Self.changes(in: items, stamp: clock.last, state: &copy).count
+            let count = Self.changes(in: items, stamp: clock.last, state: &copy).count
+            return state.offersUnconfirmed ? max(count, 1) : count
         }
     }
 
@@ -156,6 +172,7 @@ final class SharedItemReplica: Sendable {
     /// Saves `items`, taken at `stamp`, in one transaction: writes the items changed
     /// since they were loaded, settling conflicts by ``mergePolicy``.
     func commit(_ items: [ArchivedItem], stamp: HybridTimestamp) async throws {
+        if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
         let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
@@ -198,6 +215,25 @@ final class SharedItemReplica: Sendable {
             }
         }
         for conflict in plan.conflicts { onConflict(conflict) }
+    }
+
+    /// After a restart from an agreement kept before a save: each offered change the
+    /// table holds, as offered or merged with its time, was that save's, committed
+    /// before the process stopped. It is agreed now, so that a later change of it is a
+    /// change from the process's own row (a delete is pushed, an edit is no conflict).
+    private func confirmOffers() async throws {
+        _ = try await readNewRows()
+        state.withLock { state in
+            for (id, offer) in state.editStamps {
+                guard let row = state.server[id],
+                    row.archive == offer.archive || row.stamps.fields.values.contains(offer.stamp)
+                        || row.stamps.record == offer.stamp
+                else { continue }
+                state.base[id] = row
+                state.editStamps[id] = nil
+            }
+            state.offersUnconfirmed = false
+        }
     }
 
     /// The items changed (added, edited, moved, deleted) since they were loaded, each
