@@ -1,5 +1,3 @@
-public import PropertyList
-
 /// The one error the keyed archiver and unarchiver throw.
 ///
 /// Carries a ``Code`` to match on and whatever context is known: the key path of the
