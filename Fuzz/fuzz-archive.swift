@@ -1,9 +1,11 @@
 // libFuzzer entry point for the keyed unarchiver; built by scripts/fuzz.sh together
 // with the PropertyList and KeyedArchive sources as one module.
 //
-// Each input is opened as an archive and decoded three ways: every top-level object
-// as generic objects, the root as a property-list tree, and the root as typed model
-// objects. Whatever decodes generically is archived again and must decode again.
+// Each input is opened as an archive and decoded four ways: every top-level object
+// as generic objects, the root as a property-list tree, the root as typed model
+// objects, and the root securely under a class set (and strictness) drawn from the
+// input's last two bytes. Whatever decodes generically is archived again and must
+// decode again; whatever decodes under a set must decode under any larger set.
 
 import Foundation
 
@@ -14,7 +16,8 @@ public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
 }
 
 enum ArchiveFuzzCheck {
-    struct Record: KeyedCoding {
+    struct Record: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
         var name: String?
         var count: Int
         var children: [Record]
@@ -27,6 +30,35 @@ enum ArchiveFuzzCheck {
             count = coder.decodeInteger(forKey: "count")
             children = try coder.decodeIfPresent([Record].self, forKey: "children") ?? []
             stamp = try coder.decodeIfPresent(Date.self, forKey: "stamp")
+        }
+    }
+
+    /// The classes a secure decode may be given, NSObject last (it allows everything).
+    static let candidates: [Any.Type] = [
+        NSArray.self, NSDictionary.self, NSSet.self, NSDate.self, NSString.self, NSNumber.self, NSData.self,
+        NSURL.self, NSUUID.self, Record.self, NSObject.self,
+    ]
+
+    static func secureRoot(_ bytes: [UInt8], allowing classes: [Any.Type], strict: Bool) throws -> Any? {
+        let decoder = try KeyedDecoder(bytes: bytes, limits: FuzzCheck.limits)
+        decoder.refusesWhatAppleWillDisallow = strict
+        decoder.setClass(Record.self, forClassName: "Record")
+        decoder.allowClasses(classes)
+        return try decoder.decodeTopLevelObject(forKey: "root")
+    }
+
+    static func checkSecureDecoding(_ bytes: [UInt8]) {
+        guard bytes.count >= 2 else { return }
+        let mask = Int(bytes[bytes.count - 1]) | Int(bytes[bytes.count - 2] & 0x07) << 8
+        let chosen = candidates.indices.filter { mask & (1 << $0) != 0 }.map { candidates[$0] }
+        let strict = bytes[bytes.count - 2] & 0x80 != 0
+        guard (try? secureRoot(bytes, allowing: chosen, strict: strict)) != nil else { return }
+        // Allowing more classes never refuses what fewer allowed (strict mode aside,
+        // where listing NSObject is itself refused).
+        do {
+            _ = try secureRoot(bytes, allowing: candidates.dropLast(), strict: false)
+        } catch {
+            fatalError("decoded under \(chosen) but not under every class but NSObject: \(error)")
         }
     }
 
@@ -44,6 +76,7 @@ enum ArchiveFuzzCheck {
             _ = try? typed.decode([Record].self, forKey: "root")
             _ = try? typed.decode(Record.self, forKey: "root")
         }
+        checkSecureDecoding(bytes)
         guard topLevel.count == decoder.allKeys.count else { return }
         let encoder = KeyedEncoder(maxDepth: FuzzCheck.limits.maxDepth)
         for (key, value) in topLevel { encoder.encode(value, forKey: key) }

@@ -3,7 +3,8 @@
 import Foundation
 import Keepsake
 
-struct Note: KeyedCoding {
+struct Note: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var text: String
 
     init(text: String) { self.text = text }

@@ -3,7 +3,8 @@
 import Foundation
 import Keepsake
 
-final class Person: KeyedCoding {
+final class Person: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     let name: String
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
@@ -20,7 +21,7 @@ let people = try KeyedUnarchiver.unarchivedObject(ofClass: [Person].self, from: 
 print(people.map(\.name))  // ["Matt", "Ada"]: the class asked for is allowed
 
 do {
-    _ = try KeyedUnarchiver.unarchivedObject(ofClasses: [], from: data)  // no class allowed
+    _ = try KeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self], from: data)  // Person not allowed
 } catch {
     print(error.code, error.className ?? "")  // classNotAllowed, and the class named in the archive
 }
@@ -29,5 +30,5 @@ do {
 KeyedArchiver.setClassName("Contacts.Person", for: Person.self)
 let fromPhone = try KeyedArchiver.archivedData(withRootObject: Person(name: "Grace"))
 KeyedUnarchiver.setClass(Person.self, forClassName: "Contacts.Person")
-let grace = try KeyedUnarchiver.unarchivedObject(ofClasses: [], from: fromPhone) as? Person
+let grace = try KeyedUnarchiver.unarchivedObject(ofClass: Person.self, from: fromPhone)
 print(grace?.name ?? "-")  // Grace

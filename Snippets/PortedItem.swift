@@ -3,7 +3,8 @@
 import Foundation
 import Keepsake
 
-final class Item: KeyedCoding {
+final class Item: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     var valueInDollars: Int
     var serialNumber: String?

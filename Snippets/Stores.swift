@@ -3,7 +3,8 @@
 import Foundation
 import Keepsake
 
-struct Item: KeyedCoding {
+struct Item: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     var photoKey = UUID().uuidString
 

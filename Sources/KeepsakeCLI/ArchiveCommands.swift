@@ -6,6 +6,8 @@ import PropertyList
 /// `keepsake unarchive FILE [--format text|json|xml1|binary1] [-o OUT]`: the object
 /// graph of a keyed archive, objects of classes this tool does not know shown with
 /// their class and fields (a nib, an `xcuserstate` file, a model archive from an app).
+/// `--classes` prints what secure decoding must be allowed instead, and `--simulate
+/// CLASSES` what it gives with those classes allowed.
 struct UnarchiveCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "unarchive",
@@ -37,6 +39,18 @@ struct UnarchiveCommand: ParsableCommand {
             Every value reached, references included, counts towards the reader's limits, and \
             so does the size of the output: an archive that would pass them fails with \
             limitExceeded (exit status 1) instead of being written.
+
+            --classes: what secure decoding (unarchivedObject(ofClasses:from:)) meets, instead \
+            of the objects: each key path with the class reached there (array and set elements \
+            as [], a dictionary's keys as .keys[]), inline strings, numbers and data marked as \
+            such, then the one call that decodes the archive with the fewest classes listed. \
+            The list assumes models that read their fields with decodeObject(forKey:), which \
+            inherit the set; a model that asks for a type itself needs less.
+
+            --simulate CLASSES: what that call gives with CLASSES (comma-separated archived \
+            names: NSArray,Homepwner.Item) allowed, checked by name without the model types: \
+            "decoded" and the class of the root, with Foundation's warnings, or the error \
+            Foundation would report and its code (4864, 4865), with exit status 1.
             """
     )
 
@@ -62,8 +76,27 @@ struct UnarchiveCommand: ParsableCommand {
     @Option(name: [.short, .customLong("output")], help: "Where to write; - for standard output.")
     var output = "-"
 
+    @Flag(help: "Print the classes secure decoding must allow, and the call that decodes the archive.")
+    var classes = false
+
+    @Option(
+        help: ArgumentHelp("Print what secure decoding gives with these classes allowed.", valueName: "classes"),
+        transform: { $0.split(separator: ",").map { String($0.trimmingCharacters(in: .whitespaces)) } })
+    var simulate: [String]?
+
+    func validate() throws {
+        if classes, simulate != nil { throw ValidationError("--classes and --simulate cannot be used together") }
+    }
+
     func run() throws {
         let archive = try PropertyListInput.bytes(file)
+        if classes { return try PropertyListOutput.write(Array(SecureCodingReport.classes(archive).utf8), to: output) }
+        if let simulate {
+            let (text, decoded) = SecureCodingReport.simulation(archive, allowing: simulate)
+            try PropertyListOutput.write(Array(text.utf8), to: output)
+            guard decoded else { throw ExitCode.failure }
+            return
+        }
         guard !PropertyListOutput.isStandardOutput(output) else {
             // Standard output is written as the rendering proceeds, so a large one is
             // never held whole.

@@ -1,8 +1,10 @@
 import ArgumentParser
+import KeyedArchive
 
-/// `keepsake port-check PATH…`: reports the Foundation calls in Swift sources that
-/// compile on Linux but bypass Keepsake, as `file:line:column: warning: …`; exit 1 when
-/// there is any.
+/// `keepsake port-check [--archive FILE] PATH…`: reports the Foundation calls in Swift
+/// sources that compile on Linux but bypass Keepsake, as `file:line:column: warning: …`;
+/// exit 1 when there is any. With `--archive`, the secure replacement suggested for each
+/// deprecated unarchiving call lists the classes that sample archive needs.
 ///
 /// The checker reads syntax trees with swift-syntax, which the library does not depend
 /// on: it is the `keepsake-port-check` executable of the repository's `Tools` package
@@ -16,6 +18,9 @@ struct PortCheckCommand: ParsableCommand {
     @Argument(help: "Swift files, or folders searched for them.")
     var paths: [String]
 
+    @Option(help: "A sample archive the code reads, whose classes the secure replacements list.")
+    var archive: String?
+
     static let tool = CompanionCommand(name: "keepsake-port-check", package: "Tools")
 
     func validate() throws {
@@ -23,6 +28,11 @@ struct PortCheckCommand: ParsableCommand {
     }
 
     func run() throws {
-        try Self.tool.replaceProcess(command: "port-check", arguments: paths)
+        var arguments = paths
+        if let archive {
+            let classes = try ArchiveClassUsage(archive: PropertyListInput.bytes(archive)).requiredClasses
+            arguments = ["--classes", classes.joined(separator: ",")] + arguments
+        }
+        try Self.tool.replaceProcess(command: "port-check", arguments: arguments)
     }
 }

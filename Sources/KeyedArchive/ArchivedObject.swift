@@ -1,3 +1,5 @@
+import Foundation
+
 /// An archived object of a class no Swift type was given for, kept as data: its class
 /// name, its class chain and every field.
 ///
@@ -109,6 +111,9 @@ extension ArchivedObject: CustomStringConvertible {
 }
 
 extension ArchivedObject: KeyedArchivable {
+    /// Any class: a generic object stands for whatever the archive holds.
+    public static var _allowedClasses: [Any.Type] { [NSObject.self] }
+
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeGenericObject(self)))
     }

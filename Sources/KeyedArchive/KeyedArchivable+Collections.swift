@@ -1,6 +1,10 @@
+import Foundation
+
 // Swift collections, stored as the Foundation classes they bridge to.
 
 extension Array: KeyedArchivable where Element: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSArray.self] + Element._allowedClasses }
+
     /// An `NSArray`: `{NS.objects: [UID]}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         let uid = encoder.encodeCollection(self, kind: .array) { Int($0._encodeObject(to: encoder).value) }
@@ -17,6 +21,8 @@ extension Array: KeyedArchivable where Element: KeyedArchivable {
 }
 
 extension Set: KeyedArchivable where Element: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSSet.self] + Element._allowedClasses }
+
     /// An `NSSet`: `{NS.objects: [UID]}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         let uid = encoder.encodeCollection(self, kind: .set) { Int($0._encodeObject(to: encoder).value) }
@@ -33,6 +39,10 @@ extension Set: KeyedArchivable where Element: KeyedArchivable {
 }
 
 extension Dictionary: KeyedArchivable where Key: KeyedArchivable, Value: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] {
+        [NSDictionary.self] + Key._allowedClasses + Value._allowedClasses
+    }
+
     /// An `NSDictionary`: `{NS.keys: [UID], NS.objects: [UID]}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         let uid = encoder.encodeDictionary(

@@ -3,6 +3,8 @@ public import Foundation
 // Foundation's value types, stored as the classes they bridge to.
 
 extension String: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSString.self] }
+
     /// An `NSString`: the string itself in `$objects`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeString(self)))
@@ -16,6 +18,8 @@ extension String: KeyedArchivable {
 }
 
 extension Data: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSData.self] }
+
     /// An `NSData`: the bytes themselves in `$objects`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeData(self)))
@@ -29,6 +33,8 @@ extension Data: KeyedArchivable {
 }
 
 extension Date: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSDate.self] }
+
     /// An `NSDate`: `{NS.time: seconds since 2001}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeDate(self)))
@@ -42,6 +48,8 @@ extension Date: KeyedArchivable {
 }
 
 extension UUID: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSUUID.self] }
+
     /// An `NSUUID`: `{NS.uuidbytes: 16 bytes}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeUUID(self)))
@@ -55,6 +63,8 @@ extension UUID: KeyedArchivable {
 }
 
 extension URL: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [NSURL.self] }
+
     /// An `NSURL`: `{NS.base: base URL or $null, NS.relative: relative string}`.
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeURL(self)))

@@ -1,3 +1,5 @@
+import Foundation
+
 // Numbers and booleans: inline in the object's dictionary when encoded under a key,
 // an `NSNumber` entry of their own inside collections.
 
@@ -8,6 +10,8 @@ protocol ArchivableNumber: KeyedArchivable {
 }
 
 extension ArchivableNumber {
+    public static var _allowedClasses: [Any.Type] { [NSNumber.self] }
+
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeNumber(archivedValue)))
     }

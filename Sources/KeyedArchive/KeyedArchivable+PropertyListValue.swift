@@ -1,4 +1,10 @@
+import Foundation
+
 extension PropertyListValue: KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] {
+        [NSString.self, NSNumber.self, NSData.self, NSDate.self, NSArray.self, NSDictionary.self]
+    }
+
     /// The Foundation object `NSKeyedArchiver` writes for the value a property-list
     /// reader returns: strings and data inline, numbers and booleans as `NSNumber`,
     /// `NSDate`, `NSArray`, `NSDictionary`. A ``PropertyListValue/uid(_:)`` cannot be

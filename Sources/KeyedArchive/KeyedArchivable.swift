@@ -27,9 +27,17 @@ public protocol KeyedArchivable {
     /// ``_decodeObject(at:from:)``; numbers and booleans also accept inline values.
     /// - Throws: ``KeyedArchiveError``.
     static func _decodeField(_ value: PropertyListValue, from decoder: KeyedDecoder) throws(KeyedArchiveError) -> Self
+
+    /// The classes a typed decode of this type allows, as the list of classes Apple's
+    /// matching call takes: `[NSArray.self, Item.self]` for `[Item]`. What the object's
+    /// own `init(coder:)` reads with ``KeyedDecoder/decodeObject(forKey:)`` is checked
+    /// against it. The default is the type itself for a ``KeyedCoding`` type.
+    static var _allowedClasses: [Any.Type] { get }
 }
 
 extension KeyedArchivable {
+    public static var _allowedClasses: [Any.Type] { [] }
+
     public func _encodeField(to encoder: KeyedEncoder, forKey key: String) {
         encoder.appendField(key, .uid(Int(_encodeObject(to: encoder).value)))
     }

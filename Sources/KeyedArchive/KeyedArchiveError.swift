@@ -74,11 +74,15 @@ extension ErrorCode<KeyedArchiveError> {
     public static let invalidClassTable = Self("invalidClassTable")
     /// No type is known for an archived class name.
     public static let unknownClass = Self("unknownClass")
-    /// A type exists for the class name but secure decoding does not allow it.
+    /// Secure decoding refuses the class: it is not among the allowed classes (nor a
+    /// subclass of one), or its type does not adopt ``KeyedSecureCoding``.
     public static let classNotAllowed = Self("classNotAllowed")
+    /// A call that only works with secure decoding was made with it off
+    /// (`decodeArrayOfObjects(ofClass:forKey:)`, where Foundation raises an exception).
+    public static let secureCodingRequired = Self("secureCodingRequired")
     /// A value is not of the type it was decoded as.
     public static let typeMismatch = Self("typeMismatch")
-    /// A required key is absent (or holds `nil`).
+    /// A required key is absent (or holds `nil`), or the archive's root is.
     public static let keyNotFound = Self("keyNotFound")
     /// An entry is malformed: a dictionary without `$class`, an `NSArray` without
     /// `NS.objects`, a UUID of the wrong length, a `nil` element.
@@ -95,6 +99,11 @@ extension ErrorCode<KeyedArchiveError> {
 }
 
 extension KeyedArchiveError {
+    /// The code of the `NSError` Foundation reports for this failure:
+    /// `NSCoderValueNotFoundError` (4865) when a value is missing, else
+    /// `NSCoderReadCorruptError` (4864).
+    public var foundationErrorCode: Int { code == .keyNotFound ? 4865 : 4864 }
+
     /// The error seen from one level up: `component` is prepended to the key path, so a
     /// path is built only when an error actually travels up, never on success.
     func prefixed(by component: String) -> KeyedArchiveError {

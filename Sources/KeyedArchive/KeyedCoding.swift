@@ -1,7 +1,9 @@
 /// A type that archives itself field by field under string keys.
 ///
-/// Corresponds to `NSCoding`. Structs and classes adopt it without a base class; the
-/// port of a book's model class is mechanical:
+/// Corresponds to `NSCoding`: the books' insecure `unarchiveObject(withFile:)` decodes
+/// these; the secure calls (the default) decode types that adopt ``KeyedSecureCoding``,
+/// as Apple's decode only `NSSecureCoding` classes. Structs and classes adopt it without
+/// a base class; the port of a book's model class is mechanical:
 ///
 /// | Apple | Keepsake |
 /// |---|---|
@@ -78,6 +80,8 @@ extension KeyedCoding {
     }
 
     public static var archiveClassVersion: Int { 0 }
+
+    public static var _allowedClasses: [Any.Type] { [Self.self] }
 
     public func _encodeObject(to encoder: KeyedEncoder) -> PropertyListUID {
         PropertyListUID(UInt64(encoder.encodeInstance(self)))

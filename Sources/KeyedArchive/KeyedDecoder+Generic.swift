@@ -46,9 +46,16 @@ extension KeyedDecoder {
     /// ``decodeAny(uid:)`` for a UID other than `$null`.
     private func decodeAnyObject(uid: Int) throws(KeyedArchiveError) -> Any {
         switch slots[uid] {
-        case .string(let string): return string
-        case .data(let data): return data
-        case .value(let value): return value
+        case .string(let string):
+            if requiresSecureCoding { try checkInlineValue(className: "NSString", uid: uid) }
+            return string
+        case .data(let data):
+            if requiresSecureCoding { try checkInlineValue(className: "NSData", uid: uid) }
+            return data
+        case .value(let value):
+            // Decoded before, perhaps under another set: Foundation checks it again.
+            if requiresSecureCoding { try recheckDecodedObject(uid: uid, value: value) }
+            return value
         case .classDescription(let archivedClass):
             throw KeyedArchiveError(
                 .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
@@ -60,6 +67,9 @@ extension KeyedDecoder {
         let entry = try readEntry(uid)
         guard case .instance(let fields) = entry else {
             guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
+            if requiresSecureCoding, let className = value.inlineClassName {
+                try checkInlineValue(className: className, uid: uid)
+            }
             switch value {
             case .string(let string):
                 slots[uid] = .string(string)
@@ -79,18 +89,32 @@ extension KeyedDecoder {
             }
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
-        if let type = registry.explicitClass(forClassName: archivedClass.name) {
-            return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
-        }
-        if let kind = archivedClass.foundationKind {
+        // Foundation's order: this decoder's class map, the process's, then the name;
+        // secure decoding checks the class found, whatever the archive calls it.
+        let mapped = registry.explicitClass(forClassName: archivedClass.name)
+        if simulatesSecureDecoding {
+            // Without the model types: every class is checked by name and read as data.
+            try checkClassByName(archivedClass, uid: uid)
+            guard let kind = archivedClass.foundationKind else {
+                return genericShell(fields: fields, archivedClass: archivedClass, uid: uid)
+            }
             return try decodeFoundationAny(kind, uid: uid, entry: entry, fields: fields)
         }
-        do {
-            if let type = try resolveType(archivedClass) {
-                return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid)
+        if mapped == nil, let kind = archivedClass.foundationKind {
+            if requiresSecureCoding { try checkClassByName(archivedClass, uid: uid) }
+            return try decodeFoundationAny(kind, uid: uid, entry: entry, fields: fields)
+        }
+        if let type = mapped ?? resolveType(archivedClass) {
+            var permitted = true
+            if requiresSecureCoding {
+                do {
+                    try checkCodingObject(type, archivedClass: archivedClass, uid: uid)
+                } catch  where allowsGenericObjects {
+                    // Secure decoding refuses to run the class's code; its data is still readable.
+                    permitted = false
+                }
             }
-        } catch  where error.code == .classNotAllowed && allowsGenericObjects {
-            // Secure decoding refuses to run the class's code; its data is still readable.
+            if permitted { return try construct(type, fields: fields, archivedClass: archivedClass, uid: uid) }
         }
         guard allowsGenericObjects else { throw unknownClassError(archivedClass, uid: uid) }
         return genericShell(fields: fields, archivedClass: archivedClass, uid: uid)
@@ -100,7 +124,14 @@ extension KeyedDecoder {
         _ kind: FoundationClass, uid: Int, entry: ArchiveObjectEntry, fields: InstanceFields
     ) throws(KeyedArchiveError) -> Any {
         // decodeArray and decodeDictionary refuse nil elements before calling this.
-        let element = { (uid: Int) throws(KeyedArchiveError) -> Any in try self.decodeAnyObject(uid: uid) }
+        let element = { (uid: Int) throws(KeyedArchiveError) -> Any in
+            try self.withCheckedKey("NS.objects") { () throws(KeyedArchiveError) in try self.decodeAnyObject(uid: uid) }
+        }
+        let key = { (uid: Int) throws(KeyedArchiveError) -> AnyHashable in
+            try self.withCheckedKey("NS.keys") { () throws(KeyedArchiveError) in
+                self.hashable(try self.decodeAnyObject(uid: uid), uid: uid)
+            }
+        }
         switch kind {
         case .string: return try decodeString(uid: uid, entry: entry)
         case .data: return try decodeData(uid: uid, entry: entry)
@@ -113,10 +144,7 @@ extension KeyedDecoder {
                 self.hashable(try element(uid), uid: uid)
             }
         case .dictionary:
-            return try decodeDictionary(
-                uid: uid, entry: entry,
-                key: { (uid) throws(KeyedArchiveError) in self.hashable(try element(uid), uid: uid) },
-                value: element)
+            return try decodeDictionary(uid: uid, entry: entry, key: key, value: element)
         }
     }
 
@@ -148,7 +176,10 @@ extension KeyedDecoder {
                 guard key != "$class" else { continue }
                 do {
                     let value = try objects.value(at: position, in: fields)
-                    values.append((key, try anyValue(fromField: value).map(object.stored)))
+                    let decoded = try withCheckedKey(key) { () throws(KeyedArchiveError) in
+                        try anyValue(fromField: value)
+                    }
+                    values.append((key, decoded.map(object.stored)))
                 } catch {
                     throw error.prefixed(by: key).located(uid: uid, className: object.className)
                 }

@@ -82,29 +82,28 @@ extension KeyedDecoder {
     // MARK: Types
 
     /// The type to instantiate for `archivedClass`: the first name of its chain that the
-    /// registry knows, or (secure decoding off) that names a Swift class of this process.
-    /// - Throws: `.classNotAllowed` when secure decoding meets a class of this process
-    ///   it was not given.
-    func resolveType(_ archivedClass: ArchivedClass) throws(KeyedArchiveError) -> (any KeyedCoding.Type)? {
+    /// registry knows (this decoder's mappings, then the process's), or that names a Swift
+    /// class of this process, as Foundation looks classes up by name (`NSClassFromString`),
+    /// and last what the ``delegate`` names. Whether secure decoding may make it is the
+    /// caller's check.
+    func resolveType(_ archivedClass: ArchivedClass) -> (any KeyedCoding.Type)? {
         switch archivedClass.resolution {
         case .type(let type): return type
         case .none(let generation) where generation == registryGeneration: return nil
         default: break
         }
         for name in archivedClass.chain {
-            if let type = registry.type(forChain: [name]) {
+            if let type = registry.type(forChain: [name]) ?? ClassRegistry.runtimeType(named: name) {
                 archivedClass.resolution = .type(type)
                 return type
             }
-            if let type = ClassRegistry.runtimeType(named: name) {
-                guard !requiresSecureCoding else {
-                    throw KeyedArchiveError(
-                        .classNotAllowed, "\(name) is not among the allowed classes", uid: archivedClass.uid,
-                        className: name)
-                }
-                archivedClass.resolution = .type(type)
-                return type
-            }
+        }
+        // Last, as in Foundation: the delegate may name a type for the class.
+        if let type = delegate?.unarchiver(
+            self, cannotDecodeObjectOfClassName: archivedClass.name, originalClasses: archivedClass.chain)
+        {
+            archivedClass.resolution = .type(type)
+            return type
         }
         archivedClass.resolution = .none(generation: registryGeneration)
         return nil
@@ -164,7 +163,7 @@ extension KeyedDecoder {
         }
         let archivedClass = try archivedClass(of: fields, uid: uid)
         allowRequested(requested)
-        guard let resolved = try resolveType(archivedClass) else {
+        guard let resolved = resolveType(archivedClass) else {
             if archivedClass.foundationKind != nil {
                 throw KeyedArchiveError(
                     .typeMismatch, "expected \(requested), found \(archivedClass.name)", uid: uid,
@@ -176,6 +175,11 @@ extension KeyedDecoder {
             throw KeyedArchiveError(
                 .typeMismatch, "expected \(requested), found \(archivedClass.name) (\(resolved))", uid: uid,
                 className: archivedClass.name)
+        }
+        // The request allows its type and subclasses; each must support secure coding.
+        if requiresSecureCoding, !archivedClass.isSecure(resolved) {
+            try checkSupportsSecureCoding(resolved, archivedClass: archivedClass, uid: uid)
+            archivedClass.markSecure(resolved)
         }
         return try construct(resolved, fields: fields, archivedClass: archivedClass, uid: uid)
     }
@@ -199,8 +203,12 @@ extension KeyedDecoder {
             frame = savedFrames.removeLast()
             depth -= 1
             slots[uid] = .empty
+            // An init(coder:) that called failWithError and returned nil reports that
+            // error, unchanged, as Foundation hands it back.
+            let recorded = hadError ? nil : self.error
+            if recorded != nil { self.error = nil }
             let failure =
-                (error as? KeyedArchiveError)
+                recorded ?? (error as? KeyedArchiveError)
                 ?? KeyedArchiveError(
                     .decodingFailed, "\(type).init(coder:) failed: \(error)", uid: uid, className: archivedClass.name,
                     underlyingError: error)

@@ -22,6 +22,10 @@ extension KeyedDecoder {
     public func decodeIfPresent<Value: KeyedArchivable>(_ type: Value.Type, forKey key: String)
         throws(KeyedArchiveError) -> Value?
     {
+        // The request narrows the allowed classes to its type for everything read inside.
+        let outerScope = allowedScope
+        allowedScope = .requested(Value.self)
+        defer { allowedScope = outerScope }
         do {
             guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
             frame.cursor = position + 1
@@ -43,6 +47,9 @@ extension KeyedDecoder {
     /// Corresponds to `decodeTopLevelObject(forKey:)`.
     /// - Throws: ``KeyedArchiveError``.
     public func decodeTopLevelObject(forKey key: String) throws(KeyedArchiveError) -> Any? {
+        let outerKey = checkedKey
+        checkedKey = key
+        defer { checkedKey = outerKey }
         do {
             guard let position = objects.position(of: key, in: frame.fields, hint: frame.cursor) else { return nil }
             frame.cursor = position + 1
@@ -50,7 +57,14 @@ extension KeyedDecoder {
             if let uid = objects.uid(at: position, in: frame.fields) {
                 result = try decodeAny(uid: checkedUID(uid))
             } else {
-                result = try anyValue(fromField: objects.value(at: position, in: frame.fields))
+                let value = try objects.value(at: position, in: frame.fields)
+                // A number or boolean encoded under the key is not an object: Foundation
+                // returns nil, with a warning.
+                if value.isInlineNumber {
+                    try refuseNonObject(value)
+                    return nil
+                }
+                result = try anyValue(fromField: value)
             }
             try finishGenericObjects()
             return result
@@ -135,25 +149,73 @@ extension KeyedDecoder {
         }
     }
 
-    /// Any object, allowing `types`. Corresponds to `decodeObject(of:forKey:)` with a
-    /// list of classes.
-    public func decodeObject(of types: [any KeyedCoding.Type], forKey key: String) -> Any? {
-        allowClasses(types)
+    /// Any object whose class is among `types` (or a subclass of one), for this call and
+    /// what it reads inside. Entries are Keepsake types and Foundation's classes, as in
+    /// Apple's lists: `[NSArray.self, Item.self]`; `nil` keeps the set in force, as
+    /// ``decodeObject(forKey:)`` does. Corresponds to `decodeObject(of:forKey:)` with a set
+    /// of classes.
+    public func decodeObject(of types: [Any.Type]?, forKey key: String) -> Any? {
+        guard let types else { return decodeObject(forKey: key) }
+        guard error == nil else { return nil }
+        for case let coding as any KeyedCoding.Type in types where !registry.isAllowed(coding) {
+            registry.allow(coding)
+            registryGeneration += 1
+        }
+        let outerScope = allowedScope
+        allowedScope = .listed(AllowedClasses(types))
+        defer { allowedScope = outerScope }
         return decodeObject(forKey: key)
     }
 
-    /// Corresponds to `decodeArrayOfObjects(ofClass:forKey:)`.
+    /// An array of `Element`s. Corresponds to `decodeArrayOfObjects(ofClass:forKey:)`,
+    /// which, like it, requires secure coding: with ``requiresSecureCoding`` off it fails
+    /// with `.secureCodingRequired`.
     public func decodeArrayOfObjects<Element: KeyedArchivable>(ofClass type: Element.Type, forKey key: String)
         -> [Element]?
     {
-        decodeObject(of: [Element].self, forKey: key)
+        guard requireSecureCoding(for: "decodeArrayOfObjects(ofClass:forKey:)", key: key),
+            refuseNestedCollections(Element._allowedClasses, key: key)
+        else { return nil }
+        return decodeObject(of: [Element].self, forKey: key)
     }
 
-    /// Corresponds to `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`.
+    /// A dictionary of `Key`s to `Value`s. Corresponds to
+    /// `decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)`, which, like it, requires
+    /// secure coding.
     public func decodeDictionary<Key: KeyedArchivable & Hashable, Value: KeyedArchivable>(
         withKeysOfClass keyType: Key.Type, objectsOfClass valueType: Value.Type, forKey key: String
     ) -> [Key: Value]? {
-        decodeObject(of: [Key: Value].self, forKey: key)
+        guard requireSecureCoding(for: "decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)", key: key),
+            refuseNestedCollections(Key._allowedClasses + Value._allowedClasses, key: key)
+        else { return nil }
+        return decodeObject(of: [Key: Value].self, forKey: key)
+    }
+
+    /// The collection calls decode one level of collection: Foundation refuses element
+    /// classes that are collections themselves.
+    private func refuseNestedCollections(_ elementClasses: [Any.Type], key: String) -> Bool {
+        let nested = AllowedClasses(elementClasses).names.intersection(FoundationClass.collectionNames)
+        guard nested.isEmpty else {
+            failWithError(
+                KeyedArchiveError(
+                    .classNotAllowed,
+                    "This method only supports decoding non-nested collections. Please remove the following or use "
+                        + "decodeObject(of:forKey:) instead: \(nested.sorted().joined(separator: ", "))",
+                    keyPath: key))
+            return false
+        }
+        return true
+    }
+
+    private func requireSecureCoding(for call: String, key: String) -> Bool {
+        guard error == nil else { return false }
+        guard requiresSecureCoding else {
+            failWithError(
+                KeyedArchiveError(
+                    .secureCodingRequired, "\(call): This method only supports secure coding.", keyPath: key))
+            return false
+        }
+        return true
     }
 
     /// `0` when absent. Corresponds to `decodeInteger(forKey:)`.

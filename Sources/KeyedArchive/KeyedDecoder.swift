@@ -17,11 +17,15 @@ public import Foundation
 ///   by the unarchiver once the current `init(coder:)` returns (Foundation's
 ///   `.setErrorAndReturn` policy).
 ///
-/// Secure decoding is on by default (``requiresSecureCoding``): besides Foundation's
-/// value classes, only types the caller names are instantiated — the type asked for in
-/// a typed call, types passed to ``allowClasses(_:)`` or registered with
-/// ``setClass(_:forClassName:)``. With it off, Swift classes are also found by their
-/// archived, module-qualified name, as `NSClassFromString` would.
+/// Secure decoding is on by default (``requiresSecureCoding``), with Apple's rules: each
+/// decode allows the classes it names (the type of a typed call, the list of
+/// `decodeObject(of:forKey:)` with a list or ``allowClasses(_:)``) and their
+/// subclasses, for everything read inside it; ``decodeObject(forKey:)`` inherits them.
+/// Inline strings, numbers and data pass unlisted with a warning
+/// (``secureCodingWarnings``); arrays, dictionaries, sets and dates must be listed; a type
+/// must adopt ``KeyedSecureCoding``. Classes are found through this decoder's mappings,
+/// the process's, their archived name, then the ``delegate``; the class found is the one
+/// checked. With secure decoding off, every class found is made.
 ///
 /// Cycles: a class instance that is reached again while its `init(coder:)` runs cannot
 /// be returned (Swift has no half-initialised objects), so that decode throws `.cycle`;
@@ -38,10 +42,24 @@ public final class KeyedDecoder {
     /// Corresponds to `requiresSecureCoding`.
     public var requiresSecureCoding = true
     /// Decode objects of classes no type is known for as ``ArchivedObject``s instead of
-    /// failing with `.unknownClass` / `.classNotAllowed`. `false` by default.
+    /// failing with `.unknownClass` / `.classNotAllowed`: the inspection of an archive
+    /// whose classes are not at hand. Foundation's values (which run no code of the
+    /// archive's choosing) are then read whatever the allowed classes; a type's
+    /// `init(coder:)` still runs only when secure decoding allows it. `false` by default.
     public var allowsGenericObjects = false
+    /// Refuse now what secure decoding allows with a warning, which Apple says "will be
+    /// disallowed in the future": an inline string, number or data that is not listed,
+    /// `NSObject` in a list, and ``decodeObject(forKey:)`` of a value that is not an object.
+    /// `false` by default, as in Foundation. See ``secureCodingWarnings``.
+    public var refusesWhatAppleWillDisallow = false
+    /// What secure decoding allowed that Apple warns about, once per kind, key and class,
+    /// in the order met. Each is also logged, once per process, through `os_log`.
+    public internal(set) var secureCodingWarnings: [SecureCodingWarning] = []
     /// Bounds on nesting depth, values and bytes for the whole archive.
     public let limits: PropertyListLimits
+    /// Asked for a type when no mapping or name finds one. Corresponds to
+    /// `NSKeyedUnarchiver.delegate`.
+    public weak var delegate: (any KeyedDecoderDelegate)?
     /// The first failure of a non-throwing decode call in the current object.
     /// Corresponds to `NSCoder.error`.
     // Read on every Foundation-style call; never held across a call (see `slots`).
@@ -79,6 +97,20 @@ public final class KeyedDecoder {
     var registry = ClassRegistry()
     /// Bumped when the registry learns a type, so failed lookups are retried.
     var registryGeneration = 0
+    /// The allowed-classes set of the decode in progress (see ``AllowedScope``).
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    var allowedScope = AllowedScope.listed(AllowedClasses([]))
+    /// The sets of typed requests, built once per type.
+    var requestedClasses: [ObjectIdentifier: AllowedClasses] = [:]
+    /// The key whose value is being checked, for the warnings (`NS.objects` in collections).
+    var checkedKey = ""
+    /// The warnings given so far (``secureCodingWarnings`` holds them in full).
+    var warnedAbout: Set<WarnedAbout> = []
+    /// Secure decoding without the model types (``ArchiveClassUsage/simulate(_:allowing:limits:)``):
+    /// every class is checked by archived name and read as a generic object.
+    var simulatesSecureDecoding = false
     #if !KEEPSAKE_EXCLUSIVITY_CHECKS
     @exclusivity(unchecked)
     #endif
@@ -135,11 +167,19 @@ public final class KeyedDecoder {
         registry.explicitClass(forClassName: name)
     }
 
-    /// Allows `types` under secure decoding and makes their ``KeyedCoding/archiveClassName``
-    /// (or its unqualified part) resolve to them. Corresponds to the class lists of
-    /// `unarchivedObject(ofClasses:from:)` and `decodeObject(of:forKey:)`.
-    public func allowClasses(_ types: [any KeyedCoding.Type]) {
-        for type in types { registry.allow(type) }
+    /// Adds `types` to the allowed-classes set of what is decoded from here on, and makes
+    /// the ``KeyedCoding/archiveClassName`` (or its unqualified part) of each ``KeyedCoding``
+    /// type resolve to it. Entries are Keepsake types and Foundation's classes
+    /// (`NSArray.self`, `NSDictionary.self`, `NSDate.self`…), as in Apple's lists; a type's
+    /// subclasses are allowed with it. Corresponds to the class list of
+    /// `unarchivedObject(ofClasses:from:)`.
+    public func allowClasses(_ types: [Any.Type]) {
+        var allowed = currentAllowedClasses
+        for type in types {
+            allowed.add(type)
+            if let coding = type as? any KeyedCoding.Type { registry.allow(coding) }
+        }
+        allowedScope = .listed(allowed)
         registryGeneration += 1
     }
 

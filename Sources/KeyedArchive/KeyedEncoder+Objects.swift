@@ -79,7 +79,8 @@ extension KeyedEncoder {
         var versions = [type.archiveClassVersion]
         if let classType = type as? AnyClass {
             var superclass: AnyClass? = _getSuperclass(classType)
-            while let current = superclass {
+            // Foundation's root class is written by its Objective-C name, below.
+            while let current = superclass, ObjectIdentifier(current) != ObjectIdentifier(NSObject.self) {
                 chain.append(archivedName(of: current))
                 versions.append((current as? any KeyedCoding.Type)?.archiveClassVersion ?? 0)
                 superclass = _getSuperclass(current)

@@ -3,9 +3,10 @@ public import Foundation
 /// One-call unarchiving.
 ///
 /// Corresponds to `NSKeyedUnarchiver`'s class methods. Each reads the object under
-/// `root` in `$top` (``unarchivedTopLevelObjects(from:limits:)`` reads every key) and
-/// returns `nil` when the root is absent or `nil`, as Foundation does. Secure decoding is
-/// on: the type asked for is allowed, and so are Foundation's value classes.
+/// `root` in `$top` (``unarchivedTopLevelObjects(from:limits:)`` reads every key).
+/// Secure decoding is on, with Apple's rules: the classes asked for are allowed, with
+/// their subclasses, and each must adopt ``KeyedSecureCoding``. A root that is absent or
+/// `nil` is an error (`.keyNotFound`, Foundation's 4865), as in Foundation.
 ///
 /// ```swift
 /// let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, from: data) ?? []
@@ -49,7 +50,13 @@ public enum KeyedUnarchiver {
     ) throws(KeyedArchiveError) -> Root? {
         let root = try decoder.decodeIfPresent(type, forKey: ArchiveFormat.rootKey)
         if let error = decoder.error { throw error }
+        guard let root else { throw rootNotFound() }
         return root
+    }
+
+    /// Foundation's 4865 for an archive whose root is absent or `$null`.
+    static func rootNotFound() -> KeyedArchiveError {
+        KeyedArchiveError(.keyNotFound, "requested key: 'root'", keyPath: "root")
     }
 
     /// Corresponds to `unarchivedArrayOfObjects(ofClass:from:)`.
@@ -69,16 +76,21 @@ public enum KeyedUnarchiver {
         try unarchivedObject(ofClass: [Key: Value].self, from: data, limits: limits)
     }
 
-    /// The root as `decodeObject(forKey:)` returns it, allowing `types` besides
-    /// Foundation's value classes. Corresponds to `unarchivedObject(ofClasses:from:)`.
-    /// - Throws: ``KeyedArchiveError``.
+    /// The root as `decodeObject(forKey:)` returns it, when every object in the archive
+    /// is of one of `types` or a subclass: Keepsake types and Foundation's classes, as
+    /// in Apple's call (`[NSArray.self, Item.self]`). Inline strings, numbers and data pass
+    /// unlisted with a warning, as in Foundation; containers and dates must be listed.
+    /// Corresponds to `unarchivedObject(ofClasses:from:)`.
+    /// - Throws: ``KeyedArchiveError``: `.classNotAllowed` naming the first class outside
+    ///   the set, `.keyNotFound` for a `nil` root.
     public static func unarchivedObject(
-        ofClasses types: [any KeyedCoding.Type], from data: Data, limits: PropertyListLimits = .default
+        ofClasses types: [Any.Type], from data: Data, limits: PropertyListLimits = .default
     ) throws(KeyedArchiveError) -> Any? {
         let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
         decoder.allowClasses(types)
         let root = try decoder.decodeTopLevelObject(forKey: ArchiveFormat.rootKey)
         if let error = decoder.error { throw error }
+        guard let root else { throw rootNotFound() }
         return root
     }
 

@@ -138,7 +138,8 @@ final class LifecycleHelper: Sendable {
 }
 
 /// The helper's model, as it archives it.
-struct Note: KeyedCoding, Sendable {
+struct Note: KeyedSecureCoding, Sendable {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
     init(coder: KeyedDecoder) throws { name = try coder.decode(String.self, forKey: "name") }

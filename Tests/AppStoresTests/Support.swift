@@ -8,7 +8,8 @@ import Glibc
 #endif
 
 /// The seeds' `Item`, as an app ports it.
-struct Item: KeyedCoding, Sendable, Equatable {
+struct Item: KeyedSecureCoding, Sendable, Equatable {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     var valueInDollars: Int
     var serialNumber: String?
@@ -38,7 +39,8 @@ struct Item: KeyedCoding, Sendable, Equatable {
 
 /// The seeds' `Item` as the books write it: a class whose properties controllers
 /// change in place, with no `Sendable` anywhere.
-final class BookItem: KeyedCoding {
+final class BookItem: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }

@@ -1,4 +1,5 @@
 import Foundation
+import KeyedArchive
 import Testing
 
 #if canImport(Glibc)
@@ -37,6 +38,19 @@ final class SubcommandToolTests {
         #expect(result.status == 1)
         #expect(result.stdout == "ran: \(command.arguments.joined(separator: " "))\n")
         #expect(result.stderr == "a warning\n")
+    }
+
+    @Test("port-check --archive hands the companion the classes the sample archive needs")
+    func portCheckPassesASampleArchivesClasses() throws {
+        let tool = folder.appendingPathComponent("keepsake-port-check")
+        try "#!/bin/sh\necho \"ran: $*\"\n".write(to: tool, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: tool.path)
+        let archive = folder.appendingPathComponent("sample.archive")
+        try KeyedArchiver.archivedData(withRootObject: ["made": Date(timeIntervalSince1970: 0)]).write(to: archive)
+        let result = try CLIRunner.run(
+            ["port-check", "--archive", archive.path, "Sources"], environment: ["PATH": folder.path + ":/usr/bin:/bin"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "ran: --classes NSDate,NSDictionary Sources\n")
     }
 
     @Test(

@@ -53,9 +53,15 @@ struct Bpylist2InteropTests {
         return String(decoding: try JSONSerialization.data(withJSONObject: object, options: .sortedKeys), as: UTF8.self)
     }
 
+    /// Every class the tree holds, as Apple's secure decoding wants them listed.
+    static let plistClasses: [Any.Type] = [
+        NSDictionary.self, NSArray.self, NSSet.self, NSString.self, NSNumber.self, NSDate.self, NSData.self,
+    ]
+
     @Test func bpylist2ValuesDecodeToEqualValues() throws {
         let data = try Bpylist2Peer.run("write-value", input: Data(Self.tree.utf8))
-        let root = try #require(try KeyedUnarchiver.unarchivedObject(ofClasses: [], from: data) as? [AnyHashable: Any])
+        let root = try #require(
+            try KeyedUnarchiver.unarchivedObject(ofClasses: Self.plistClasses, from: data) as? [AnyHashable: Any])
         #expect(root["title"] as? String == "yo")
         #expect(root["count"] as? Int == 42)
         #expect(root["ratio"] as? Double == 0.25)

@@ -52,7 +52,8 @@ struct ClassNameTests {
 
     @Test func ambiguousUnqualifiedNamesDoNotGuess() throws {
         enum Other {
-            struct Item: KeyedCoding {
+            struct Item: KeyedSecureCoding {
+                static var supportsSecureCoding: Bool { true }
                 init(coder: KeyedDecoder) throws {}
                 func encode(with coder: KeyedEncoder) {}
             }

@@ -6,7 +6,8 @@ import Testing
 /// The coder calls: every type's encode and decode, Foundation's non-throwing spellings
 /// and their recorded errors, the Swift throwing calls and their key paths.
 struct DecoderAPITests {
-    struct Everything: KeyedCoding {
+    struct Everything: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
         init() {}
         func encode(with coder: KeyedEncoder) {
             coder.encode("text", forKey: "string")
@@ -63,13 +64,17 @@ struct DecoderAPITests {
             #expect(coder.decodeObject(forKey: "nothing") == nil)
             #expect(!coder.containsValue(forKey: "absent"))
             #expect(coder.decodeInteger(forKey: "absent") == 0)
-            #expect(coder.decodeObject(forKey: "boxed") as? Int == 5)
-            // decodeObject gives Swift values for Foundation classes.
+            #expect(coder.decodeInteger(forKey: "boxed") == 5)
+            // decodeObject gives Swift values for Foundation classes, listed as Foundation
+            // wants them (an inline string passes unlisted, with a warning).
             #expect(coder.decodeObject(forKey: "string") as? String == "text")
-            #expect(coder.decodeObject(forKey: "array") as? [Int] == [1, 2, 3])
-            #expect(coder.decodeObject(forKey: "dictionary") as? [String: String] == ["a": "b"])
-            #expect(coder.decodeObject(forKey: "set") as? Set<Double> == [1.5])
-            #expect(coder.decodeObject(forKey: "int") as? Int == -42)
+            #expect(coder.decodeObject(of: [NSArray.self, NSNumber.self], forKey: "array") as? [Int] == [1, 2, 3])
+            #expect(
+                coder.decodeObject(of: [NSDictionary.self, NSString.self], forKey: "dictionary") as? [String: String]
+                    == ["a": "b"])
+            #expect(coder.decodeObject(of: [NSSet.self, NSNumber.self], forKey: "set") as? Set<Double> == [1.5])
+            // A number encoded under a key is not an object: nil, as in Foundation.
+            #expect(coder.decodeObject(forKey: "int") == nil)
             #expect(coder.decodeArrayOfObjects(ofClass: Int.self, forKey: "array") == [1, 2, 3])
             #expect(
                 coder.decodeDictionary(withKeysOfClass: String.self, objectsOfClass: String.self, forKey: "dictionary")
@@ -91,7 +96,8 @@ struct DecoderAPITests {
         #expect(try KeyedUnarchiver.unarchivedObject(ofClass: [String].self, from: Data(bytes)) == ["a", "b"])
     }
 
-    struct Lenient: KeyedCoding {
+    struct Lenient: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
         var name: String?
         var count = 0
         init() {}
@@ -135,7 +141,8 @@ struct DecoderAPITests {
     }
 
     @Test func missingKeysAreReportedWithTheirPath() throws {
-        struct Needs: KeyedCoding {
+        struct Needs: KeyedSecureCoding {
+            static var supportsSecureCoding: Bool { true }
             init() {}
             func encode(with coder: KeyedEncoder) {}
             init(coder: KeyedDecoder) throws { _ = try coder.decode(String.self, forKey: "required") }
@@ -160,13 +167,27 @@ struct DecoderAPITests {
                 ofClass: [Int].self, from: KeyedArchiver.archivedData(withRootObject: [String]())) == [])
     }
 
-    @Test func absentOrNilRootIsNil() throws {
+    // Apple: +unarchivedObjectOfClasses:fromData:error: reports a nil root as 4865
+    // "requested key: 'root'" (NSCoder's __tryDecodeObjectForKey:error:decodeBlock:);
+    // decodeTopLevelObject(forKey:) returns nil without an error.
+    @Test func absentOrNilRootIsValueNotFound() throws {
         let encoder = KeyedEncoder()
         encoder.encode(nil as String?, forKey: "root")
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: encoder.encodedData) == nil)
         let other = KeyedEncoder()
         other.encode("x", forKey: "elsewhere")
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: other.encodedData) == nil)
+        for data in [try encoder.encodedData, try other.encodedData] {
+            let typed = #expect(throws: KeyedArchiveError.self) {
+                try KeyedUnarchiver.unarchivedObject(ofClass: String.self, from: data)
+            }
+            #expect(typed?.code == .keyNotFound)
+            #expect(typed?.foundationErrorCode == 4865)
+            #expect(typed?.message == "requested key: 'root'")
+            let listed = #expect(throws: KeyedArchiveError.self) {
+                try KeyedUnarchiver.unarchivedObject(ofClasses: [NSString.self], from: data)
+            }
+            #expect(listed?.foundationErrorCode == 4865)
+            #expect(try KeyedDecoder(forReadingFrom: data).decodeTopLevelObject(forKey: "root") == nil)
+        }
     }
 
     @Test func notAnArchiveIsATypedError() {

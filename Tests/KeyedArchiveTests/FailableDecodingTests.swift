@@ -3,7 +3,8 @@ import KeyedArchive
 import Testing
 
 /// An archive of one meal whose fields were changed after it was written.
-private final class RawMeal: KeyedCoding {
+private final class RawMeal: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     static var archiveClassName: String { Meal.archiveClassName }
     let name: String?
     let rating: Int

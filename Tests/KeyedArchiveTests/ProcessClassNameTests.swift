@@ -91,7 +91,8 @@ struct ProcessClassNameTests {
         #expect(KeyedArchiver.archiveRootObject(items, toFile: path), "a load that succeeded allows the save again")
     }
 
-    final class Renamed: KeyedCoding, Equatable {
+    final class Renamed: KeyedSecureCoding, Equatable {
+        static var supportsSecureCoding: Bool { true }
         static var archiveClassName: String { "RenamedThing" }
         let value: Int
         init(value: Int) { self.value = value }
@@ -111,7 +112,8 @@ struct ProcessClassNameTests {
             KeyedUnarchiver.unarchiveObject(withFile: path) as? [Renamed] == [Renamed(value: 1), Renamed(value: 2)])
     }
 
-    final class Tagged: KeyedCoding {
+    final class Tagged: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
         func encode(with coder: KeyedEncoder) {}
         init() {}
         init(coder: KeyedDecoder) throws {}

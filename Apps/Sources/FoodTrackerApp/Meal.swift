@@ -8,7 +8,8 @@ import KeyedArchive
 /// lesson's `PropertyKey` names the archive keys, and the failable initialiser
 /// refuses an empty name or a rating outside 0…5 as the lesson's does. The photo is
 /// kept as image bytes (the lesson's `UIImage`). Archived as `FoodTracker.Meal`.
-public struct Meal: KeyedCoding, Sendable, Hashable {
+public struct Meal: KeyedSecureCoding, Sendable, Hashable {
+    public static var supportsSecureCoding: Bool { true }
     public struct PropertyKey {
         public static let name = "name"
         public static let photo = "photo"

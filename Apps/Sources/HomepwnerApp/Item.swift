@@ -12,7 +12,8 @@ import KeyedArchive
 /// let item = Item(name: "Bike", serialNumber: "B1K3", valueInDollars: 300)
 /// let random = Item.random()          // "Rusty Spork", $42, serial "E6R1X"
 /// ```
-public struct Item: KeyedCoding, Identifiable, Sendable, Hashable {
+public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
+    public static var supportsSecureCoding: Bool { true }
     public var name: String
     public var valueInDollars: Int
     public var serialNumber: String?

@@ -40,7 +40,8 @@ final class FoodTrackerPortTests {
 
     /// What the lesson's archive would hold if a meal had been saved with a rating the
     /// initializer refuses.
-    struct RatedNine: KeyedCoding {
+    struct RatedNine: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
         static var archiveClassName: String { "FoodTrackerPort.Meal" }
         func encode(with coder: KeyedEncoder) {
             coder.encode("Soup", forKey: "name")

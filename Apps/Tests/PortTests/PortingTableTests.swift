@@ -44,7 +44,9 @@ class TableNSObjectItem: NSObject, KeyedCoding {
     }
 }
 
-class TableItem: KeyedCoding {
+// Row: `class Item: NSObject, NSSecureCoding`, `static var supportsSecureCoding: Bool { true }`
+class TableItem: KeyedSecureCoding {
+    class var supportsSecureCoding: Bool { true }
     var name: String
     var valueInDollars: Int
     var isFavourite: Bool
@@ -70,12 +72,14 @@ class TableItem: KeyedCoding {
 
 /// The other spellings the coding protocol accepts: a struct's throwing and failable
 /// initializers.
-struct TableThrowingStruct: KeyedCoding {
+struct TableThrowingStruct: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     func encode(with aCoder: KeyedEncoder) {}
     init(coder aDecoder: KeyedDecoder) throws {}
 }
 
-struct TableFailableStruct: KeyedCoding {
+struct TableFailableStruct: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     func encode(with aCoder: KeyedEncoder) {}
     init?(coder aDecoder: KeyedDecoder) { return nil }
 }

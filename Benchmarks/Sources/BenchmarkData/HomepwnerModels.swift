@@ -6,8 +6,11 @@ import KeyedArchive
 // Sendable struct for the item store, and a Codable struct for PropertyListEncoder and
 // JSONEncoder. All hold the same records.
 
-/// The book's Item, ported to KeyedCoding with the same calls.
-public final class KeepsakeItem: KeyedCoding {
+/// The book's Item, ported to KeyedSecureCoding with the same calls, but for the date:
+/// secure decoding wants it asked for by type (`NSDate` is not among the classes of the
+/// item's array), as Foundation's does.
+public final class KeepsakeItem: KeyedSecureCoding {
+    public static var supportsSecureCoding: Bool { true }
     public var name: String
     public var valueInDollars: Int
     public var serialNumber: String?
@@ -29,7 +32,7 @@ public final class KeepsakeItem: KeyedCoding {
 
     public init(coder aDecoder: KeyedDecoder) throws {
         name = aDecoder.decodeObject(forKey: "name") as! String
-        dateCreated = aDecoder.decodeObject(forKey: "dateCreated") as! Date
+        dateCreated = aDecoder.decodeObject(of: Date.self, forKey: "dateCreated")!
         itemKey = aDecoder.decodeObject(forKey: "itemKey") as! String
         serialNumber = aDecoder.decodeObject(forKey: "serialNumber") as! String?
         valueInDollars = aDecoder.decodeInteger(forKey: "valueInDollars")
@@ -37,7 +40,8 @@ public final class KeepsakeItem: KeyedCoding {
 }
 
 /// The book's Item ported to KeyedCoding, as a Sendable value for the item store.
-public struct StoreItem: KeyedCoding, Sendable {
+public struct StoreItem: KeyedSecureCoding, Sendable {
+    public static var supportsSecureCoding: Bool { true }
     public var name: String
     public var valueInDollars: Int
     public var serialNumber: String?

@@ -209,7 +209,8 @@ enum KeyValueSizes {
 
 // MARK: Item store
 
-struct SharedItem: KeyedCoding, Identifiable {
+struct SharedItem: KeyedSecureCoding, Identifiable {
+    static var supportsSecureCoding: Bool { true }
     var item: StoreItem
     var id: String { item.itemKey }
     init(_ item: StoreItem) { self.item = item }

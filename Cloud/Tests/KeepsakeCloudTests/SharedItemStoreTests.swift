@@ -7,7 +7,8 @@ import Testing
 @testable import KeepsakeCloud
 
 /// A model as the books write one, identified by a key.
-struct Gadget: KeyedCoding, Identifiable, Equatable {
+struct Gadget: KeyedSecureCoding, Identifiable, Equatable {
+    static var supportsSecureCoding: Bool { true }
     var id: String
     var name: String
     var value: Int

@@ -28,6 +28,11 @@ final class ArchivedClass {
 
     /// The requested type ``resolves(_:as:)`` last accepted.
     private var acceptedRequest: ObjectIdentifier?
+    /// The resolved type last found to support secure coding, so it is asked once.
+    private var secureType: ObjectIdentifier?
+
+    func isSecure(_ type: any KeyedCoding.Type) -> Bool { secureType == ObjectIdentifier(type) }
+    func markSecure(_ type: any KeyedCoding.Type) { secureType = ObjectIdentifier(type) }
 
     /// Whether `resolved` (this class's type) is `requested` or a subclass of it.
     func resolves(_ resolved: any KeyedCoding.Type, as requested: any KeyedCoding.Type) -> Bool {
@@ -46,6 +51,14 @@ final class ArchivedClass {
             current = (candidate as? AnyClass).flatMap(_getSuperclass)
         }
         return false
+    }
+
+    /// The class and its superclasses as secure decoding checks them by name: for one of
+    /// Foundation's classes, its real hierarchy (`NSMutableArray`, `NSArray`, `NSObject`),
+    /// whatever `$classes` claims; for another class, `$classes` as archived.
+    var checkedHierarchy: [String] {
+        guard let kind = foundationKind else { return chain }
+        return name == kind.baseClassName ? [name, "NSObject"] : [name, kind.baseClassName, "NSObject"]
     }
 
     /// Whether this class is `name` or derives from it.

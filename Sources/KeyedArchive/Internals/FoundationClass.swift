@@ -16,6 +16,11 @@ enum FoundationClass: Int, CaseIterable {
         }
     }
 
+    /// Foundation's collection classes, which the collection decode calls do not nest.
+    static let collectionNames: Set<String> = [
+        "NSArray", "NSMutableArray", "NSDictionary", "NSMutableDictionary", "NSSet", "NSMutableSet",
+    ]
+
     /// The class a typed request for this kind accepts, with its subclasses.
     var baseClassName: String {
         switch self {

@@ -31,4 +31,12 @@ extension PropertyListValue {
     var isNullReference: Bool {
         if case .uid(let uid) = self { uid.value == 0 } else { false }
     }
+
+    /// A number or boolean stored inline, which Foundation does not read as an object.
+    var isInlineNumber: Bool {
+        switch self {
+        case .integer, .unsignedInteger, .real, .float, .bool: true
+        default: false
+        }
+    }
 }

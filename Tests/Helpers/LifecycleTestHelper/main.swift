@@ -22,7 +22,8 @@ import Glibc
 
 /// A class with a `var`, as the books write their models: it lives on the main actor
 /// with the store, and needs no `Sendable`.
-final class Note: KeyedCoding {
+final class Note: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }

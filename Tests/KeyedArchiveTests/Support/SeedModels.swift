@@ -6,7 +6,8 @@ import KeyedArchive
 // `init?(coder:)` stays. Bodies are the books' own.
 
 /// Homepwner's Item (BNR ch. 16), decoded with the book's `decodeObject(forKey:)` calls.
-final class Item: KeyedCoding, Equatable {
+final class Item: KeyedSecureCoding, Equatable {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     var valueInDollars: Int
     var serialNumber: String?
@@ -53,7 +54,8 @@ final class Item: KeyedCoding, Equatable {
 /// and a `required convenience init?(coder:)` that returns `nil` when the name is
 /// missing and otherwise delegates to it. The photo is JPEG data here, UIImage being
 /// out of reach.
-final class Meal: KeyedCoding, Equatable {
+final class Meal: KeyedSecureCoding, Equatable {
+    static var supportsSecureCoding: Bool { true }
     struct PropertyKey {
         static let name = "name"
         static let photo = "photo"
@@ -98,7 +100,8 @@ final class Meal: KeyedCoding, Equatable {
 }
 
 /// Neuburg's Person: keys "first" and "last", decoded with `decodeObject(forKey:)!`.
-final class Person: KeyedCoding, CustomStringConvertible {
+final class Person: KeyedSecureCoding, CustomStringConvertible {
+    static var supportsSecureCoding: Bool { true }
     var firstName: String
     var lastName: String
     var description: String { firstName + " " + lastName }

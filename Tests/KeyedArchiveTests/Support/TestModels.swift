@@ -3,7 +3,8 @@ import KeyedArchive
 
 /// A base class and a subclass that chain `encode(with:)` and `init(coder:)` to super,
 /// as the books describe for subclasses of NSCoding classes.
-class Asset: KeyedCoding {
+class Asset: KeyedSecureCoding {
+    class var supportsSecureCoding: Bool { true }
     var label: String
 
     init(label: String) { self.label = label }
@@ -37,7 +38,8 @@ final class Camera: Asset {
 }
 
 /// A struct adopts the protocol without any base class.
-struct Point: KeyedCoding, Equatable {
+struct Point: KeyedSecureCoding, Equatable {
+    static var supportsSecureCoding: Bool { true }
     var x: Int
     var y: Int
 
@@ -59,7 +61,8 @@ struct Point: KeyedCoding, Equatable {
 
 /// A tree whose children point back to their parent: the parent pointer is encoded
 /// conditionally and decoded as a back reference.
-final class Folder: KeyedCoding {
+final class Folder: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var name: String
     weak var parent: Folder?
     var children: [Folder] = []
@@ -84,7 +87,8 @@ final class Folder: KeyedCoding {
 }
 
 /// A linked node decoded with a plain (not back-reference) decode, so a cycle is an error.
-final class Node: KeyedCoding {
+final class Node: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var value: Int
     var next: Node?
 
@@ -105,7 +109,8 @@ final class Node: KeyedCoding {
 }
 
 /// Version 2 of a record that version 1 stored as "price"; `init(coder:)` migrates.
-struct PriceTag: KeyedCoding, Equatable {
+struct PriceTag: KeyedSecureCoding, Equatable {
+    static var supportsSecureCoding: Bool { true }
     static var archiveClassVersion: Int { 2 }
     var valueInDollars: Int
 
@@ -125,7 +130,8 @@ struct PriceTag: KeyedCoding, Equatable {
 }
 
 /// Version 1 of the same record, as an old build wrote it.
-struct PriceTagV1: KeyedCoding {
+struct PriceTagV1: KeyedSecureCoding {
+    static var supportsSecureCoding: Bool { true }
     var price: Int
 
     func encode(with coder: KeyedEncoder) {
@@ -141,7 +147,8 @@ struct PriceTagV1: KeyedCoding {
 
 /// A hierarchy where both classes declare a version: the base declares it as a
 /// `class var` so the subclass can override it.
-class VersionedBase: KeyedCoding {
+class VersionedBase: KeyedSecureCoding {
+    class var supportsSecureCoding: Bool { true }
     class var archiveClassVersion: Int { 1 }
     var baseVersionSeen = -1
 

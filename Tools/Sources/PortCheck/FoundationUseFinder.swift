@@ -9,10 +9,16 @@ final class FoundationUseFinder: SyntaxVisitor {
     /// Names bound to `FileManager.default` or `FileManager()` in this file
     /// (`let fm = FileManager.default`), whose `urls(for:in:)` is FileManager's too.
     private let fileManagerNames: Set<String>
+    /// The archived class names a sample archive needs allowed
+    /// (`keepsake unarchive --classes`), for the secure replacement of an insecure call.
+    private let sampleClasses: [String]?
+    /// `NSKeyedUnarchiver` references already reported as part of a deprecated call.
+    private var explainedReferences: Set<SyntaxIdentifier> = []
     private(set) var findings: [PortFinding] = []
 
-    init(file: String, tree: SourceFileSyntax) {
+    init(file: String, tree: SourceFileSyntax, sampleClasses: [String]? = nil) {
         self.file = file
+        self.sampleClasses = sampleClasses
         converter = SourceLocationConverter(fileName: file, tree: tree)
         let bindings = FileManagerBindings(viewMode: .sourceAccurate)
         bindings.walk(tree)
@@ -28,7 +34,12 @@ final class FoundationUseFinder: SyntaxVisitor {
         "NSUserDefaults": "is Foundation's, which does not save on Linux; use Defaults",
         "NSFileCoordinator": "coordinates nothing on Linux; use FileCoordinator",
         "NSFileAccessIntent": "belongs to NSFileCoordinator; use FileAccessIntent with FileCoordinator",
-        "NSCoding": "is Foundation's coding protocol, which KeyedArchiver cannot archive; use KeyedCoding",
+        "NSCoding":
+            "is Foundation's coding protocol, which KeyedArchiver cannot archive; use KeyedCoding "
+            + "(KeyedSecureCoding for the secure calls)",
+        "NSSecureCoding":
+            "is Foundation's secure-coding protocol, which KeyedArchiver cannot archive; use KeyedSecureCoding, "
+            + "with the same supportsSecureCoding",
         "NSCoder": "is Foundation's coder; use KeyedEncoder in encode(with:) and KeyedDecoder in init(coder:)",
         "PropertyListSerialization":
             "is Foundation's, whose reader and writer are slower and trap on some input; "
@@ -86,7 +97,7 @@ final class FoundationUseFinder: SyntaxVisitor {
     }
 
     override func visit(_ node: DeclReferenceExprSyntax) -> SyntaxVisitorContinueKind {
-        reportReplacedType(node.baseName.text, at: node)
+        if !explainedReferences.contains(node.id) { reportReplacedType(node.baseName.text, at: node) }
         return .visitChildren
     }
 
@@ -127,6 +138,17 @@ final class FoundationUseFinder: SyntaxVisitor {
         }
         guard let callee = node.calledExpression.as(MemberAccessExprSyntax.self) else { return .visitChildren }
         let method = callee.declName.baseName.text
+        if let base = callee.base?.as(DeclReferenceExprSyntax.self), base.baseName.text == "NSKeyedUnarchiver",
+            let replacement = SecureUnarchiving.replacement(
+                for: node, method: method, labels: labels, sampleClasses: sampleClasses)
+        {
+            explainedReferences.insert(base.id)
+            report(
+                node, "NSKeyedUnarchiver.\(method)(\(labels.map { $0 + ":" }.joined()))",
+                "is deprecated since iOS 12 and decodes without secure coding, making any class the data names; "
+                    + "use \(replacement)")
+            return .visitChildren
+        }
         switch (method, labels) {
         case ("urls", ["for", "in"]) where isFileManager(callee.base):
             report(

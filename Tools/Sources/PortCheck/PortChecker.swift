@@ -12,16 +12,19 @@ import SwiftSyntax
 /// `UserDefaults(suiteName:)`, `NSUserDefaults`, `FileManager`'s `urls(for:in:)` and
 /// `url(for:in:appropriateFor:create:)`, `write(to:options:)` and
 /// `write(to:atomically:encoding:)`, `isExcludedFromBackup`, `NSFileCoordinator`,
-/// `NSFileAccessIntent` and `Bundle.main`.
+/// `NSFileAccessIntent` and `Bundle.main`; a deprecated unarchiving call
+/// (`unarchiveObject(withFile:)`) is reported with the secure call that replaces it.
 ///
 /// ```swift
 /// for finding in try PortChecker.check(paths: ["Sources"]) { print(finding) }
 /// ```
 public enum PortChecker {
-    /// The findings in one file's `source`, in source order.
-    public static func check(source: String, file: String) -> [PortFinding] {
+    /// The findings in one file's `source`, in source order. `sampleClasses`, the
+    /// archived class names a sample archive needs (`keepsake unarchive --classes`),
+    /// goes into the secure replacement of each deprecated unarchiving call.
+    public static func check(source: String, file: String, sampleClasses: [String]? = nil) -> [PortFinding] {
         let tree = Parser.parse(source: source)
-        let finder = FoundationUseFinder(file: file, tree: tree)
+        let finder = FoundationUseFinder(file: file, tree: tree, sampleClasses: sampleClasses)
         finder.walk(tree)
         return finder.findings
     }
@@ -29,9 +32,9 @@ public enum PortChecker {
     /// The findings in every `.swift` file of `paths` (files, or folders searched
     /// recursively, in name order).
     /// - Throws: `CocoaError` when a path cannot be read.
-    public static func check(paths: [String]) throws -> [PortFinding] {
+    public static func check(paths: [String], sampleClasses: [String]? = nil) throws -> [PortFinding] {
         try swiftFiles(in: paths).flatMap { path in
-            check(source: try String(contentsOfFile: path, encoding: .utf8), file: path)
+            check(source: try String(contentsOfFile: path, encoding: .utf8), file: path, sampleClasses: sampleClasses)
         }
     }
 

@@ -15,7 +15,8 @@ import Testing
         (
             "Homepwner",
             [
-                (2, "import UIKit"), (7, "FileManager.urls(for:in:)"), (13, "NSKeyedUnarchiver"),
+                (2, "import UIKit"), (7, "FileManager.urls(for:in:)"),
+                (13, "NSKeyedUnarchiver.unarchiveObject(withFile:)"),
                 (20, "NSKeyedArchiver"), (25, "NSCache"), (25, "UIImage"), (27, "UIImage"),
                 (31, "Data.write(to:options:)"), (36, "FileManager.urls(for:in:)"),
             ]
@@ -24,7 +25,7 @@ import Testing
             "FoodTracker",
             [
                 (2, "import UIKit"), (3, "import os.log"), (5, "NSCoding"), (6, "FileManager.urls(for:in:)"),
-                (14, "NSKeyedArchiver"), (21, "NSKeyedUnarchiver"),
+                (14, "NSKeyedArchiver"), (21, "NSKeyedUnarchiver.unarchiveObject(withFile:)"),
             ]
         ),
         (
@@ -48,6 +49,36 @@ import Testing
             #expect(finding.advice.contains("use "), "\(finding) does not say what to use")
             #expect(finding.description.hasPrefix("\(path):\(finding.line):\(finding.column): warning: "))
         }
+    }
+
+    @Test("A deprecated unarchiving call is reported once, with the secure call that replaces it")
+    func deprecatedUnarchivingSuggestsTheSecureCall() throws {
+        let source = """
+            let items = NSKeyedUnarchiver.unarchiveObject(withFile: path) as? [Item]
+            let meal = NSKeyedUnarchiver.unarchiveObject(with: data) as! Meal
+            let any = try NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(data)
+            let fine = try NSKeyedUnarchiver.unarchivedObject(ofClass: Item.self, from: data)
+            """
+        let findings = PortChecker.check(source: source, file: "f.swift")
+        #expect(
+            findings.map(\.api) == [
+                "NSKeyedUnarchiver.unarchiveObject(withFile:)", "NSKeyedUnarchiver.unarchiveObject(with:)",
+                "NSKeyedUnarchiver.unarchiveTopLevelObjectWithData(_:)", "NSKeyedUnarchiver",
+            ])
+        #expect(
+            findings[0].advice.hasSuffix(
+                "use `try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Item.self, "
+                    + "from: FileSystem.default.contents(of: URL(fileURLWithPath: path)))`"))
+        #expect(
+            findings[1].advice.hasSuffix("use `try KeyedUnarchiver.unarchivedObject(ofClass: Meal.self, from: data)`"))
+        #expect(findings[2].advice.contains("keepsake unarchive --classes FILE"))
+        #expect(findings[3].advice.hasSuffix("use KeyedUnarchiver"))
+
+        let sampled = PortChecker.check(source: source, file: "f.swift", sampleClasses: ["NSArray", "Homepwner.Item"])
+        #expect(
+            sampled[2].advice.hasSuffix(
+                "use `try KeyedUnarchiver.unarchivedObject(ofClasses: [NSArray.self, Item.self], from: data)` "
+                    + "(the classes the sample archive needs)"))
     }
 
     @Test("Columns point at the call")

@@ -10,6 +10,8 @@ import Testing
     static let samples: [String: String] = [
         "`import UIKit`, `import Foundation`": "import UIKit",
         "`class Item: NSObject, NSCoding`": "class Item: NSObject, NSCoding {}",
+        "`class Item: NSObject, NSSecureCoding`, `static var supportsSecureCoding: Bool { true }`":
+            "class Item: NSObject, NSSecureCoding { static var supportsSecureCoding: Bool { true } }",
         "`encode(with aCoder: NSCoder)` / `required init?(coder aDecoder: NSCoder)`":
             "class Item { func encode(with aCoder: NSCoder) {} }",
         "`aDecoder.decodeObject(forKey:) as! String`, `decodeInteger(forKey:)`, `decodeBool(forKey:)`":
