@@ -3,6 +3,10 @@ import Testing
 
 @testable import KeyedArchive
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 // Apple's secure-coding rules, one test each, named after the rule. Sources, cited in
 // each test:
 // - [NSCoder.h] / [NSKeyedArchiver.h]: Apple's SDK headers, mirrored on
@@ -227,6 +231,48 @@ import Testing
         numbers.allowClasses([NSArray.self, NSNumber.self])
         _ = try numbers.decodeTopLevelObject(forKey: "root")
         #expect(numbers.secureCodingWarnings.map(\.className) == ["NSData"])
+    }
+
+    /// What `body` writes to standard error (the descriptor, for the length of the call).
+    static func standardError(during body: () throws -> Void) throws -> String {
+        var ends: [Int32] = [0, 0]
+        try #require(pipe(&ends) == 0)
+        let saved = dup(STDERR_FILENO)
+        dup2(ends[1], STDERR_FILENO)
+        close(ends[1])
+        let outcome = Result { try body() }
+        // Standard error back: the pipe's last writer is gone, so it reads to its end.
+        dup2(saved, STDERR_FILENO)
+        close(saved)
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while case let count = read(ends[0], &buffer, buffer.count), count > 0 { output += buffer[..<count] }
+        close(ends[0])
+        try outcome.get()
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    // [Foundation] the console line, as os_log prints it here: at the fault level, once
+    // per process for each warning (a key no other test uses, so this one logs it first).
+    @Test func warningsAreLoggedOncePerProcessOnStandardError() throws {
+        let key = "note-\(UUID().uuidString)"
+        let encoder = KeyedEncoder()
+        encoder.encode("text", forKey: key)
+        let data = try encoder.encodedData
+        let logged = try Self.standardError {
+            for _ in 0..<3 {
+                let decoder = try KeyedDecoder(forReadingFrom: data)
+                #expect(try decoder.decodeTopLevelObject(forKey: key) as? String == "text")
+                #expect(decoder.secureCodingWarnings.count == 1)
+            }
+        }
+        let lines = logged.split(separator: "\n").filter { $0.contains(key) }
+        #expect(
+            lines == [
+                "[fault] Keepsake/KeyedDecoder: allowed unarchiving safe plist type 'NSString' for key '\(key)', even "
+                    + "though it was not explicitly included in the client allowed classes set: '{()}'. This will be "
+                    + "disallowed in the future."
+            ])
     }
 
     // [Foundation] NSKeyedArchiver writes only NSString, NSNumber and NSData inline;

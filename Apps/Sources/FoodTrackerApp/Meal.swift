@@ -4,7 +4,8 @@ import KeyedArchive
 /// A meal with a name, an optional photo and a 0–5 rating: the FoodTracker lesson's
 /// `Meal`, ported.
 ///
-/// `class Meal: NSObject, NSCoding` becomes a struct adopting ``KeyedCoding``; the
+/// `class Meal: NSObject, NSCoding` becomes a struct adopting `KeyedSecureCoding`,
+/// which reads each value asked for by type, as secure decoding wants; the
 /// lesson's `PropertyKey` names the archive keys, and the failable initialiser
 /// refuses an empty name or a rating outside 0…5 as the lesson's does. The photo is
 /// kept as image bytes (the lesson's `UIImage`). Archived as `FoodTracker.Meal`.
@@ -41,11 +42,11 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable {
     /// - Throws: ``MealDecodingError`` where the lesson logged "Unable to decode the
     ///   name for a Meal object." and returned `nil`.
     public init(coder aDecoder: KeyedDecoder) throws {
-        guard let name = aDecoder.decodeObject(forKey: PropertyKey.name) as? String else {
+        guard let name = aDecoder.decodeObject(of: String.self, forKey: PropertyKey.name) else {
             throw MealDecodingError(message: "Unable to decode the name for a Meal object.")
         }
-        // Because photo is an optional property of Meal, just use conditional cast.
-        let photo = aDecoder.decodeObject(forKey: PropertyKey.photo) as? Data
+        // Because photo is an optional property of Meal, nil is fine.
+        let photo = aDecoder.decodeObject(of: Data.self, forKey: PropertyKey.photo)
         let rating = aDecoder.decodeInteger(forKey: PropertyKey.rating)
         guard let meal = Meal(name: name, photo: photo, rating: rating) else {
             throw MealDecodingError(message: "A saved meal has an empty name or a rating outside 0…5.")

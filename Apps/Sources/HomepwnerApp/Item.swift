@@ -4,7 +4,8 @@ import KeyedArchive
 /// One thing the user owns: the seeds' `Item`, ported.
 ///
 /// The book's `class Item: NSObject, NSCoding` becomes a struct adopting
-/// ``KeyedCoding``; `encode(with:)` and `init(coder:)` read as in the chapter. It is
+/// `KeyedSecureCoding`; `encode(with:)` and `init(coder:)` read as in the chapter, each
+/// value asked for by type as secure decoding wants (no "safe plist type" warning). It is
 /// archived as `Homepwner.Item`, the class name the book's app writes, so the archive
 /// reads back in the original app.
 ///
@@ -67,7 +68,7 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
         name = try aDecoder.decode(String.self, forKey: "name")
         dateCreated = try aDecoder.decode(Date.self, forKey: "dateCreated")
         itemKey = try aDecoder.decode(String.self, forKey: "itemKey")
-        serialNumber = aDecoder.decodeObject(forKey: "serialNumber") as? String
+        serialNumber = aDecoder.decodeObject(of: String.self, forKey: "serialNumber")
         valueInDollars = aDecoder.decodeInteger(forKey: "valueInDollars")
     }
 }
