@@ -103,17 +103,14 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
     /// The items an archive holds; none when there is no archive.
     private func items(in archive: Data?) throws(StoreError) -> [Model] {
         guard let archive else { return [] }
-        let items: [Model]?
         do {
-            items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: archive)
+            // A typed array: a model's own fields may hold collections, which the
+            // collection call unarchivedArrayOfObjects refuses. A nil root throws.
+            return try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? []
         } catch {
             throw StoreError(
                 .corruptArchive, "not an archive of \(Model.self) items", path: url.path, underlyingError: error)
         }
-        guard let items else {
-            throw StoreError(.corruptArchive, "the archive has no root object", path: url.path)
-        }
-        return items
     }
 
     /// `checkpoint` with the journal's `records` applied in order.
@@ -183,7 +180,7 @@ public final class InMemoryBackend<Model: KeyedArchivable>: ItemStoreBackend {
     public func loadItems() throws(StoreError) -> [Model] {
         guard let archive = state.withLock({ $0.archive }) else { return [] }
         do {
-            return try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: archive) ?? []
+            return try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? []
         } catch {
             throw StoreError(.corruptArchive, "not an archive of \(Model.self) items", underlyingError: error)
         }

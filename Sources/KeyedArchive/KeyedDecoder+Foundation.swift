@@ -127,7 +127,8 @@ extension KeyedDecoder {
         element: (Int) throws(KeyedArchiveError) -> Element
     ) throws(KeyedArchiveError) -> [Element] {
         try memoized(uid, as: [Element].self, entry: entry) { (entry) throws(KeyedArchiveError) in
-            try elements(of: entry, kind: kind, uid: uid, element: element)
+            try countCollection(kind, uid: uid)
+            return try elements(of: entry, kind: kind, uid: uid, element: element)
         }
     }
 
@@ -136,7 +137,8 @@ extension KeyedDecoder {
         uid: Int, entry: ArchiveObjectEntry? = nil, element: (Int) throws(KeyedArchiveError) -> Element
     ) throws(KeyedArchiveError) -> Set<Element> {
         try memoized(uid, as: Set<Element>.self, entry: entry) { (entry) throws(KeyedArchiveError) in
-            Set(try elements(of: entry, kind: .set, uid: uid, element: element))
+            try countCollection(.set, uid: uid)
+            return Set(try elements(of: entry, kind: .set, uid: uid, element: element))
         }
     }
 
@@ -165,6 +167,7 @@ extension KeyedDecoder {
         value decodeValue: (Int) throws(KeyedArchiveError) -> Value
     ) throws(KeyedArchiveError) -> [Key: Value] {
         try memoized(uid, as: [Key: Value].self, entry: entry) { (entry) throws(KeyedArchiveError) in
+            try countCollection(.dictionary, uid: uid)
             let fields = try foundationFields(entry, kind: .dictionary, uid: uid)
             let keys = try referenceList(fields, key: "NS.keys", uid: uid)
             let values = try referenceList(fields, key: "NS.objects", uid: uid)

@@ -116,6 +116,32 @@ extension KeyedDecoder {
             allowed: currentAllowedClasses, uid: frame.uid)
     }
 
+    // MARK: The collection calls
+
+    /// Runs a collection call's decode (`decodeArrayOfObjects(ofClass:forKey:)`…), in
+    /// which one collection may be met: its own.
+    func decodingOneCollection<Value>(_ body: () -> Value) -> Value {
+        let outer = collectionCall
+        collectionCall = .expecting
+        defer { collectionCall = outer }
+        return body()
+    }
+
+    /// Counts a collection met: in a collection call, a second one anywhere below the
+    /// first is refused, as Foundation refuses nested collections there.
+    func countCollection(_ kind: FoundationClass, uid: Int) throws(KeyedArchiveError) {
+        switch collectionCall {
+        case .none: return
+        case .expecting: collectionCall = .met
+        case .met:
+            // A typed decode does not name its key here; the error's key path does.
+            let subject = checkedKey.isEmpty ? "value" : "value for key (\(checkedKey))"
+            throw KeyedArchiveError(
+                .classNotAllowed, "\(subject) contains too many nested (\(kind.baseClassName))s", uid: uid,
+                className: kind.baseClassName)
+        }
+    }
+
     // MARK: Errors and warnings
 
     /// Foundation's 4864 error for a class outside the set.
@@ -173,4 +199,9 @@ struct WarnedAbout: Hashable {
     let kind: SecureCodingWarning.Kind
     let key: String
     let className: String
+}
+
+/// Where a collection call stands: none running, its collection still to come, or met.
+enum CollectionCall {
+    case none, expecting, met
 }

@@ -176,7 +176,7 @@ extension KeyedDecoder {
         guard requireSecureCoding(for: "decodeArrayOfObjects(ofClass:forKey:)", key: key),
             refuseNestedCollections(Element._allowedClasses, key: key)
         else { return nil }
-        return decodeObject(of: [Element].self, forKey: key)
+        return decodingOneCollection { decodeObject(of: [Element].self, forKey: key) }
     }
 
     /// A dictionary of `Key`s to `Value`s. Corresponds to
@@ -188,7 +188,7 @@ extension KeyedDecoder {
         guard requireSecureCoding(for: "decodeDictionary(withKeysOfClass:objectsOfClass:forKey:)", key: key),
             refuseNestedCollections(Key._allowedClasses + Value._allowedClasses, key: key)
         else { return nil }
-        return decodeObject(of: [Key: Value].self, forKey: key)
+        return decodingOneCollection { decodeObject(of: [Key: Value].self, forKey: key) }
     }
 
     /// The collection calls decode one level of collection: Foundation refuses element

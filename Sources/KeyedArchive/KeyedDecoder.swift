@@ -106,6 +106,8 @@ public final class KeyedDecoder {
     var requestedClasses: [ObjectIdentifier: AllowedClasses] = [:]
     /// The key whose value is being checked, for the warnings (`NS.objects` in collections).
     var checkedKey = ""
+    /// Whether a collection call runs, and has met its collection.
+    var collectionCall = CollectionCall.none
     /// The warnings given so far (``secureCodingWarnings`` holds them in full).
     var warnedAbout: Set<WarnedAbout> = []
     /// Secure decoding without the model types (``ArchiveClassUsage/simulate(_:allowing:limits:)``):

@@ -55,25 +55,39 @@ public enum KeyedUnarchiver {
     }
 
     /// Foundation's 4865 for an archive whose root is absent or `$null`.
-    static func rootNotFound() -> KeyedArchiveError {
+    package static func rootNotFound() -> KeyedArchiveError {
         KeyedArchiveError(.keyNotFound, "requested key: 'root'", keyPath: "root")
     }
 
-    /// Corresponds to `unarchivedArrayOfObjects(ofClass:from:)`.
+    /// Corresponds to `unarchivedArrayOfObjects(ofClass:from:)`, with its rule: one
+    /// collection, the root, so the elements may not hold collections of their own
+    /// (``unarchivedObject(ofClass:from:limits:)`` of `[Element]` has no such rule).
     /// - Throws: ``KeyedArchiveError``.
     public static func unarchivedArrayOfObjects<Element: KeyedArchivable>(
         ofClass type: Element.Type, from data: Data, limits: PropertyListLimits = .default
     ) throws(KeyedArchiveError) -> [Element]? {
-        try unarchivedObject(ofClass: [Element].self, from: data, limits: limits)
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        return try rootCollection(decoder, decoder.decodeArrayOfObjects(ofClass: type, forKey: ArchiveFormat.rootKey))
     }
 
-    /// Corresponds to `unarchivedDictionary(ofKeyClass:objectClass:from:)`.
+    /// Corresponds to `unarchivedDictionary(ofKeyClass:objectClass:from:)`, with the
+    /// rule of ``unarchivedArrayOfObjects(ofClass:from:limits:)``.
     /// - Throws: ``KeyedArchiveError``.
     public static func unarchivedDictionary<Key: KeyedArchivable & Hashable, Value: KeyedArchivable>(
         ofKeyClass keyType: Key.Type, objectClass valueType: Value.Type, from data: Data,
         limits: PropertyListLimits = .default
     ) throws(KeyedArchiveError) -> [Key: Value]? {
-        try unarchivedObject(ofClass: [Key: Value].self, from: data, limits: limits)
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        return try rootCollection(
+            decoder,
+            decoder.decodeDictionary(withKeysOfClass: keyType, objectsOfClass: valueType, forKey: ArchiveFormat.rootKey)
+        )
+    }
+
+    private static func rootCollection<Root>(_ decoder: KeyedDecoder, _ root: Root?) throws(KeyedArchiveError) -> Root {
+        if let error = decoder.error { throw error }
+        guard let root else { throw rootNotFound() }
+        return root
     }
 
     /// The root as `decodeObject(forKey:)` returns it, when every object in the archive

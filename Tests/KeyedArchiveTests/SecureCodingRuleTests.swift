@@ -481,6 +481,24 @@ import Glibc
         #expect(decoder.error?.message.hasPrefix("This method only supports decoding non-nested collections") == true)
     }
 
+    // [Foundation] in a collection call, the container is the one collection: a second
+    // one anywhere below it fails, "value for key (NS.objects) contains too many nested
+    // (NSArray)s" (_decodeObjectBinary, expectsUnnestedCollection). A typed array,
+    // Keepsake's own call, has no such rule.
+    @Test func collectionCallsRefuseACollectionBelowTheirOwn() throws {
+        let folders = [Folder(name: "a", children: [Folder(name: "b")])]
+        let data = try KeyedArchiver.archivedData(withRootObject: folders)
+        let error = #expect(throws: KeyedArchiveError.self) {
+            _ = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Folder.self, from: data)
+        }
+        #expect(error?.message.contains("contains too many nested (NSArray)s") == true)
+        #expect(error?.code == .classNotAllowed)
+        #expect(try KeyedUnarchiver.unarchivedObject(ofClass: [Folder].self, from: data)?.first?.children.count == 1)
+        #expect(error?.keyPath == "root[0].children")
+        let flat = try KeyedArchiver.archivedData(withRootObject: [Asset(label: "c")])
+        #expect(try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Asset.self, from: flat)?.first?.label == "c")
+    }
+
     // MARK: 7. Strict mode and the wire format
 
     // Keepsake's strict mode refuses what Apple says "will be disallowed in the future",

@@ -87,11 +87,8 @@ enum ItemChange<Model: KeyedArchivable> {
             case .replace: self = .replace(try Self.item(from: archive), at: first)
             case .move: self = .move(from: first, to: second)
             case .replaceAll:
-                guard let items = try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Model.self, from: archive)
-                else {
-                    throw KeyedArchiveError(.keyNotFound, "the archive has no root object")
-                }
-                self = .replaceAll(items)
+                // A nil root throws; a model's fields may hold collections (see ArchiveFileBackend).
+                self = .replaceAll(try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? [])
             }
         } catch {
             throw StoreError(
@@ -99,9 +96,11 @@ enum ItemChange<Model: KeyedArchivable> {
         }
     }
 
+    /// The item an archive holds; the unarchiver throws for a nil root, so the
+    /// optional it returns is never `nil` here.
     private static func item(from archive: Data) throws -> Model {
         guard let item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive) else {
-            throw KeyedArchiveError(.keyNotFound, "the archive has no root object")
+            throw KeyedUnarchiver.rootNotFound()
         }
         return item
     }
