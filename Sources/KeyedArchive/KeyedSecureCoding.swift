@@ -25,9 +25,9 @@
 ///
 /// A subclass inherits its superclass's answer. Apple also refuses a subclass that
 /// overrides `init(coder:)` without overriding `supportsSecureCoding`; Swift does not
-/// show at run time which initializers a subclass overrides, so that check is the
-/// subclass's own: declare `override class var supportsSecureCoding` in each subclass
-/// whose `init(coder:)` you write.
+/// show at run time which initializers a subclass overrides, so the unarchiver cannot,
+/// and `keepsake port-check` finds such subclasses in the source instead: declare
+/// `override class var supportsSecureCoding` in each subclass whose `init(coder:)` you write.
 public protocol KeyedSecureCoding: KeyedCoding {
     /// Whether instances may be decoded securely. Corresponds to `supportsSecureCoding`.
     static var supportsSecureCoding: Bool { get }

@@ -83,6 +83,40 @@ final class FoundationUseFinder: SyntaxVisitor {
         return false
     }
 
+    /// Classes that start a coding hierarchy: a class inheriting from one of these, or
+    /// adopting a coding protocol itself, answers `supportsSecureCoding` for itself.
+    private static let codingRoots: Set<String> = [
+        "NSObject", "KeyedCoding", "KeyedSecureCoding", "NSCoding", "NSSecureCoding",
+    ]
+
+    /// A subclass that writes its own `init(coder:)` but inherits `supportsSecureCoding`:
+    /// Foundation refuses to decode it securely ("… overrides -initWithCoder: and does
+    /// not override +supportsSecureCoding"). Swift does not show at run time which
+    /// initializers a class overrides, so the unarchiver cannot; the source shows it.
+    override func visit(_ node: ClassDeclSyntax) -> SyntaxVisitorContinueKind {
+        let inherited = node.inheritanceClause?.inheritedTypes.map(\.type.trimmedDescription) ?? []
+        guard let superclass = inherited.first, !inherited.contains(where: Self.codingRoots.contains) else {
+            return .visitChildren
+        }
+        let members = node.memberBlock.members.map(\.decl)
+        let decodes = members.contains {
+            $0.as(InitializerDeclSyntax.self)?.signature.parameterClause.parameters.first?.firstName.text == "coder"
+        }
+        let answers = members.contains {
+            $0.as(VariableDeclSyntax.self)?.bindings.contains {
+                $0.pattern.as(IdentifierPatternSyntax.self)?.identifier.text == "supportsSecureCoding"
+            } ?? false
+        }
+        if decodes, !answers {
+            report(
+                node.name, "init(coder:) of \(node.name.text), a subclass of \(superclass),",
+                "overrides its superclass's without overriding supportsSecureCoding, which Foundation refuses to "
+                    + "decode securely; once it reads each value by type, use "
+                    + "override class var supportsSecureCoding: Bool { true }")
+        }
+        return .visitChildren
+    }
+
     /// UIViewController's memory warning, which nothing calls off iOS.
     override func visit(_ node: FunctionDeclSyntax) -> SyntaxVisitorContinueKind {
         if node.name.text == "didReceiveMemoryWarning", node.signature.parameterClause.parameters.isEmpty,

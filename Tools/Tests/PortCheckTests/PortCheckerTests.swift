@@ -81,6 +81,32 @@ import Testing
                     + "(the classes the sample archive needs)"))
     }
 
+    @Test("A subclass with its own init(coder:) that inherits supportsSecureCoding is reported, and only that")
+    func subclassInitWithoutItsOwnSecureCodingAnswer() {
+        let source = """
+            class Asset: NSObject, NSSecureCoding {
+                class var supportsSecureCoding: Bool { true }
+                required init?(coder: NSCoder) {}
+            }
+            final class Camera: Asset {
+                required init?(coder: NSCoder) { super.init(coder: coder) }
+            }
+            final class Lens: Asset {
+                override class var supportsSecureCoding: Bool { true }
+                required init?(coder: NSCoder) { super.init(coder: coder) }
+            }
+            final class Strap: Asset {}
+            final class Item: KeyedSecureCoding {
+                static var supportsSecureCoding: Bool { true }
+                init(coder: KeyedDecoder) throws {}
+            }
+            """
+        let findings = PortChecker.check(source: source, file: "f.swift").filter { $0.api.hasPrefix("init(coder:)") }
+        #expect(findings.map(\.api) == ["init(coder:) of Camera, a subclass of Asset,"])
+        #expect(findings.map(\.line) == [5])
+        #expect(findings.first?.advice.hasSuffix("use override class var supportsSecureCoding: Bool { true }") == true)
+    }
+
     @Test("Columns point at the call")
     func columns() {
         let findings = PortChecker.check(
