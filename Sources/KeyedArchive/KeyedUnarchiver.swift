@@ -61,7 +61,7 @@ public enum KeyedUnarchiver {
 
     /// Corresponds to `unarchivedArrayOfObjects(ofClass:from:)`, with its rule: one
     /// collection, the root, so the elements may not hold collections of their own
-    /// (``unarchivedObject(ofClass:from:limits:)`` of `[Element]` has no such rule).
+    /// (`unarchivedObject(ofClass:from:)` of `[Element]` has no such rule).
     /// - Throws: ``KeyedArchiveError``.
     public static func unarchivedArrayOfObjects<Element: KeyedArchivable>(
         ofClass type: Element.Type, from data: Data, limits: PropertyListLimits = .default
