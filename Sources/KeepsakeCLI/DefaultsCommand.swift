@@ -30,6 +30,17 @@ struct DefaultsCommand: ParsableCommand {
         )
         var containers: String?
 
+        @Option(
+            name: .customLong("lock-timeout"),
+            help: "Seconds to wait for the domain's lock while another process holds it, then fail.")
+        var lockTimeout: Double = 60
+
+        func validate() throws {
+            guard lockTimeout.isFinite, (0...86_400).contains(lockTimeout) else {
+                throw ValidationError("--lock-timeout takes seconds from 0 to 86400.")
+            }
+        }
+
         func container() throws -> AppContainer {
             let folder = containers.map { URL(fileURLWithPath: $0) }
             guard let container = try? AppContainer(identifier: domain, containersDirectory: folder) else {
@@ -43,6 +54,10 @@ struct DefaultsCommand: ParsableCommand {
             var configuration = Defaults.Configuration()
             configuration.arguments = []
             configuration.externalChangeInterval = nil
+            // A one-shot command waits its turn for the domain's lock, as `defaults`
+            // waits for cfprefsd: an app's 5 s bound would fail a write queued behind
+            // a burst of other writers on a slow disk.
+            configuration.lockTimeout = .milliseconds(Int64(lockTimeout * 1_000))
             configuration.errorHandler = { error in
                 StandardStream.error.report("keepsake: \(error)")
             }

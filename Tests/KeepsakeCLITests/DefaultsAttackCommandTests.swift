@@ -86,10 +86,11 @@ final class DefaultsAttackCommandTests {
 
         let clock = ContinuousClock()
         let started = clock.now
-        let blocked = try run(["write", app, "k", "v"])
+        let blocked = try run(["write", app, "k", "v", "--lock-timeout", "2"])
         let waited = started.duration(to: clock.now)
         #expect(blocked.status == 1)
         #expect(blocked.stderr.contains("timedOut"), "\(blocked.stderr)")
+        #expect(waited >= .seconds(2), "gave up after \(waited), before its --lock-timeout")
         #expect(waited < .seconds(20), "waited \(waited) for a held lock")
         #expect(!FileManager.default.fileExists(atPath: preferences.appendingPathComponent("\(app).plist").path))
 
