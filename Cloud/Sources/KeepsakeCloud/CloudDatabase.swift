@@ -147,6 +147,22 @@ public struct CloudDatabaseError: KeepsakeError {
     static func timedOut(after timeout: Duration) -> Self {
         Self(.timedOut, "the database did not answer within \(timeout)", timeout: timeout)
     }
+
+    /// The longest store name, in bytes of UTF-8: an app identifier's limit. A store's
+    /// name goes into every write's notification, which PostgreSQL limits to 8,000
+    /// bytes; past that, every write would fail after the caller had moved on.
+    static let maximumStoreNameBytes = 255
+
+    /// Throws `.invalidStoreName` for a name no store may have: empty, or longer than
+    /// ``maximumStoreNameBytes``. Checked before a store's first exchange.
+    static func checkStoreName(_ store: String) throws(CloudDatabaseError) {
+        let bytes = store.utf8.count
+        guard (1...maximumStoreNameBytes).contains(bytes) else {
+            throw Self(
+                .invalidStoreName,
+                "a store's name is an app identifier of 1 to \(maximumStoreNameBytes) bytes, not \(bytes) bytes")
+        }
+    }
 }
 
 extension ErrorCode<CloudDatabaseError> {
@@ -160,6 +176,8 @@ extension ErrorCode<CloudDatabaseError> {
     public static let alreadyRunning = Self("alreadyRunning")
     /// The database did not answer within ``CloudDatabaseError/timeout``.
     public static let timedOut = Self("timedOut")
+    /// A store's name is empty or longer than 255 bytes; nothing was exchanged.
+    public static let invalidStoreName = Self("invalidStoreName")
 }
 
 extension CloudDatabase {

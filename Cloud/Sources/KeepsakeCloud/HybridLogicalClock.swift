@@ -51,9 +51,14 @@ public final class HybridLogicalClock: Sendable {
         }
     }
 
-    /// Moves the clock past `remote`, a change seen from another replica.
-    public func receive(_ remote: HybridTimestamp) {
+    /// Moves the clock past `remote`, a change seen from another replica, unless
+    /// `remote` is beyond ``HybridTimestamp/maximumDrift`` ahead of this clock's
+    /// physical time, or otherwise not one a clock makes: then the clock stays as it
+    /// is, and the call returns `false`.
+    @discardableResult
+    public func receive(_ remote: HybridTimestamp) -> Bool {
         let now = physicalTime()
+        guard remote.problem(readAt: now) == nil else { return false }
         state.withLock { state in
             let latest = max(state.milliseconds, remote.milliseconds, now)
             if latest == state.milliseconds && latest == remote.milliseconds {
@@ -67,6 +72,7 @@ public final class HybridLogicalClock: Sendable {
             }
             state.milliseconds = latest
         }
+        return true
     }
 
     /// The latest timestamp made or seen, to store with the replica's data.

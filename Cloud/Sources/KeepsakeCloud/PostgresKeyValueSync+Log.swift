@@ -87,7 +87,9 @@ extension PostgresKeyValueSync {
         return nil
     }
 
-    /// The latest change of every key, read in `connection`'s transaction.
+    /// The latest change of every key, read in `connection`'s transaction; rows that
+    /// fail their checks are left out (the read of the whole log before it has
+    /// quarantined those it found).
     static func wholeStore(_ store: String, on connection: PostgresConnection, logger: Logger) async throws
         -> [KeyValueChange]
     {
@@ -97,15 +99,27 @@ extension PostgresKeyValueSync {
             WHERE store = \(store) ORDER BY position
             """, logger: logger)
         var changes: [KeyValueChange] = []
+        let check = RowCheck()
         for try await (key, value, milliseconds, counter, replica) in rows.decode(
             (String, ByteBuffer?, Int64, Int64, String).self)
         {
-            changes.append(
-                KeyValueChange(
-                    key: key, value: try value.map { try PropertyListReader().read(Array($0.readableBytesView)) },
-                    timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
+            let stamp = HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)
+            if case .success(let change) = check.keyValueChange(key: key, value: value, stamp: stamp) {
+                changes.append(change)
+            }
         }
         return changes
+    }
+
+    /// The rows of this store that readers refused and moved to the quarantine
+    /// (`keepsake_quarantine`), key-value and item rows alike, oldest first.
+    /// - Throws: the database's error.
+    public func quarantinedRows() async throws -> [QuarantinedRow] {
+        try await prepare()
+        let (quarantine, logger) = (quarantine, logger)
+        return try await database.withConnection { connection in
+            try await quarantine.rows(on: connection, logger: logger)
+        }
     }
 
     private func wholeLog() async throws -> (changes: [KeyValueChange], position: Int64) {

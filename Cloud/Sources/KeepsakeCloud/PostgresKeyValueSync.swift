@@ -30,6 +30,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     public let tombstoneRetention: Duration
     let database: DatabaseClient
     let logger: Logger
+    let quarantine: RowQuarantine
     static let channel = "keepsake_kv"
 
     /// - Parameters:
@@ -42,6 +43,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         self.store = store
         self.tombstoneRetention = tombstoneRetention
         self.database = DatabaseClient(database, timeout: timeout)
+        quarantine = RowQuarantine(store: store)
         var logger = Logger(label: "keepsake.cloud")
         logger.logLevel = .critical
         self.logger = logger
@@ -49,6 +51,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
 
     /// Creates the table if it is missing, once per service.
     public func prepare() async throws {
+        try CloudDatabaseError.checkStoreName(store)
         try await schema.create(on: database, logger: logger)
     }
 
@@ -69,6 +72,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         // The newest position whose removal the log forgot: a replica that has read
         // less than that must read the whole store.
         "CREATE TABLE IF NOT EXISTS keepsake_kv_horizon (store text PRIMARY KEY, position bigint NOT NULL)",
+        RowQuarantine.schema,
     ])
 
     /// How many changes one transaction of a push writes: each transaction must end
@@ -103,8 +107,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
 
     /// The time before which removals are forgotten, in milliseconds since 1970.
     static func cutoff(_ retention: Duration) -> Int64 {
-        let (seconds, attoseconds) = retention.components
-        return HybridLogicalClock.wallClock() - (seconds * 1_000 + attoseconds / 1_000_000_000_000_000)
+        HybridLogicalClock.wallClock() - retention.wholeMilliseconds
     }
 
     static func insert(
@@ -146,9 +149,11 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
             """, logger: logger)
     }
 
+    /// The changes after `position`. A row that fails its checks (``RowCheck``) is
+    /// skipped, and moved to the quarantine.
     public func changes(after position: Int64) async throws -> KeyValueBatch {
         try await prepare()
-        let (store, logger) = (store, logger)
+        let (store, logger, quarantine) = (store, logger, quarantine)
         return try await database.withConnection { connection in
             let horizon = try await connection.query(
                 "SELECT position FROM keepsake_kv_horizon WHERE store = \(store)", logger: logger
@@ -167,17 +172,21 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
                     WHERE store = \(store) AND position > \(position) ORDER BY position LIMIT 1000
                     """, logger: logger)
             var changes: [KeyValueChange] = []
+            var rejected: [RejectedRow] = []
             var last = wholeStore ? max(position, horizon ?? 0) : position
+            let check = RowCheck()
             for try await (row, key, value, milliseconds, counter, replica) in rows.decode(
                 (Int64, String, ByteBuffer?, Int64, Int64, String).self)
             {
-                let decoded = try value.map { try PropertyListReader().read(Array($0.readableBytesView)) }
-                changes.append(
-                    KeyValueChange(
-                        key: key, value: decoded,
-                        timestamp: HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)))
+                let stamp = HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)
+                switch check.keyValueChange(key: key, value: value, stamp: stamp) {
+                case .success(let change): changes.append(change)
+                case .failure(let problem):
+                    rejected.append(RejectedRow(source: .keyValue, key: key, version: row, reason: problem.reason))
+                }
                 last = max(last, row)
             }
+            await quarantine.move(rejected, on: connection, logger: logger)
             return KeyValueBatch(changes: changes, position: last, isWholeStore: wholeStore)
         }
     }

@@ -65,7 +65,7 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
     struct Status: AsyncParsableCommand {
         static let configuration = CommandConfiguration(
             abstract:
-                "Print the app's outbox, then the store's keys, size against Apple's limits, changes and replicas.",
+                "Print the app's outbox, then the store's keys, size against Apple's limits, changes, replicas and quarantined rows.",
             discussion: """
                 The outbox is read from the app's replica in its container, even while the \
                 app runs, and printed before the database is asked: it shows what waits \
@@ -78,7 +78,9 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         func run() async throws {
             print("store: \(location.store)")
             print("outbox: \(describeOutbox())")
-            let summary = try await location.withLog { try await $0.summary() }
+            let (summary, quarantined) = try await location.withLog { log in
+                (try await log.summary(), try await log.quarantinedRows())
+            }
             let limits = UbiquitousStoreLimits()
             print("keys: \(summary.values.count) of \(limits.maxKeys)")
             print("bytes: \(summary.totalBytes) of \(limits.maxTotalBytes)")
@@ -86,6 +88,13 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
                 "changes: \(summary.changeCount) from \(summary.replicaCount) replicas, last at position \(summary.position)"
             )
             print("latest: \(summary.latest.map(\.description) ?? "none")")
+            print("quarantined: \(quarantined.count) rows")
+            for row in quarantined {
+                // A key read from a row may be of any length, and hold anything.
+                print(
+                    "  \(row.table) \(row.key.prefix(80).debugDescription) at \(row.quarantinedAt.formatted(.iso8601)): \(row.reason)"
+                )
+            }
         }
 
         /// The app's outbox, or why it cannot be read: the log is still worth printing.

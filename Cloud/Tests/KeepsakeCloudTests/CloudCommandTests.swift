@@ -1,5 +1,6 @@
 import AppRuntime
 import AppSandbox
+import AppStores
 import Foundation
 import PropertyList
 import TestSupport
@@ -26,10 +27,10 @@ struct CloudCommandTests {
     /// Runs `keepsake-cloud` and waits for it on a thread of its own: the cooperative
     /// pool's few threads must stay free for this process's own database calls, which a
     /// command may be waiting on.
-    func run(_ arguments: String..., containers: URL? = nil) async throws -> Output {
+    func run(_ arguments: String..., store: String? = nil, containers: URL? = nil) async throws -> Output {
         let executable = try #require(cloudCommand)
         let arguments =
-            [arguments[0], "--database", try #require(TestDatabase.url), store] + arguments.dropFirst()
+            [arguments[0], "--database", try #require(TestDatabase.url), store ?? self.store] + arguments.dropFirst()
             + (containers.map { ["--containers", $0.path] } ?? [])
         return try await BlockingIO.run {
             let result = try ChildProcess.run(executable, arguments)
@@ -109,6 +110,43 @@ struct CloudCommandTests {
         #expect(app.bool(forKey: "madeByTheTool"))
         #expect(app.outbox.pendingChanges == 0)
     }
+    @Test("A row written past the replicas is quarantined by the first read, listed by status, and set goes on")
+    func statusListsQuarantinedRows() async throws {
+        #expect(try await run("set", "greeting", "hello").status == 0)
+        let raw = DatabaseClient(try #require(TestDatabase.shared), timeout: .seconds(10))
+        try await raw.withConnection { connection in
+            try await PoisonRow.keyValue("far future", reason: "", milliseconds: .max, counter: .max)
+                .insert(store, connection)
+        }
+        let read = try await run("get")
+        #expect(read.status == 0 && read.stdout == "{\n    greeting = hello;\n}\n", "\(read.stdout)\(read.stderr)")
+        #expect(read.stderr.contains("a row of keepsake_kv failed its checks"), "reported: \(read.stderr)")
+        let status = try await run("status")
+        #expect(status.stdout.contains("quarantined: 1 rows\n  keepsake_kv \"poisoned\" at "), "\(status.stdout)")
+        #expect(status.stdout.contains("ahead of this clock"), "\(status.stdout)")
+        #expect(!status.stderr.contains("failed its checks"), "reported once, by the read that moved it")
+        #expect(try await run("set", "poisoned", "-int", "2").status == 0, "the key is free again")
+        #expect(try await run("get", "poisoned").stdout == "2\n")
+    }
+
+    @Test("A store name over 255 bytes is refused with exit status 1, and nothing is written")
+    func longStoreNamesAreRefused() async throws {
+        let long = String(repeating: "s", count: 8_100)
+        let set = try await run("set", "key", "value", store: long)
+        #expect(set.status == 1 && set.stderr.contains("invalidStoreName"), "\(set.stderr)")
+        let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: long)
+        await #expect(throws: CloudDatabaseError.self) {
+            try await service.push([
+                KeyValueChange(key: "k", value: .integer(1), timestamp: HybridLogicalClock(replica: "r").tick())
+            ])
+        }
+        let items = PostgresItemStoreBackend<Gadget>(database: try #require(TestDatabase.shared), store: long)
+        let refused = await #expect(throws: StoreError.self) { try await items.save([Gadget("Bike", value: 1)]) }
+        #expect((refused?.underlyingError as? CloudDatabaseError)?.code == .invalidStoreName)
+        let photos = PostgresBlobStore(database: try #require(TestDatabase.shared), store: long)
+        await #expect(throws: CloudDatabaseError.self) { try await photos.set(Data([1]), forKey: "photo") }
+    }
+
     @Test("Ten sets at once, with room for four more keys: exactly four exit 0, and each of those stands")
     func concurrentSetsNearTheQuota() async throws {
         let service = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: store)

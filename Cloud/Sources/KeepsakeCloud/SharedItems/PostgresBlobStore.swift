@@ -137,6 +137,7 @@ public final class PostgresBlobStore: Sendable {
 
     /// Creates the tables if they are missing, once per store.
     private func prepare() async throws {
+        try CloudDatabaseError.checkStoreName(store)
         try await schema.create(on: database, logger: logger)
     }
 

@@ -63,13 +63,32 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         var logger = Logger(label: "keepsake.cloud.items")
         logger.logLevel = .critical
         self.replica = SharedItemReplica(
-            table: SharedItemTable(database: DatabaseClient(database, timeout: timeout), store: store, logger: logger),
+            table: SharedItemTable(
+                database: DatabaseClient(database, timeout: timeout), store: store, logger: logger,
+                itemProblem: Self.problem(id:archive:)),
             clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
             onConflict: onConflict)
     }
 
+    /// Why `archive`, the row of item `id`, holds no item of the store: it does not
+    /// decode as a `Model`, or the item in it has another id (two rows would then
+    /// hold one item).
+    private static func problem(id: String, archive: Data) -> String? {
+        let item: Model?
+        do {
+            item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive)
+        } catch {
+            return "the archive holds no \(Model.self): \(error)"
+        }
+        guard let item else { return "the archive holds no \(Model.self)" }
+        let archivedID = String(describing: item.id)
+        guard archivedID == id else { return "the archived item has the id \(archivedID.prefix(64)), not its row's" }
+        return nil
+    }
+
     /// Every item the table holds for the store, in order, which saves are then
-    /// changes from.
+    /// changes from. Rows that hold no item of the store are skipped, and moved to
+    /// the quarantine (``PostgresKeyValueSync/quarantinedRows()`` lists them).
     /// - Throws: ``StoreError`` `.readFailed` (the database), `.corruptArchive` (a row
     ///   that is not an archive of `Model`; nothing is changed).
     public func load() async throws(StoreError) -> [Model] {

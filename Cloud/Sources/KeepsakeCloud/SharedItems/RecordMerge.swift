@@ -10,12 +10,7 @@ struct ArchivedFields {
     let values: [String: Data]
 
     init(_ archive: Data) throws {
-        guard
-            let root = try KeyedUnarchiver.unarchivedTopLevelObjects(from: archive)
-                .first(where: { $0.key == "root" })?.value as? ArchivedObject
-        else {
-            throw KeyedArchiveError(.typeMismatch, "the item's archive has no object at its root")
-        }
+        let root = try Self.root(of: archive)
         self.root = root
         var values: [String: Data] = [:]
         for (key, value) in root.fields {
@@ -23,6 +18,19 @@ struct ArchivedFields {
                 withRootObject: ArchivedObject(className: "Field", fields: [(key, value)]))
         }
         self.values = values
+    }
+
+    /// The object at the root of an item's archive.
+    /// - Throws: ``KeyedArchiveError`` when the bytes are no keyed archive, or hold no
+    ///   object at the root.
+    static func root(of archive: Data) throws -> ArchivedObject {
+        guard
+            let root = try KeyedUnarchiver.unarchivedTopLevelObjects(from: archive)
+                .first(where: { $0.key == "root" })?.value as? ArchivedObject
+        else {
+            throw KeyedArchiveError(.typeMismatch, "the item's archive has no object at its root")
+        }
+        return root
     }
 
     /// The names of the fields whose values differ between `self` and `other`.

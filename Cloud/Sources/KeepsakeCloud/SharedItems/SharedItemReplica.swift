@@ -143,10 +143,18 @@ final class SharedItemReplica: Sendable {
         let fresh = try await table.database.withConnection { connection in
             try await self.table.records(after: after, on: connection)
         }
+        await table.quarantine(fresh.rejected)
         return state.withLock { state in
             absorb(fresh, into: &state)
             return Array(state.server.values)
         }
+    }
+
+    /// Takes a read of the table into the mirror, and reads on after its rows, the
+    /// refused ones included.
+    private func absorb(_ read: SharedItemTable.Read, into state: inout State) {
+        absorb(read.records, into: &state)
+        state.readThrough = max(state.readThrough, read.lastTag)
     }
 
     /// Takes `records` into the mirror, unless it holds a later version already: a read
@@ -176,23 +184,26 @@ final class SharedItemReplica: Sendable {
         let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
-        let written: (plan: Plan, tags: [String: Int64]?) = try await table.database.withTransaction(
-            logger: table.logger
-        ) { connection in
-            try await self.table.lock(on: connection)
-            let after = self.state.withLock { $0.readThrough }
-            let fresh = try await self.table.records(after: after, on: connection)
-            let (server, base) = self.state.withLock { state in
-                self.absorb(fresh, into: &state)
-                return (state.server, state.base)
+        let written: (plan: Plan, tags: [String: Int64]?, rejected: [RejectedRow]) = try await table.database
+            .withTransaction(logger: table.logger) { connection in
+                try await self.table.lock(on: connection)
+                let after = self.state.withLock { $0.readThrough }
+                let fresh = try await self.table.records(after: after, on: connection)
+                let (server, base) = self.state.withLock { state in
+                    self.absorb(fresh, into: &state)
+                    return (state.server, state.base)
+                }
+                let plan = try self.plan(changes, base: base, server: server)
+                // Refused whole: the transaction wrote nothing.
+                if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts {
+                    return (plan, nil, fresh.rejected)
+                }
+                let tags = try await self.table.write(plan.writes, on: connection)
+                return (plan, tags, fresh.rejected)
             }
-            let plan = try self.plan(changes, base: base, server: server)
-            // Refused whole: the transaction wrote nothing.
-            if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts { return (plan, nil) }
-            let tags = try await self.table.write(plan.writes, on: connection)
-            return (plan, tags)
-        }
-        let (plan, tags) = written
+        let (plan, tags, rejected) = written
+        // Out of the transaction: a move that fails must not undo the save.
+        await table.quarantine(rejected)
         guard let tags else {
             var error = StoreError(
                 .conflict, "\(plan.conflicts.count) items were changed elsewhere since they were loaded")

@@ -10,16 +10,26 @@ final class SharedItemTable: Sendable {
     let database: DatabaseClient
     let store: String
     let logger: Logger
+    let quarantine: RowQuarantine
+    /// Why an item's archive, which reads as a keyed archive, is still no item of the
+    /// store's type (it does not decode as one, or names another id); nil when it is.
+    let itemProblem: @Sendable (_ id: String, _ archive: Data) -> String?
     static let channel = "keepsake_items"
 
-    init(database: DatabaseClient, store: String, logger: Logger) {
+    init(
+        database: DatabaseClient, store: String, logger: Logger,
+        itemProblem: @escaping @Sendable (_ id: String, _ archive: Data) -> String?
+    ) {
         self.database = database
         self.store = store
         self.logger = logger
+        self.itemProblem = itemProblem
+        quarantine = RowQuarantine(store: store)
     }
 
     /// Creates the table if it is missing, once per backend.
     func prepare() async throws {
+        try CloudDatabaseError.checkStoreName(store)
         try await schema.create(on: database, logger: logger)
     }
 
@@ -40,6 +50,7 @@ final class SharedItemTable: Sendable {
         )
         """,
         "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
+        RowQuarantine.schema,
     ])
 
     /// Takes the store's lock until the transaction ends.
@@ -47,26 +58,58 @@ final class SharedItemTable: Sendable {
         try await connection.query("SELECT pg_advisory_xact_lock(hashtext('items:' || \(store)))", logger: logger)
     }
 
-    /// Every row written after change tag `tag`, deletions included.
-    func records(after tag: Int64, on connection: PostgresConnection) async throws -> [SharedItemRecord] {
+    /// What a read of the table found: the rows, and those that failed their checks,
+    /// for ``RowQuarantine/move(_:on:logger:)`` once any transaction of the read ends.
+    struct Read {
+        var records: [SharedItemRecord] = []
+        var rejected: [RejectedRow] = []
+        /// The largest change tag read, of a row taken or refused.
+        var lastTag: Int64 = 0
+    }
+
+    /// Every row written after change tag `tag`, deletions included, checked (``RowCheck``).
+    func records(after tag: Int64, on connection: PostgresConnection) async throws -> Read {
         let rows = try await connection.query(
             """
             SELECT record_id, change_tag, position, archive, stamp_milliseconds, stamp_counter, stamp_replica,
                 field_stamps
             FROM keepsake_items WHERE store = \(store) AND change_tag > \(tag) ORDER BY change_tag
             """, logger: logger)
-        var records: [SharedItemRecord] = []
+        var read = Read(lastTag: tag)
+        let check = RowCheck()
         for try await (id, changeTag, position, archive, milliseconds, counter, replica, fields) in rows.decode(
             (String, Int64, Double, ByteBuffer?, Int64, Int64, String, String?).self)
         {
-            let record = HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)
-            records.append(
-                SharedItemRecord(
-                    id: id, changeTag: changeTag, position: position,
-                    archive: archive.map { Data($0.readableBytesView) },
-                    stamps: try FieldStamps(record: record, encodedFields: fields)))
+            let stamp = HybridTimestamp(milliseconds: milliseconds, counter: counter, replica: replica)
+            switch check.itemRecord(
+                id: id, changeTag: changeTag, position: position, archive: archive, stamp: stamp, fieldStamps: fields)
+            {
+            case .success(let record):
+                if let archive = record.archive, let reason = itemProblem(id, archive) {
+                    read.rejected.append(RejectedRow(source: .items, key: id, version: changeTag, reason: reason))
+                } else {
+                    read.records.append(record)
+                }
+            case .failure(let problem):
+                read.rejected.append(RejectedRow(source: .items, key: id, version: changeTag, reason: problem.reason))
+            }
+            read.lastTag = max(read.lastTag, changeTag)
         }
-        return records
+        return read
+    }
+
+    /// Moves `rejected` to the quarantine, on a connection of its own.
+    func quarantine(_ rejected: [RejectedRow]) async {
+        guard !rejected.isEmpty else { return }
+        let (quarantine, logger) = (quarantine, logger)
+        do {
+            try await database.withConnection { connection in
+                await quarantine.move(rejected, on: connection, logger: logger)
+            }
+        } catch {
+            // No connection: the rows stay skipped here, and the next reader moves them.
+            quarantine.reporter.error("cannot quarantine \(rejected.count) rows: \(String(reflecting: error))")
+        }
     }
 
     /// Writes `records` (their change tags are ignored) with new change tags, which it
