@@ -27,6 +27,15 @@ enum TestDatabase {
         let result = try ChildProcess.run(script, [command], output: .inherit, errors: .inherit, within: .seconds(60))
         try #require(result.status == .exited(0), "test-database.sh \(command) failed: \(result.status)")
     }
+
+    /// Runs `statements` in the test database as its owner, as anyone with the
+    /// database's URL could; returns the rows, a line each, values separated by `|`.
+    static func sql(_ statements: String) throws -> String {
+        let script = URL(fileURLWithPath: try #require(script))
+        let result = try ChildProcess.run(script, ["sql"], input: Data(statements.utf8), within: .seconds(60))
+        try #require(result.status == .exited(0), "SQL failed: \(result.errorText)")
+        return result.outputText
+    }
 }
 
 /// Every suite of the one test database, run one at a time: some stop, freeze or crash
