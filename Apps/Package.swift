@@ -109,6 +109,7 @@ let package = Package(
             name: "HomepwnerTests",
             dependencies: [
                 "HomepwnerApp",
+                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
                 .product(name: "KeyedArchive", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
                 .product(name: "AppRuntime", package: keepsake),

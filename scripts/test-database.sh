@@ -8,8 +8,8 @@
 #   scripts/test-database.sh thaw    # SIGCONTs them
 #   scripts/test-database.sh resume  # starts it again
 #   scripts/test-database.sh stop    # stops it and removes its data
-#   scripts/test-database.sh sql     # runs the SQL on standard input as the cluster's owner;
-#                                    # prints each row's values, |-separated, a line each
+#   scripts/test-database.sh sql [ROLE]  # runs the SQL on standard input as ROLE (default: the
+#                                        # cluster's owner); prints each row's values, |-separated
 # The cluster lives in $KEEPSAKE_TEST_DATABASE_DIR (default /tmp/keepsake-test-database)
 # on $KEEPSAKE_TEST_DATABASE_PORT (default 54329), and belongs to the user keepsake-pg
 # (made when run as root, since PostgreSQL refuses to run as root).
@@ -64,7 +64,7 @@ stop)
     rm -rf "$data"
     ;;
 sql)
-    run "$bin/psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $port -U $user -d keepsake_test"
+    run "$bin/psql -q -X -t -A -v ON_ERROR_STOP=1 -h 127.0.0.1 -p $port -U ${2:-$user} -d keepsake_test"
     ;;
 *)
     echo "usage: $0 installed|start|pause|crash|freeze|thaw|resume|stop|sql" >&2

@@ -1,6 +1,6 @@
 import ArgumentParser
 
-/// `keepsake cloud status|get|set|remove|sync STORE …`: an app's ubiquitous key-value
+/// `keepsake cloud status|get|set|remove|sync|grant STORE …`: an app's ubiquitous key-value
 /// store in PostgreSQL, shaped like `defaults`.
 ///
 /// The database client is not a dependency of the library: this is the
@@ -13,7 +13,7 @@ struct CloudCommand: ParsableCommand {
         discussion: "Run `keepsake cloud --help` with keepsake-cloud installed for its commands."
     )
 
-    @Argument(parsing: .captureForPassthrough, help: "status|get|set|remove|sync, then its arguments.")
+    @Argument(parsing: .captureForPassthrough, help: "status|get|set|remove|sync|grant, then its arguments.")
     var arguments: [String] = []
 
     static let tool = CompanionCommand(name: "keepsake-cloud", package: "Cloud")

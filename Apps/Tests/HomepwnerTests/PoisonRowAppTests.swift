@@ -60,7 +60,7 @@ extension OnTheTestDatabase {
                 \(itemColumns) \(String(format: copyOfTheBike, "'max'", "9223372036854775807", "9223372036854775807"));
                 \(itemColumns) \(String(format: copyOfTheBike, "'y3000'", "32503680000000", "0"));
                 \(itemColumns) \(String(format: copyOfTheBike, "'bike-copy'", "stamp_milliseconds", "stamp_counter"));
-                SELECT pg_notify('keepsake_kv', '\(name.count):\(name)\n'), pg_notify('keepsake_items', '\(name)');
+                SELECT pg_notify('keepsake_kv', '\(name)'), pg_notify('keepsake_items', '\(name)');
                 """
         }
 

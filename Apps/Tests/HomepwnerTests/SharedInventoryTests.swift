@@ -31,8 +31,7 @@ enum TestDatabase {
     /// Runs `statements` in the test database as its owner, as anyone with the
     /// database's URL could; returns the rows, a line each, values separated by `|`.
     static func sql(_ statements: String) throws -> String {
-        let script = URL(fileURLWithPath: try #require(script))
-        let result = try ChildProcess.run(script, ["sql"], input: Data(statements.utf8), within: .seconds(60))
+        let result = try TestDatabaseScript.sql(statements)
         try #require(result.status == .exited(0), "SQL failed: \(result.errorText)")
         return result.outputText
     }

@@ -8,7 +8,7 @@ final class DatabaseSchema: Sendable {
     private let statements: [String]
     private let created = Mutex(false)
     /// The advisory lock held while tables are created ("ks" in ASCII).
-    private static let creationLock: Int64 = 0x6b73
+    static let creationLock: Int64 = 0x6b73
 
     /// The relations the statements create: when they all exist, nothing is run.
     private let relations: [String]

@@ -55,7 +55,7 @@ extension PostgresKeyValueSync {
         _ = try newValue(KeyValueReplay.replaying(current, limits: limits).entries[key]?.value)
         do {
             try await database.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
+                try await StoreLock.take("kv", of: store, on: connection, logger: logger)
                 let changes = try await Self.wholeStore(store, on: connection, logger: logger)
                 let replay = KeyValueReplay.replaying(changes, limits: limits)
                 let value = try newValue(replay.entries[key]?.value)
@@ -68,8 +68,7 @@ extension PostgresKeyValueSync {
                 try await Self.insert(change, store: store, on: connection, logger: logger)
                 try await Self.compact(
                     store: store, keys: [key], tombstonesBefore: Self.cutoff(retention), on: connection, logger: logger)
-                let keys = Self.notification(store: store, keys: [key])
-                try await connection.query("SELECT pg_notify(\(Self.channel), \(keys))", logger: logger)
+                try await connection.query("SELECT pg_notify(\(Self.channel), \(store))", logger: logger)
             }
         } catch {
             if let refusal = Self.storeError(in: error) { throw refusal }

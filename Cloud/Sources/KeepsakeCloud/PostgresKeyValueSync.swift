@@ -5,9 +5,9 @@ import PropertyList
 
 /// The shared log of a ubiquitous store in PostgreSQL: one table of changes for every
 /// store, a change per row, numbered in the order they were committed, and a
-/// `LISTEN`/`NOTIFY` channel that tells the replicas which keys changed (the keys only:
-/// a replica reads the changes themselves from its last position, so one that was away
-/// misses nothing).
+/// `LISTEN`/`NOTIFY` channel that tells the replicas which store changed (its name
+/// only, which every tenant may see: a replica reads the changes themselves from its
+/// last position, through its own role, so one that was away misses nothing).
 ///
 /// ```swift
 /// let database = try CloudDatabase(url: "postgres://me@127.0.0.1:5432/app")
@@ -55,7 +55,11 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         try await schema.create(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema([
+    private let schema = DatabaseSchema(PostgresKeyValueSync.tables)
+
+    /// What the store needs in the database, created on first use, or beforehand by
+    /// ``CloudTenants/grant(store:)``.
+    static let tables = [
         """
         CREATE TABLE IF NOT EXISTS keepsake_kv (
             position bigserial PRIMARY KEY,
@@ -73,7 +77,8 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         // less than that must read the whole store.
         "CREATE TABLE IF NOT EXISTS keepsake_kv_horizon (store text PRIMARY KEY, position bigint NOT NULL)",
         RowQuarantine.schema,
-    ])
+        StoreLock.table,
+    ]
 
     /// How many changes one transaction of a push writes: each transaction must end
     /// within the timeout, however many changes a replica queued while away. A push
@@ -96,12 +101,11 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         try await database.withTransaction(logger: logger) { connection in
             // One writer per store at a time: positions are then committed in order,
             // and a reader that has seen position n has seen every position before it.
-            try await connection.query("SELECT pg_advisory_xact_lock(hashtext(\(store)))", logger: logger)
+            try await StoreLock.take("kv", of: store, on: connection, logger: logger)
             for change in changes { try await Self.insert(change, store: store, on: connection, logger: logger) }
             try await Self.compact(
                 store: store, keys: changes.map(\.key), tombstonesBefore: cutoff, on: connection, logger: logger)
-            let keys = Self.notification(store: store, keys: changes.map(\.key))
-            try await connection.query("SELECT pg_notify(\(Self.channel), \(keys))", logger: logger)
+            try await connection.query("SELECT pg_notify(\(Self.channel), \(store))", logger: logger)
         }
     }
 
@@ -200,8 +204,7 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
                     try await connection.listen(on: Self.channel) { notifications in
                         // Listening now: whatever came before is read by the next sync.
                         changed()
-                        for try await notification in notifications
-                        where notification.payload.hasPrefix(Self.notificationPrefix(store)) {
+                        for try await notification in notifications where notification.payload == store {
                             changed()
                         }
                     }
@@ -211,18 +214,5 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
             }
             try? await Task.sleep(for: .milliseconds(500))
         }
-    }
-
-    private static func notificationPrefix(_ store: String) -> String { "\(store.count):\(store)\n" }
-
-    /// The store, then the keys that changed, one per line, within PostgreSQL's limit
-    /// of 8,000 bytes per notification (the keys are a hint; the log is the truth).
-    static func notification(store: String, keys: [String]) -> String {
-        var payload = notificationPrefix(store)
-        for key in Set(keys).sorted() {
-            guard payload.utf8.count + key.utf8.count + 1 < 7_900 else { break }
-            payload += key + "\n"
-        }
-        return payload
     }
 }

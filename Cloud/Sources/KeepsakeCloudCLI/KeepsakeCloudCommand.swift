@@ -5,7 +5,7 @@ import KeepsakeCloud
 import KeepsakeCommandLine
 import PropertyList
 
-/// `keepsake-cloud status|get|set|remove|sync`, which `keepsake cloud` runs: a
+/// `keepsake-cloud status|get|set|remove|sync|grant`, which `keepsake cloud` runs: a
 /// ubiquitous key-value store on a database, shaped like macOS `defaults`.
 @main
 struct KeepsakeCloudCommand: AsyncParsableCommand {
@@ -15,9 +15,10 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         discussion: """
             STORE is the store's name, an app identifier (com.example.Homepwner). get, set \
             and remove work on the log in the database, as every replica will see it; sync \
-            brings an app's own replica, in its container, in step with it.
+            brings an app's own replica, in its container, in step with it; grant gives the \
+            app a role of its own, which sees only its store's rows.
             """,
-        subcommands: [Status.self, Get.self, Set.self, Remove.self, Sync.self]
+        subcommands: [Status.self, Get.self, Set.self, Remove.self, Sync.self, Grant.self]
     )
 
     struct StoreOptions: ParsableArguments {
@@ -34,6 +35,16 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
         func withLog<Result: Sendable>(
             _ body: @Sendable (PostgresKeyValueSync) async throws -> Result
         ) async throws -> Result {
+            let store = store
+            return try await withDatabase { database, _ in
+                try await body(PostgresKeyValueSync(database: database, store: store))
+            }
+        }
+
+        /// The database's client and its URL, the client running for as long as `body` does.
+        func withDatabase<Result: Sendable>(
+            _ body: @Sendable (CloudDatabase, _ url: String) async throws -> Result
+        ) async throws -> Result {
             guard let url = database ?? ProcessInfo.processInfo.environment["KEEPSAKE_DATABASE_URL"] else {
                 throw ValidationError("Give the database with --database or $KEEPSAKE_DATABASE_URL.")
             }
@@ -45,7 +56,7 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
             }
             let client = Task { try await database.run() }
             defer { client.cancel() }
-            return try await body(PostgresKeyValueSync(database: database, store: store))
+            return try await body(database, url)
         }
     }
 
@@ -109,6 +120,35 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
             } catch {
                 return "cannot be read: \(error)"
             }
+        }
+    }
+
+    struct Grant: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Give an app a database role of its own, limited to its store's rows, and print the app's URL.",
+            discussion: """
+                Run with --database as a role that owns the tables (or may create them) and may \
+                create roles. Creates the tables, turns on row-level security, and makes the role \
+                keepsake_STORE with a new password, printed in the app's URL this once. Running \
+                it again changes nothing, and prints the URL with *** for the password.
+                """)
+
+        @OptionGroup var location: StoreOptions
+
+        func run() async throws {
+            let store = location.store
+            let (grant, url) = try await location.withDatabase { database, url in
+                (try await CloudTenants(database: database).grant(store: store), url)
+            }
+            guard let appURL = grant.url(replacingUserOf: url) else {
+                throw ValidationError("'\(CloudDatabase.redacted(url))' is not a postgres:// URL.")
+            }
+            if grant.password == nil {
+                print("role \(grant.role) exists for \(store); its password is unchanged and is not shown again")
+            } else {
+                print("role \(grant.role) made for \(store); its password is shown this once, in the app's URL:")
+            }
+            print(appURL)
         }
     }
 

@@ -27,10 +27,12 @@ struct CloudCommandTests {
     /// Runs `keepsake-cloud` and waits for it on a thread of its own: the cooperative
     /// pool's few threads must stay free for this process's own database calls, which a
     /// command may be waiting on.
-    func run(_ arguments: String..., store: String? = nil, containers: URL? = nil) async throws -> Output {
+    func run(
+        _ arguments: String..., store: String? = nil, database: String? = nil, containers: URL? = nil
+    ) async throws -> Output {
         let executable = try #require(cloudCommand)
-        let arguments =
-            [arguments[0], "--database", try #require(TestDatabase.url), store ?? self.store] + arguments.dropFirst()
+        let url = try database ?? #require(TestDatabase.url)
+        let arguments = [arguments[0], "--database", url, store ?? self.store] + arguments.dropFirst()
             + (containers.map { ["--containers", $0.path] } ?? [])
         return try await BlockingIO.run {
             let result = try ChildProcess.run(executable, arguments)
@@ -127,6 +129,40 @@ struct CloudCommandTests {
         #expect(!status.stderr.contains("failed its checks"), "reported once, by the read that moved it")
         #expect(try await run("set", "poisoned", "-int", "2").status == 0, "the key is free again")
         #expect(try await run("get", "poisoned").stdout == "2\n")
+    }
+
+    @Test("grant prints the app's URL with its new password once, then with ***; that URL runs set and get")
+    func grantPrintsTheAppsURLOnce() async throws {
+        let first = try await run("grant")
+        #expect(first.status == 0, "\(first.stderr)")
+        let lines = first.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.first == "role keepsake_\(store) made for \(store); its password is shown this once, in the app's URL:")
+        let appURL = try #require(lines.last)
+        let password = try #require(URLComponents(string: appURL)?.password)
+        #expect(password.count == 64 && password != "***")
+        #expect(try await run("set", "k", "v", database: appURL).status == 0)
+        #expect(try await run("get", "k", database: appURL).stdout == "v\n")
+        let again = try await run("grant")
+        #expect(again.status == 0 && again.stdout.hasPrefix("role keepsake_\(store) exists"), "\(again.stdout)")
+        #expect(!again.stdout.contains(password) && again.stdout.contains(":***@"), "\(again.stdout)")
+    }
+
+    @Test("A password in --database never reaches the output: not on success, not when the server cannot be reached")
+    func passwordsAreNotPrinted() async throws {
+        let secret = "hunter2-not-shown"
+        let url = try #require(TestDatabase.url).replacingOccurrences(of: "@", with: ":\(secret)@")
+        // The test server trusts local connections, so any password is accepted.
+        let outputs = [
+            try await run("set", "k", "v", database: url), try await run("status", database: url),
+            try await run("get", "nothing", database: url),
+            try await run("get", database: "postgres://me:\(secret)@127.0.0.1:1/none"),
+            try await run("get", database: "postgres://me:\(secret)@/no-host"),
+        ]
+        for output in outputs {
+            #expect(!(output.stdout + output.stderr).contains(secret), "\(output.stdout)\(output.stderr)")
+        }
+        #expect(outputs[3].status == 1 && outputs[4].status != 0)
+        #expect(outputs[4].stderr.contains("me:***@"), "the URL is named, without its password: \(outputs[4].stderr)")
     }
 
     @Test("A store name over 255 bytes is refused with exit status 1, and nothing is written")

@@ -44,7 +44,8 @@ public final class PostgresBlobStore: Sendable {
     public func set(_ data: Data, forKey key: String) async throws -> Int64 {
         try await prepare()
         return try await database.withTransaction(logger: logger) { [store, logger] connection in
-            try await Self.lock(key, of: store, on: connection, logger: logger)
+            // Writes and deletions of one key wait for each other, so no chunk outlives its blob.
+            try await StoreLock.take("blobs:" + key, of: store, on: connection, logger: logger)
             let rows = try await connection.query("SELECT nextval('keepsake_item_tags')", logger: logger)
             var version: Int64 = 0
             for try await tag in rows.decode(Int64.self) { version = tag }
@@ -72,14 +73,6 @@ public final class PostgresBlobStore: Sendable {
             try await connection.query("SELECT pg_notify(\(SharedItemTable.channel), \(store))", logger: logger)
             return version
         }
-    }
-
-    /// Writes and deletions of one key wait for each other, so no chunk outlives its blob.
-    private static func lock(_ key: String, of store: String, on connection: PostgresConnection, logger: Logger)
-        async throws
-    {
-        try await connection.query(
-            "SELECT pg_advisory_xact_lock(hashtext('blobs:' || \(store) || ':' || \(key)))", logger: logger)
     }
 
     /// The blob under `key` and its version, or `nil` when there is none.
@@ -114,7 +107,8 @@ public final class PostgresBlobStore: Sendable {
     public func delete(forKey key: String) async throws {
         try await prepare()
         try await database.withTransaction(logger: logger) { [store, logger] connection in
-            try await Self.lock(key, of: store, on: connection, logger: logger)
+            // Waits for a write of the key, as that write waits for this.
+            try await StoreLock.take("blobs:" + key, of: store, on: connection, logger: logger)
             try await connection.query(
                 "DELETE FROM keepsake_blob_chunks WHERE store = \(store) AND key = \(key)", logger: logger)
             try await connection.query(
@@ -141,7 +135,11 @@ public final class PostgresBlobStore: Sendable {
         try await schema.create(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema([
+    private let schema = DatabaseSchema(PostgresBlobStore.tables)
+
+    /// What the store needs in the database, created on first use, or beforehand by
+    /// ``CloudTenants/grant(store:)``.
+    static let tables = [
         "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
         """
         CREATE TABLE IF NOT EXISTS keepsake_blobs (
@@ -153,5 +151,6 @@ public final class PostgresBlobStore: Sendable {
             store text NOT NULL, key text NOT NULL, version bigint NOT NULL, chunk integer NOT NULL,
             bytes bytea NOT NULL, PRIMARY KEY (store, key, version, chunk))
         """,
-    ])
+        StoreLock.table,
+    ]
 }

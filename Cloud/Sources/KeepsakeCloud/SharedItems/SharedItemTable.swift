@@ -33,7 +33,11 @@ final class SharedItemTable: Sendable {
         try await schema.create(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema([
+    private let schema = DatabaseSchema(SharedItemTable.tables)
+
+    /// What the store needs in the database, created on first use, or beforehand by
+    /// ``CloudTenants/grant(store:)``.
+    static let tables = [
         "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
         """
         CREATE TABLE IF NOT EXISTS keepsake_items (
@@ -51,11 +55,12 @@ final class SharedItemTable: Sendable {
         """,
         "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
         RowQuarantine.schema,
-    ])
+        StoreLock.table,
+    ]
 
     /// Takes the store's lock until the transaction ends.
     func lock(on connection: PostgresConnection) async throws {
-        try await connection.query("SELECT pg_advisory_xact_lock(hashtext('items:' || \(store)))", logger: logger)
+        try await StoreLock.take("items", of: store, on: connection, logger: logger)
     }
 
     /// What a read of the table found: the rows, and those that failed their checks,
