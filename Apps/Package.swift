@@ -44,6 +44,7 @@ let package = Package(
                 .product(name: "AppLifecycle", package: keepsake),
                 .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ]

@@ -14,7 +14,8 @@ public enum TestDatabaseScript {
     /// - Throws: when there is no script, or `psql` does not end within a minute.
     public static func sql(_ statements: String, as role: String? = nil) throws -> ChildProcess.Result {
         guard let path else {
-            throw ChildProcess.LaunchFailure(path: "test-database.sh", reason: "KEEPSAKE_TEST_DATABASE_SCRIPT is not set")
+            throw ChildProcess.LaunchFailure(
+                path: "test-database.sh", reason: "KEEPSAKE_TEST_DATABASE_SCRIPT is not set")
         }
         return try ChildProcess.run(
             URL(fileURLWithPath: path), ["sql"] + (role.map { [$0] } ?? []), input: Data(statements.utf8),

@@ -60,9 +60,22 @@ struct Homepwner: AsyncParsableCommand {
     @Option(name: .long, help: "Largest photo accepted, in bytes.")
     var maxPhotoBytes: Int?
 
+    @Option(name: .long, help: "Seconds a connection with no request in flight stays open.")
+    var idleTimeout = 30
+
+    @Option(
+        name: .long,
+        help: """
+            Most connections open at once; past it, new ones wait to be accepted until one closes. \
+            Default: the file descriptors allowed, less 256.
+            """)
+    var maxConnections: Int?
+
     func validate() throws {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
         if let maxPhotoBytes, maxPhotoBytes <= 0 { throw ValidationError("--max-photo-bytes must be positive") }
+        if !(1...3_600).contains(idleTimeout) { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
+        if let maxConnections, maxConnections <= 0 { throw ValidationError("--max-connections must be positive") }
     }
 
     func run() async throws {
@@ -91,7 +104,8 @@ struct Homepwner: AsyncParsableCommand {
         #else
         let source = ""
         #endif
-        try await server.run(host: host, port: port, hostNames: allowedHosts) { bound in
+        let connections = ConnectionLimits(idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
+        try await server.run(host: host, port: port, hostNames: allowedHosts, connections: connections) { bound in
             StandardStream.output.report(
                 "Homepwner is serving http://\(host):\(bound)/ from \(source)\(appContainer.url.path)")
         }

@@ -3,6 +3,7 @@ import AppRuntime
 import AppSandbox
 import Foundation
 import Hummingbird
+import HummingbirdCore
 import Logging
 import ServiceLifecycle
 
@@ -107,15 +108,21 @@ public final class HomepwnerServer: Sendable {
     /// - Throws: the HTTP server's error (an address in use…); the app is then
     ///   terminated, which saves.
     public func run(
-        host: String, port: Int, hostNames: [String] = [], onRunning: @escaping @Sendable (Int) -> Void = { _ in }
+        host: String, port: Int, hostNames: [String] = [], connections: ConnectionLimits = .init(),
+        onRunning: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws {
         var logger = Logger(label: "Homepwner")
         logger.logLevel = .warning
         var routes = self.routes
         routes.allowedHosts = AllowedHosts(bindingTo: host, names: hostNames)
+        let (seconds, attoseconds) = connections.idleTimeout.components
         let http = Hummingbird.Application(
             router: routes.router(),
-            configuration: .init(address: .hostname(host, port: port), serverName: "Homepwner"),
+            server: .http1(
+                configuration: .init(idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))),
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "Homepwner",
+                availableConnectionsDelegate: MaximumAvailableConnections(connections.resolvedMaximum())),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
         // Signals belong to the lifecycle (SignalEventSource); the service group only

@@ -27,7 +27,8 @@ extension OnTheTestDatabase {
             let containers = try temporaryFolder("homepwner-tenant")
             defer { try? FileManager.default.removeItem(at: containers) }
             let (first, second) = try (
-                start("first", in: containers, url: url, name: name), start("second", in: containers, url: url, name: name)
+                start("first", in: containers, url: url, name: name),
+                start("second", in: containers, url: url, name: name)
             )
 
             let created = try await HTTP.postForm(
@@ -43,7 +44,8 @@ extension OnTheTestDatabase {
                 let cents = String(decoding: settings, as: UTF8.self).contains(
                     "name=\"currencyFormat\" value=\"cents\" checked")
                 if items == ["Bike"] && cents { break }
-                try #require(ContinuousClock.now < deadline, "the item and the setting did not reach the second instance")
+                try #require(
+                    ContinuousClock.now < deadline, "the item and the setting did not reach the second instance")
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(try first.terminate() == 0)

@@ -84,13 +84,15 @@ public struct CloudTenants: Sendable {
             }
         }
         // Readable in `pg_roles`; a long name becomes its MD5, within the 63 bytes a name may take.
-        let role = try await connection.query(
-            "SELECT 'keepsake_' || CASE WHEN octet_length(\(store)) <= 54 THEN \(store) ELSE md5(\(store)) END",
-            logger: logger
-        ).collect().first?.decode(String.self) ?? ""
-        let exists = try await connection.query(
-            "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(role))", logger: logger
-        ).collect().first?.decode(Bool.self) ?? false
+        let role =
+            try await connection.query(
+                "SELECT 'keepsake_' || CASE WHEN octet_length(\(store)) <= 54 THEN \(store) ELSE md5(\(store)) END",
+                logger: logger
+            ).collect().first?.decode(String.self) ?? ""
+        let exists =
+            try await connection.query(
+                "SELECT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = \(role))", logger: logger
+            ).collect().first?.decode(Bool.self) ?? false
         let password = exists ? nil : newPassword()
         if let password {
             try await execute("CREATE ROLE %I LOGIN PASSWORD %L", [role, password], on: connection, logger: logger)
@@ -99,12 +101,14 @@ public struct CloudTenants: Sendable {
             "GRANT SELECT, INSERT, UPDATE, DELETE ON \(sharedTables.joined(separator: ", ")) TO %I", [role],
             on: connection, logger: logger)
         try await execute(
-            "GRANT USAGE ON SEQUENCE \(sequences.joined(separator: ", ")) TO %I", [role], on: connection, logger: logger)
+            "GRANT USAGE ON SEQUENCE \(sequences.joined(separator: ", ")) TO %I", [role], on: connection, logger: logger
+        )
         for table in sharedTables {
-            let hasPolicy = try await connection.query(
-                "SELECT EXISTS (SELECT 1 FROM pg_policies WHERE tablename = \(table) AND policyname = \(role))",
-                logger: logger
-            ).collect().first?.decode(Bool.self) ?? false
+            let hasPolicy =
+                try await connection.query(
+                    "SELECT EXISTS (SELECT 1 FROM pg_policies WHERE tablename = \(table) AND policyname = \(role))",
+                    logger: logger
+                ).collect().first?.decode(Bool.self) ?? false
             guard !hasPolicy else { continue }
             try await execute(
                 "CREATE POLICY %I ON %I TO %I USING (store = %L) WITH CHECK (store = %L)",

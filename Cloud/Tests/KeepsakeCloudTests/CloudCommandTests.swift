@@ -32,7 +32,8 @@ struct CloudCommandTests {
     ) async throws -> Output {
         let executable = try #require(cloudCommand)
         let url = try database ?? #require(TestDatabase.url)
-        let arguments = [arguments[0], "--database", url, store ?? self.store] + arguments.dropFirst()
+        let arguments =
+            [arguments[0], "--database", url, store ?? self.store] + arguments.dropFirst()
             + (containers.map { ["--containers", $0.path] } ?? [])
         return try await BlockingIO.run {
             let result = try ChildProcess.run(executable, arguments)
@@ -136,7 +137,9 @@ struct CloudCommandTests {
         let first = try await run("grant")
         #expect(first.status == 0, "\(first.stderr)")
         let lines = first.stdout.split(separator: "\n").map(String.init)
-        #expect(lines.first == "role keepsake_\(store) made for \(store); its password is shown this once, in the app's URL:")
+        #expect(
+            lines.first
+                == "role keepsake_\(store) made for \(store); its password is shown this once, in the app's URL:")
         let appURL = try #require(lines.last)
         let password = try #require(URLComponents(string: appURL)?.password)
         #expect(password.count == 64 && password != "***")

@@ -114,7 +114,9 @@ struct TenantTests {
         #expect(second.role == first.role && second.password == nil)
         #expect(try TestDatabaseScript.sql(state).outputText == before)
         #expect(before.hasSuffix("\n\(CloudTenants.sharedTables.count)\n"), "a policy on each shared table: \(before)")
-        #expect(second.url(replacingUserOf: "postgres://admin:secret@db.example.com:5433/app") == "postgres://\(first.role):***@db.example.com:5433/app")
+        #expect(
+            second.url(replacingUserOf: "postgres://admin:secret@db.example.com:5433/app")
+                == "postgres://\(first.role):***@db.example.com:5433/app")
         let settings = PostgresKeyValueSync(database: try client(of: first), store: storeA)
         #expect(try await settings.summary().values.isEmpty)
     }

@@ -1,0 +1,106 @@
+import Foundation
+import Testing
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Clients that open connections and never use them, as a flood or a leaky client
+/// would: the server still answers, and closes the idle ones within its timeout.
+@Suite(
+    "Idle connections",
+    .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"),
+    .enabled(if: canOpen(1_200), "the file descriptor limit allows fewer than 1,200 sockets"))
+struct IdleConnectionTests {
+    /// A TCP connection to 127.0.0.1:`port` that sends nothing.
+    static func connect(to port: Int) throws -> Int32 {
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        try #require(socket >= 0, "socket: \(String(cString: strerror(errno)))")
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(socket, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0, "connect: \(String(cString: strerror(errno)))")
+        return socket
+    }
+
+    /// Whether the server has closed `socket`: it reads as ended (or reset).
+    static func isClosedByServer(_ socket: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let read = recv(socket, &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        return read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    @Test(
+        "1,000 idle connections: a fresh GET answers within 1 s, and the server closes at least 95% of them within its timeout"
+    )
+    func idleConnectionsAreClosed() async throws {
+        let containers = try temporaryFolder("homepwner-idle")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let timeout = 5
+        let server = try ServerProcess(
+            containers: containers,
+            arguments: ["--port", "0", "--container", containers.path, "--idle-timeout", String(timeout)])
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        for _ in 0..<1_000 { sockets.append(try Self.connect(to: server.port)) }
+        let opened = ContinuousClock.now
+
+        let start = ContinuousClock.now
+        let reply = try await HTTP.send("GET", server.baseURL)
+        let took = ContinuousClock.now - start
+        #expect(reply.status == 200)
+        #expect(took < .seconds(1), "a fresh GET took \(took) beside 1,000 idle connections")
+
+        var closed = 0
+        while ContinuousClock.now - opened < .seconds(timeout + 5) {
+            closed = sockets.filter(Self.isClosedByServer).count
+            if closed == sockets.count { break }
+            try await Task.sleep(for: .milliseconds(200))
+        }
+        #expect(closed >= 950, "the server closed \(closed) of 1,000 idle connections within \(timeout + 5) s")
+        #expect(try await HTTP.send("GET", server.baseURL).status == 200)
+        #expect(try server.terminate() == 0)
+    }
+
+    @Test("At the cap, a new connection waits to be accepted until an idle one is closed, then is answered")
+    func theCapQueuesNewConnections() async throws {
+        let containers = try temporaryFolder("homepwner-cap")
+        defer { try? FileManager.default.removeItem(at: containers) }
+        let server = try ServerProcess(
+            containers: containers,
+            arguments: [
+                "--port", "0", "--container", containers.path, "--idle-timeout", "2", "--max-connections", "20",
+            ])
+        var sockets: [Int32] = []
+        defer { for socket in sockets { close(socket) } }
+        for _ in 0..<20 { sockets.append(try Self.connect(to: server.port)) }
+        let start = ContinuousClock.now
+        let reply = try await HTTP.send("GET", server.baseURL)
+        let took = ContinuousClock.now - start
+        #expect(reply.status == 200)
+        #expect(took >= .seconds(1), "answered after \(took), while 20 connections held the cap")
+        #expect(took < .seconds(8), "answered only after \(took)")
+        #expect(try server.terminate() == 0)
+    }
+}
+
+/// Whether this process may have `count` descriptors open, raising its soft limit if need be.
+private func canOpen(_ count: Int) -> Bool {
+    var limit = rlimit()
+    guard getrlimit(RLIMIT_NOFILE_RESOURCE, &limit) == 0 else { return false }
+    if limit.rlim_cur < rlim_t(count), limit.rlim_max >= rlim_t(count) {
+        limit.rlim_cur = rlim_t(count) * 2 < limit.rlim_max ? rlim_t(count) * 2 : limit.rlim_max
+        _ = setrlimit(RLIMIT_NOFILE_RESOURCE, &limit)
+    }
+    return getrlimit(RLIMIT_NOFILE_RESOURCE, &limit) == 0 && limit.rlim_cur >= rlim_t(count)
+}
+
+#if canImport(Glibc)
+private let RLIMIT_NOFILE_RESOURCE = __rlimit_resource_t(RLIMIT_NOFILE.rawValue)
+#endif
