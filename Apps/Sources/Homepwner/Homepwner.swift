@@ -60,6 +60,14 @@ struct Homepwner: AsyncParsableCommand {
     @Option(name: .long, help: "Largest photo accepted, in bytes.")
     var maxPhotoBytes: Int?
 
+    @Option(
+        name: .long,
+        help: """
+            Seconds the database keeps a deleted item's row and photo, so that an edit made \
+            elsewhere meanwhile brings both back. Default: 30 days.
+            """)
+    var tombstoneRetention = 30 * 86_400
+
     @Option(name: .long, help: "Seconds a connection with no request in flight stays open.")
     var idleTimeout = 30
 
@@ -76,6 +84,7 @@ struct Homepwner: AsyncParsableCommand {
         if let maxPhotoBytes, maxPhotoBytes <= 0 { throw ValidationError("--max-photo-bytes must be positive") }
         if !(1...3_600).contains(idleTimeout) { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
         if let maxConnections, maxConnections <= 0 { throw ValidationError("--max-connections must be positive") }
+        if tombstoneRetention < 0 { throw ValidationError("--tombstone-retention must not be negative") }
     }
 
     func run() async throws {
@@ -97,7 +106,8 @@ struct Homepwner: AsyncParsableCommand {
             throw ValidationError(HomepwnerServer.builtWithoutDatabase.message)
         }
         let server = try await HomepwnerServer(
-            container: appContainer, limits: limits, database: database, sharedName: sharedName)
+            container: appContainer, limits: limits, database: database, sharedName: sharedName,
+            tombstoneRetention: .seconds(tombstoneRetention))
         let host = host
         #if Database
         let source = database.map { "the database \(CloudDatabase.redacted($0)) and " } ?? ""

@@ -56,6 +56,7 @@ public final class HomepwnerServer: Sendable {
     ///     every instance using it (see ``SharedInventory``); they stay in the container
     ///     too, which answers while the database is away.
     ///   - sharedName: the name of the shared inventory in the database.
+    ///   - tombstoneRetention: how long the database keeps a deleted item's row and photo.
     /// - Throws: the stores' errors, e.g. `StoreError` `.corruptArchive`;
     ///   ``HomepwnerError`` `.databaseUnavailable` for a database in a build without
     ///   the `Database` trait.
@@ -63,12 +64,16 @@ public final class HomepwnerServer: Sendable {
     public init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
         database: String? = nil, sharedName: String = HomepwnerServer.identifier,
+        tombstoneRetention: Duration = .seconds(30 * 86_400),
         configuration: AppLifecycle.Application.Configuration = .init(),
         scheduler: any AppRuntime.Scheduler = SystemScheduler()
     ) throws {
         self.log = log
         #if Database
-        shared = try database.map { try SharedInventory(url: $0, name: sharedName, container: container, log: log) }
+        shared = try database.map {
+            try SharedInventory(
+                url: $0, name: sharedName, container: container, log: log, tombstoneRetention: tombstoneRetention)
+        }
         inventory = try Inventory(container: container, limits: limits, sharedPhotos: shared?.photos)
         #else
         if database != nil { throw Self.builtWithoutDatabase }

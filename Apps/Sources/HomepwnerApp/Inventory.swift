@@ -171,12 +171,12 @@ public final class Inventory {
     ///
     /// The photo goes only after the removal is durable: removing it first would leave,
     /// after a crash between the two, the item back without its photo. A crash after
-    /// the removal leaves the photo, which the next start removes.
+    /// the removal leaves the photo, which the next start removes. A shared photo stays
+    /// in the database until the item store forgets the deletion (``PhotoSharing``).
     /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
     public func deleteItem(forKey key: String) async throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         _ = itemStore.removeAll { $0.itemKey == key }
-        sharedPhotos?.itemWasDeleted(key)
         changed()
         try await commit()
         if sharedPhotos == nil { try? await imageStore.delete(forKey: key) }

@@ -53,15 +53,18 @@ public final class SharedInventory {
     ///   - url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     ///   - name: what the instances share the inventory under; one database can hold
     ///     several inventories.
+    ///   - tombstoneRetention: how long a deleted item's row and photo stay in the
+    ///     database (``PostgresItemStoreBackend/tombstoneRetention``).
     /// - Throws: ``CloudDatabaseError`` (`.invalidURL`) for a URL it cannot use; ``UbiquitousStoreError``
     ///   for a settings file it cannot read.
-    public init(url: String, name: String = HomepwnerServer.identifier, container: AppContainer, log: LifecycleLog)
-        throws
-    {
+    public init(
+        url: String, name: String = HomepwnerServer.identifier, container: AppContainer, log: LifecycleLog,
+        tombstoneRetention: Duration = .seconds(30 * 86_400)
+    ) throws {
         self.log = log
         database = try CloudDatabase(url: url)
         items = PostgresItemStoreBackend<Item>(
-            database: database, store: name, mergePolicy: .fieldLastWriterWins,
+            database: database, store: name, mergePolicy: .fieldLastWriterWins, tombstoneRetention: tombstoneRetention,
             onConflict: { conflict in
                 let versions = try? conflict.versions(as: Item.self)
                 func describe(_ item: Item?) -> String {
@@ -191,11 +194,8 @@ public final class SharedInventory {
         }
         if try await photos.refresh() { inventory.changedElsewhere() }
         var changedMeanwhile = false
-        // What the database holds now, as far as this round knows.
-        var agreed = local
         if try await items.refresh() {
             let merged = try await items.load()
-            agreed = merged
             try await keepAgreement()
             let current = inventory.allItems
             changedMeanwhile = current != local
@@ -205,11 +205,6 @@ public final class SharedInventory {
                 try await inventory.itemStore.flush()
                 inventory.changedElsewhere()
             }
-        }
-        // Photos of deleted items go once the items here are what the database holds;
-        // a change made during this round waits for the next.
-        if inventory.allItems == agreed {
-            await photos.removePhotos(ofDeletedItemsNotIn: Set(agreed.map(\.itemKey)))
         }
         return changedMeanwhile
     }

@@ -8,6 +8,11 @@ import KeepsakeCloud
 /// why), each also copied into the container's `Library/Caches/shared-images/` when
 /// first shown. A copy is named by the photo's version, so a photo replaced elsewhere
 /// is never served from an old copy; the old copy goes when the new version is read.
+///
+/// Deleting an item leaves its photo in the database: an edit made elsewhere may still
+/// bring the item back, and its photo must come back with it. The item store removes
+/// the photo with the item's row once the deletion is older than its retention
+/// (``PostgresItemStoreBackend/tombstoneRetention``).
 @MainActor
 public final class SharedPhotos: PhotoSharing {
     public let blobs: PostgresBlobStore
@@ -15,8 +20,6 @@ public final class SharedPhotos: PhotoSharing {
     public let cache: BlobStore
     /// The version of each photo in the database, as last read.
     private var versions: [String: Int64] = [:]
-    /// Photos of items deleted here, removed from the database once the deletion is saved.
-    private var deletedItemKeys: Set<String> = []
 
     init(blobs: PostgresBlobStore, container: AppContainer) throws {
         self.blobs = blobs
@@ -56,21 +59,6 @@ public final class SharedPhotos: PhotoSharing {
         let old = versions[key]
         versions[key] = version
         if let old, old != version { try? await cache.delete(forKey: Self.copyName(key, old)) }
-    }
-
-    public func itemWasDeleted(_ key: String) { deletedItemKeys.insert(key) }
-
-    /// Removes the photos of items deleted here that `savedKeys`, the items as the
-    /// database now holds them, no longer lists (a merge can keep an item deleted here,
-    /// and its photo with it). Best effort: what fails is tried again next time.
-    func removePhotos(ofDeletedItemsNotIn savedKeys: Set<String>) async {
-        for key in deletedItemKeys {
-            if savedKeys.contains(key) {
-                deletedItemKeys.remove(key)
-            } else if (try? await delete(forKey: key)) != nil {
-                deletedItemKeys.remove(key)
-            }
-        }
     }
 
     /// Reads the photos' versions. Returns whether any photo was added, replaced or

@@ -19,8 +19,6 @@ public protocol PhotoSharing: AnyObject {
     func data(forKey key: String, maxBytes: Int) async throws -> Data?
     /// Removes the photo for every instance.
     func delete(forKey key: String) async throws
-    /// Notes that the item is deleted here; its photo goes once the deletion is saved.
-    func itemWasDeleted(_ key: String)
 }
 
 /// What waits to be pushed to the database, and when a push last succeeded: shown on

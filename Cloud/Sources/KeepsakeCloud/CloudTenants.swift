@@ -33,7 +33,7 @@ public struct CloudTenants: Sendable {
     /// The tables that hold rows of many stores, each row naming its store.
     static let sharedTables = [
         "keepsake_kv", "keepsake_kv_horizon", "keepsake_items", "keepsake_blobs", "keepsake_blob_chunks",
-        "keepsake_quarantine", "keepsake_locks",
+        "keepsake_quarantine", "keepsake_locks", "keepsake_items_horizon",
     ]
     /// The sequences the stores draw from.
     static let sequences = ["keepsake_kv_position_seq", "keepsake_item_tags", "keepsake_quarantine_id_seq"]

@@ -61,7 +61,7 @@ struct TenantTests {
         #expect(owned == "0\n", "A's role owns no table")
         let before = try rowCounts(of: storeA)
         #expect(
-            before == "1|0|1|1|1|1|3\n",
+            before == "1|0|1|1|1|1|3|0\n",
             "one setting, one item, one photo and its chunk, one quarantined row, the locks of the three")
 
         // B in psql: A's rows are not there to read, change or delete, and B cannot add to them.

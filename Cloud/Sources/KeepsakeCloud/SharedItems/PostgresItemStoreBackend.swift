@@ -36,7 +36,9 @@ import Logging
 /// from can be kept across restarts (``agreement()``, ``restoreAgreement(_:)``).
 ///
 /// Photos and other large blobs stay out of the table, in a ``PostgresBlobStore``
-/// beside it, named by the item's key.
+/// beside it, named by the item's id. Deleting an item leaves its photo: a concurrent
+/// edit elsewhere may bring the item back, and the photo must come back with it. The
+/// photo goes with the item's row, after ``tombstoneRetention`` (30 days unless told).
 public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiable>: Sendable {
     /// The store's name; many stores share one table.
     public let store: String
@@ -45,17 +47,26 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// `.writeFailed`). A save that timed out may still be committed; the next save
     /// then finds its own version in the table and writes nothing more.
     public let timeout: Duration
+    /// How long a deleted item's row, and its photo, are kept.
+    public var tombstoneRetention: Duration { replica.tombstoneRetention }
     private let replica: SharedItemReplica
 
     /// - Parameters:
     ///   - database: the process's client, which must be running while the backend is used.
     ///   - mergePolicy: how a save settles items changed elsewhere since they were loaded.
     ///   - replica: this process's name in the stamps of its changes; by default a new one.
+    ///   - tombstoneRetention: how long the table keeps a deleted item's row, which
+    ///     every process needs to learn of the deletion; then the row goes, with the
+    ///     photo named by the item's id (``PostgresBlobStore``) written before it. A
+    ///     process away for longer reads the whole store again, and its changes to an
+    ///     item whose deletion was forgotten are dropped and reported as conflicts with
+    ///     no server version: the deletion stands, photo and all.
     ///   - onConflict: called, on the save's thread, with each conflict a policy other
     ///     than `.reportConflicts` settled, so that no change is dropped silently.
     public init(
         database: CloudDatabase, store: String, mergePolicy: MergePolicy = .reportConflicts,
         replica: String? = nil, timeout: Duration = .seconds(10),
+        tombstoneRetention: Duration = .seconds(30 * 86_400),
         onConflict: @escaping @Sendable (RecordConflict) -> Void = { _ in }
     ) {
         self.store = store
@@ -67,7 +78,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
                 database: DatabaseClient(database, timeout: timeout), store: store, logger: logger,
                 itemProblem: Self.problem(id:archive:)),
             clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
-            onConflict: onConflict)
+            tombstoneRetention: tombstoneRetention, onConflict: onConflict)
     }
 
     /// Why `archive`, the row of item `id`, holds no item of the store: it does not

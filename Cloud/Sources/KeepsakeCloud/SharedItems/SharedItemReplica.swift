@@ -16,6 +16,9 @@ final class SharedItemReplica: Sendable {
     let table: SharedItemTable
     let clock: HybridLogicalClock
     let mergePolicy: MergePolicy
+    /// How long the table keeps a deletion; a replica away for longer reads the whole
+    /// store, and its changes to items whose deletion was forgotten meanwhile are dropped.
+    let tombstoneRetention: Duration
     let onConflict: @Sendable (RecordConflict) -> Void
     private let state = Mutex(State())
 
@@ -38,15 +41,20 @@ final class SharedItemReplica: Sendable {
         /// whose commit the process did not live to record: the next save reads the
         /// table first and takes those rows as agreed (``confirmOffers()``).
         var offersUnconfirmed = false
+        /// Items whose deletion the table forgot before this process read it (they were
+        /// missing from a read of the whole store): the deletion stands against any
+        /// change made here, as their photos are gone with it.
+        var forgotten: Set<String> = []
     }
 
     init(
-        table: SharedItemTable, clock: HybridLogicalClock, mergePolicy: MergePolicy,
+        table: SharedItemTable, clock: HybridLogicalClock, mergePolicy: MergePolicy, tombstoneRetention: Duration,
         onConflict: @escaping @Sendable (RecordConflict) -> Void
     ) {
         self.table = table
         self.clock = clock
         self.mergePolicy = mergePolicy
+        self.tombstoneRetention = tombstoneRetention
         self.onConflict = onConflict
     }
 
@@ -151,10 +159,25 @@ final class SharedItemReplica: Sendable {
     }
 
     /// Takes a read of the table into the mirror, and reads on after its rows, the
-    /// refused ones included.
+    /// refused ones included. A read of the whole store after the table forgot
+    /// deletions (``SharedItemTable/compact(deletedBefore:on:)``) lacks the rows of those
+    /// items: each known here, last seen at or before the horizon, is deleted.
     private func absorb(_ read: SharedItemTable.Read, into state: inout State) {
         absorb(read.records, into: &state)
         state.readThrough = max(state.readThrough, read.lastTag)
+        guard read.isWholeStore, let horizon = read.horizon else { return }
+        let present = Set(read.records.map(\.id)).union(read.rejected.map(\.key))
+        let known = Set(state.server.keys).union(state.base.keys)
+        for id in known.subtracting(present) {
+            guard let last = state.server[id] ?? state.base[id], last.changeTag <= horizon else { continue }
+            state.forgotten.insert(id)
+            guard !last.isDeleted else { continue }
+            state.server[id] = SharedItemRecord(
+                id: id, changeTag: horizon, position: last.position, archive: nil,
+                stamps: FieldStamps(record: last.stamps.latest))
+            state.readThrough = max(state.readThrough, horizon)
+            if state.base[id] != state.server[id] { state.memoryIsStale = true }
+        }
     }
 
     /// Takes `records` into the mirror, unless it holds a later version already: a read
@@ -199,6 +222,9 @@ final class SharedItemReplica: Sendable {
                     return (plan, nil, fresh.rejected)
                 }
                 let tags = try await self.table.write(plan.writes, on: connection)
+                try await self.table.compact(
+                    deletedBefore: HybridLogicalClock.wallClock() - self.tombstoneRetention.wholeMilliseconds,
+                    on: connection)
                 return (plan, tags, fresh.rejected)
             }
         let (plan, tags, rejected) = written
@@ -215,6 +241,12 @@ final class SharedItemReplica: Sendable {
             for change in changes {
                 state.editStamps[change.id] = nil
                 guard let current = state.server[change.id] else { continue }
+                if plan.dropped.contains(change.id) {
+                    // Memory still has the item: it is out of date until loaded again.
+                    state.base[change.id] = current
+                    state.memoryIsStale = true
+                    continue
+                }
                 // What memory holds, with the tag of what the table holds now: a later
                 // save of an item merged here applies its changes to the merge.
                 let base = modified(current) {
@@ -275,6 +307,8 @@ final class SharedItemReplica: Sendable {
     private struct Plan {
         var writes: [SharedItemRecord] = []
         var conflicts: [RecordConflict] = []
+        /// Changes to items whose deletion was forgotten: not written.
+        var dropped: Set<String> = []
     }
 
     /// What saving `changes` writes, given the rows as loaded and as they are now.
@@ -282,8 +316,21 @@ final class SharedItemReplica: Sendable {
         _ changes: [Change], base: [String: SharedItemRecord], server: [String: SharedItemRecord]
     ) throws -> Plan {
         var plan = Plan()
+        let forgotten = state.withLock { $0.forgotten }
         for change in changes {
             let ancestor = base[change.id]
+            if forgotten.contains(change.id), let current = server[change.id], current.isDeleted,
+                ancestor?.changeTag != current.changeTag
+            {
+                // Deleted elsewhere longer ago than the retention, its photo with it: the
+                // deletion stands whatever the policy, and is reported.
+                plan.conflicts.append(
+                    RecordConflict(
+                        recordID: change.id, ancestor: ancestor?.archive, local: change.archive, server: nil,
+                        serverChangeTag: String(current.changeTag)))
+                plan.dropped.insert(change.id)
+                continue
+            }
             guard let current = server[change.id] else {
                 let stamps = try RecordMerge.stamps(
                     ancestor: ancestor, local: change.archive, position: change.position, stamp: change.stamp,

@@ -37,26 +37,30 @@ final class SharedItemTable: Sendable {
 
     /// What the store needs in the database, created on first use, or beforehand by
     /// ``CloudTenants/grant(store:)``.
-    static let tables = [
-        "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
-        """
-        CREATE TABLE IF NOT EXISTS keepsake_items (
-            store text NOT NULL,
-            record_id text NOT NULL,
-            change_tag bigint NOT NULL,
-            position double precision NOT NULL,
-            archive bytea,
-            stamp_milliseconds bigint NOT NULL,
-            stamp_counter bigint NOT NULL,
-            stamp_replica text NOT NULL,
-            field_stamps text,
-            PRIMARY KEY (store, record_id)
-        )
-        """,
-        "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
-        RowQuarantine.schema,
-        StoreLock.table,
-    ]
+    static let tables =
+        [
+            "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
+            """
+            CREATE TABLE IF NOT EXISTS keepsake_items (
+                store text NOT NULL,
+                record_id text NOT NULL,
+                change_tag bigint NOT NULL,
+                position double precision NOT NULL,
+                archive bytea,
+                stamp_milliseconds bigint NOT NULL,
+                stamp_counter bigint NOT NULL,
+                stamp_replica text NOT NULL,
+                field_stamps text,
+                PRIMARY KEY (store, record_id)
+            )
+            """,
+            "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
+            // The newest change tag of a deletion the table forgot: a replica that has read
+            // less than that reads the whole store (``records(after:on:)``).
+            "CREATE TABLE IF NOT EXISTS keepsake_items_horizon (store text PRIMARY KEY, change_tag bigint NOT NULL)",
+            RowQuarantine.schema,
+            StoreLock.table,
+        ] + PostgresBlobStore.tables
 
     /// Takes the store's lock until the transaction ends.
     func lock(on connection: PostgresConnection) async throws {
@@ -70,17 +74,26 @@ final class SharedItemTable: Sendable {
         var rejected: [RejectedRow] = []
         /// The largest change tag read, of a row taken or refused.
         var lastTag: Int64 = 0
+        /// The newest deletion the table forgot, when it forgot any.
+        var horizon: Int64?
+        /// Whether the read holds every row of the store: a row not in it is gone.
+        var isWholeStore = false
     }
 
-    /// Every row written after change tag `tag`, deletions included, checked (``RowCheck``).
+    /// Every row written after change tag `tag`, deletions included, checked (``RowCheck``);
+    /// every row of the store when the table has forgotten deletions after `tag`.
     func records(after tag: Int64, on connection: PostgresConnection) async throws -> Read {
+        let horizon = try await connection.query(
+            "SELECT change_tag FROM keepsake_items_horizon WHERE store = \(store)", logger: logger
+        ).collect().first?.decode(Int64.self)
+        let from = horizon.map { tag < $0 } ?? false ? 0 : tag
         let rows = try await connection.query(
             """
             SELECT record_id, change_tag, position, archive, stamp_milliseconds, stamp_counter, stamp_replica,
                 field_stamps
-            FROM keepsake_items WHERE store = \(store) AND change_tag > \(tag) ORDER BY change_tag
+            FROM keepsake_items WHERE store = \(store) AND change_tag > \(from) ORDER BY change_tag
             """, logger: logger)
-        var read = Read(lastTag: tag)
+        var read = Read(lastTag: tag, horizon: horizon, isWholeStore: from == 0)
         let check = RowCheck()
         for try await (id, changeTag, position, archive, milliseconds, counter, replica, fields) in rows.decode(
             (String, Int64, Double, ByteBuffer?, Int64, Int64, String, String?).self)
@@ -101,6 +114,30 @@ final class SharedItemTable: Sendable {
             read.lastTag = max(read.lastTag, changeTag)
         }
         return read
+    }
+
+    /// Forgets the deletions stamped before `cutoff` (milliseconds since 1970), with the
+    /// photos named by their ids written before them, and moves the horizon past them.
+    /// A photo written after the deletion (a later version: versions and change tags
+    /// count on one sequence) is kept. Called holding the store's lock.
+    func compact(deletedBefore cutoff: Int64, on connection: PostgresConnection) async throws {
+        try await connection.query(
+            """
+            WITH forgotten AS (
+                DELETE FROM keepsake_items WHERE store = \(store) AND archive IS NULL AND stamp_milliseconds < \(cutoff)
+                RETURNING record_id, change_tag),
+            photos AS (
+                DELETE FROM keepsake_blobs photo USING forgotten
+                WHERE photo.store = \(store) AND photo.key = forgotten.record_id AND photo.version < forgotten.change_tag
+                RETURNING photo.key, photo.version),
+            chunks AS (
+                DELETE FROM keepsake_blob_chunks chunk USING forgotten
+                WHERE chunk.store = \(store) AND chunk.key = forgotten.record_id AND chunk.version < forgotten.change_tag
+                RETURNING 1)
+            INSERT INTO keepsake_items_horizon (store, change_tag)
+            SELECT \(store), max(change_tag) FROM forgotten HAVING count(*) > 0
+            ON CONFLICT (store) DO UPDATE SET change_tag = greatest(keepsake_items_horizon.change_tag, excluded.change_tag)
+            """, logger: logger)
     }
 
     /// Moves `rejected` to the quarantine, on a connection of its own.
