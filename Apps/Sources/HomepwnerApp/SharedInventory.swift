@@ -35,6 +35,9 @@ public final class SharedInventory {
     let log: LifecycleLog
     private let support: SandboxDirectory
     private nonisolated static let agreementFile = "shared-items.agreement"
+    /// A merge the last run kept before writing it to the container, done again (if
+    /// the container lacks it) before the first exchange.
+    private var interruptedMerge: AgreementFile?
 
     /// When a push last succeeded, why the last exchange failed, and how many items
     /// the last exchange found to push.
@@ -78,7 +81,9 @@ public final class SharedInventory {
         support = container.directory(.applicationSupport)
         if support.fileExists(Self.agreementFile) {
             do {
-                try items.restoreAgreement(try support.contents(of: Self.agreementFile))
+                let file = AgreementFile(try support.contents(of: Self.agreementFile))
+                try items.restoreAgreement(file.agreement)
+                interruptedMerge = file.merge.isEmpty ? nil : file
             } catch {
                 // Pushed as changes from nothing: merged with what the database holds.
                 log.record("What was last agreed with the database cannot be read, starting afresh: \(error)")
@@ -146,10 +151,30 @@ public final class SharedInventory {
             }
         }
         wake.yield()
+        await finishInterruptedMerge(of: inventory)
         // Ends when the task is cancelled, which ends the stream.
         await syncItems(of: inventory, wakeups: wakeups, wake: wake)
         connections.cancel()
         NotificationCenter.default.removeObserver(observation)
+    }
+
+    /// Does again the merge the last run kept but had not written to the container
+    /// when it stopped (``AgreementFile``), so that its items are not pushed back as
+    /// changes made here.
+    private func finishInterruptedMerge(of inventory: Inventory) async {
+        guard let merge = interruptedMerge else { return }
+        interruptedMerge = nil
+        do {
+            if let redone = try merge.redo(on: inventory.allItems) {
+                inventory.itemStore.replaceAll(with: redone)
+                try await inventory.itemStore.flush()
+                inventory.changedElsewhere()
+                log.record("Finished writing the merge with the database that the last stop interrupted")
+            }
+            try await keepAgreement()
+        } catch {
+            log.record("Could not finish the merge the last stop interrupted: \(error)")
+        }
     }
 
     /// Pushes the changes made here, then reads those made elsewhere, whenever either
@@ -196,15 +221,21 @@ public final class SharedInventory {
         var changedMeanwhile = false
         if try await items.refresh() {
             let merged = try await items.load()
-            try await keepAgreement()
             let current = inventory.allItems
-            changedMeanwhile = current != local
-            let result = changedMeanwhile ? Self.keeping(current, changedSince: local, over: merged) : merged
-            if result != current {
-                inventory.itemStore.replaceAll(with: result)
+            let result = current == local ? merged : Self.keeping(current, changedSince: local, over: merged)
+            // The agreement, with the merge to do again if the process stops before the
+            // container has it (see AgreementFile).
+            try await keepAgreement(merging: current, into: result)
+            // Changes made here while it was written are kept as changes made meanwhile.
+            let now = inventory.allItems
+            changedMeanwhile = now != local
+            let final = now == current ? result : Self.keeping(now, changedSince: local, over: merged)
+            if final != now {
+                inventory.itemStore.replaceAll(with: final)
                 try await inventory.itemStore.flush()
                 inventory.changedElsewhere()
             }
+            if result != current { try await keepAgreement() }
         }
         return changedMeanwhile
     }
@@ -232,16 +263,21 @@ public final class SharedInventory {
     }
 
     /// Writes what was last agreed with the database, durably, off the main actor;
-    /// with `offering`, the changes a save of those items is about to make too.
-    private func keepAgreement(offering local: [Item]? = nil) async throws {
+    /// with `offering`, the changes a save of those items is about to make too; with
+    /// `merging`, the merge about to be written to the container.
+    private func keepAgreement(
+        offering local: [Item]? = nil, merging before: [Item] = [], into after: [Item] = []
+    ) async throws {
         let backend = items
-        let agreement = try await Task.detached {
-            if let local { try await backend.agreement(offering: local) } else { try backend.agreement() }
+        let file = try await Task.detached {
+            let agreement =
+                if let local { try await backend.agreement(offering: local) } else { try backend.agreement() }
+            return try AgreementFile(agreement: agreement, merging: before, into: after).encoded()
         }.value
         let support = support
         try await BlockingIO.run { () throws(SandboxError) in
             try support.create()
-            try support.write(agreement, to: Self.agreementFile)
+            try support.write(file, to: Self.agreementFile)
         }
     }
 }

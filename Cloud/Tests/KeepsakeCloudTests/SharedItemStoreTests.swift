@@ -49,11 +49,42 @@ struct ItemPositionsTests {
         #expect(ItemPositions.assign(to: ["x", "y"], previous: [:]) == [1, 2])
     }
 
+    @Test("Items of one position in (position, id) order keep it; out of that order, one of them moves")
+    func tiedPositionsAreKeptInIdOrder() {
+        // Two replicas appended x and y at once: both got the position after a's.
+        let previous = ["a": 1.0, "x": 2.0, "y": 2.0, "b": 3.0]
+        #expect(ItemPositions.assign(to: ["a", "x", "y", "b"], previous: previous) == [1, 2, 2, 3])
+        let swapped = ItemPositions.assign(to: ["a", "y", "x", "b"], previous: previous)
+        #expect(zip(swapped, [1, 2, 2, 3]).filter { $0 != $1 }.count == 1, "only one of the pair moves: \(swapped)")
+    }
+
+    @Test("Field by field, a later edit brings back an item deleted elsewhere, and a later move alone does not")
+    func aMoveDoesNotUndoADeletion() throws {
+        let archive = try KeyedArchiver.archivedData(withRootObject: Gadget("Bike", value: 300, id: "bike"))
+        let edited = try KeyedArchiver.archivedData(withRootObject: Gadget("Bike", value: 500, id: "bike"))
+        let ancestor = SharedItemRecord(
+            id: "bike", changeTag: 1, position: 1, archive: archive,
+            stamps: FieldStamps(record: HybridTimestamp(milliseconds: 1, counter: 0, replica: "a")))
+        let deleted = SharedItemRecord(
+            id: "bike", changeTag: 2, position: 1, archive: nil,
+            stamps: FieldStamps(record: HybridTimestamp(milliseconds: 2, counter: 0, replica: "a")))
+        let later = HybridTimestamp(milliseconds: 3, counter: 0, replica: "b")
+        let moved = try RecordMerge.resolve(
+            ancestor: ancestor, local: archive, position: 5, server: deleted, stamp: later, policy: .fieldLastWriterWins
+        )
+        #expect(moved == .keepServer)
+        let edit = try RecordMerge.resolve(
+            ancestor: ancestor, local: edited, position: 1, server: deleted, stamp: later, policy: .fieldLastWriterWins)
+        #expect(edit == .write(archive: edited, position: 1, stamps: FieldStamps(record: later)))
+    }
+
     @Test("When halving runs out of precision, every item is renumbered in order")
     func exhaustedGapsRenumber() {
-        let previous = ["a": 1.0, "b": 1.0.nextUp]
-        let positions = ItemPositions.assign(to: ["a", "n", "b"], previous: previous)
-        #expect(positions == [1, 2, 3])
+        let previous = ["m": 1.0, "z": 1.0.nextUp]
+        // No position lies between: "a" would share m's, and sort before it by id.
+        #expect(ItemPositions.assign(to: ["m", "a", "z"], previous: previous) == [1, 2, 3])
+        // "n" can share m's position: it sorts after m by id.
+        #expect(ItemPositions.assign(to: ["m", "n", "z"], previous: previous) == [1, 1, 1.0.nextUp])
     }
 }
 

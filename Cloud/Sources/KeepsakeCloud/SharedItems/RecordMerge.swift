@@ -105,9 +105,11 @@ enum RecordMerge {
         ancestor: SharedItemRecord?, local: Data?, position: Double, server: SharedItemRecord,
         stamp: HybridTimestamp
     ) throws -> RecordResolution {
-        // A deletion on either side is a change of the whole record at its time.
+        // A deletion on either side is a change of the whole record at its time; a
+        // move alone is no edit, and does not bring back an item deleted elsewhere.
         guard let local, server.archive != nil else {
             if local == nil && server.isDeleted { return .keepServer }
+            if server.isDeleted, let ancestor, local == ancestor.archive { return .keepServer }
             return stamp > server.stamps.latest
                 ? .write(archive: local, position: position, stamps: FieldStamps(record: stamp)) : .keepServer
         }
