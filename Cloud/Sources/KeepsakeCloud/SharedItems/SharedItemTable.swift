@@ -55,6 +55,11 @@ final class SharedItemTable: Sendable {
             )
             """,
             "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
+            // What every save's compaction looks for, without reading the live rows.
+            """
+            CREATE INDEX IF NOT EXISTS keepsake_items_deletions ON keepsake_items (store, stamp_milliseconds)
+            WHERE archive IS NULL
+            """,
             // The newest change tag of a deletion the table forgot: a replica that has read
             // less than that reads the whole store (``records(after:on:)``).
             "CREATE TABLE IF NOT EXISTS keepsake_items_horizon (store text PRIMARY KEY, change_tag bigint NOT NULL)",
