@@ -73,6 +73,8 @@ let package = Package(
                 .product(name: "PropertyList", package: keepsake),
                 .product(name: "AppSandbox", package: keepsake),
                 .product(name: "KeepsakeTestSupport", package: "TestSupport"),
+                // Rows written straight into the tables, as no replica would write them.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ]

@@ -16,32 +16,10 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to stop the database and read it")
     )
     struct DeletedItemPhotoTests {
-        let containers: URL
-        let name = "test.homepwner.\(UUID().uuidString)"
+        let shared: SharedInstances
 
         init() throws {
-            containers = try temporaryFolder("homepwner-deleted-photos")
-        }
-
-        func start(_ instance: String, _ extra: [String] = []) throws -> ServerProcess {
-            try ServerProcess(
-                containers: containers,
-                arguments: [
-                    "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database",
-                    try #require(TestDatabase.url), "--shared-name", name,
-                ] + extra)
-        }
-
-        func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool)
-            async throws
-        {
-            let deadline = ContinuousClock.now + timeout
-            while try await !condition() {
-                guard ContinuousClock.now < deadline else {
-                    throw ServerProcess.Failure(description: "timed out: \(what)")
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            shared = try SharedInstances(folder: "homepwner-deleted-photos")
         }
 
         /// An item named `itemName` with `photo`, on `server`, known to `others` with its photo.
@@ -68,9 +46,9 @@ extension OnTheTestDatabase {
         func rows(of key: String) throws -> String {
             try TestDatabase.sql(
                 """
-                SELECT (SELECT count(*) FROM keepsake_items WHERE store = '\(name)' AND record_id = '\(key)'),
-                    (SELECT count(*) FROM keepsake_blobs WHERE store = '\(name)' AND key = '\(key)'),
-                    (SELECT count(*) FROM keepsake_blob_chunks WHERE store = '\(name)' AND key = '\(key)')
+                SELECT (SELECT count(*) FROM keepsake_items WHERE store = '\(shared.name)' AND record_id = '\(key)'),
+                    (SELECT count(*) FROM keepsake_blobs WHERE store = '\(shared.name)' AND key = '\(key)'),
+                    (SELECT count(*) FROM keepsake_blob_chunks WHERE store = '\(shared.name)' AND key = '\(key)')
                 """)
         }
 
@@ -78,8 +56,8 @@ extension OnTheTestDatabase {
             "With the database down, one instance deletes an item and the other then edits it: once it is back, the item returns on both, with its photo"
         )
         func aLaterEditBringsBackItemAndPhoto() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
-            let (first, second) = (try start("first"), try start("second"))
+            defer { shared.removeContainers() }
+            let (first, second) = (try shared.start("first"), try shared.start("second"))
             let photo = RealImages.png + Data(repeating: 9, count: 600_000)
             let key = try await itemWithPhoto("Bike", photo, on: first, seenBy: [second])
 
@@ -116,9 +94,9 @@ extension OnTheTestDatabase {
             "kill -9 right after a delete is acknowledged: after the restart the deletion reaches the database, and once forgotten no row, photo or chunk of the item remains"
         )
         func killAfterADeleteLeavesNoOrphanPhoto() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
+            defer { shared.removeContainers() }
             let retention = ["--tombstone-retention", "0"]
-            let first = try start("first", retention)
+            let first = try shared.start("first", retention)
             let photo = RealImages.png + Data(repeating: 3, count: 300_000)
             let key = try await itemWithPhoto("Lamp", photo, on: first, seenBy: [])
             try await waitUntil("the photo is in the database") { try rows(of: key) == "1|1|2\n" }
@@ -127,7 +105,7 @@ extension OnTheTestDatabase {
             first.child.signal(SIGKILL)
             _ = try first.child.waitForExit()
 
-            let restarted = try start("first", retention)
+            let restarted = try shared.start("first", retention)
             #expect(try await HTTP.items(restarted.baseURL).allSatisfy { $0.itemKey != key }, "the delete was kept")
             // The next save forgets deletions older than the retention, with their photos.
             try await Task.sleep(for: .milliseconds(20))
@@ -135,7 +113,7 @@ extension OnTheTestDatabase {
                 restarted.baseURL.appendingPathComponent("items"), [("name", "Desk"), ("valueInDollars", "80")])
             #expect(later.status == 303)
             try await waitUntil("the deleted item and its photo are forgotten") { try rows(of: key) == "0|0|0\n" }
-            let second = try start("second", retention)
+            let second = try shared.start("second", retention)
             try await waitUntil("a new instance has the store without the deleted item") {
                 try await HTTP.items(second.baseURL).map(\.name) == ["Desk"]
             }

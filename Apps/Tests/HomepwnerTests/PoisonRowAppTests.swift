@@ -11,32 +11,10 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to write rows with psql"))
     struct PoisonRowAppTests {
-        let containers: URL
-        let name = "test.homepwner.\(UUID().uuidString)"
+        let shared: SharedInstances
 
         init() throws {
-            containers = try temporaryFolder("homepwner-poison")
-        }
-
-        func start(_ instance: String) throws -> ServerProcess {
-            try ServerProcess(
-                containers: containers,
-                arguments: [
-                    "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database",
-                    try #require(TestDatabase.url), "--shared-name", name,
-                ])
-        }
-
-        func waitUntil(_ what: String, timeout: Duration = .seconds(10), _ condition: () async throws -> Bool)
-            async throws
-        {
-            let deadline = ContinuousClock.now + timeout
-            while try await !condition() {
-                guard ContinuousClock.now < deadline else {
-                    throw ServerProcess.Failure(description: "timed out: \(what)")
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            shared = try SharedInstances(folder: "homepwner-poison")
         }
 
         /// Key-value rows with a timestamp of 2^63-1, one in the year 3000, and one whose
@@ -46,7 +24,7 @@ extension OnTheTestDatabase {
             let xmlString = "decode('3c737472696e673e783c2f737472696e673e', 'hex')"
             let copyOfTheBike = """
                 SELECT store, %@, nextval('keepsake_item_tags'), position + 1, archive, %@, %@, 'intruder', NULL
-                FROM keepsake_items WHERE store = '\(name)' AND archive IS NOT NULL LIMIT 1
+                FROM keepsake_items WHERE store = '\(shared.name)' AND archive IS NOT NULL LIMIT 1
                 """
             let itemColumns = """
                 INSERT INTO keepsake_items (store, record_id, change_tag, position, archive, stamp_milliseconds,
@@ -54,13 +32,13 @@ extension OnTheTestDatabase {
                 """
             return """
                 INSERT INTO keepsake_kv (store, key, value, milliseconds, counter, replica) VALUES
-                    ('\(name)', 'sortOrder', \(xmlString), 9223372036854775807, 9223372036854775807, 'intruder'),
-                    ('\(name)', 'currencyFormat', \(xmlString), 32503680000000, 0, 'intruder'),
-                    ('\(name)', 'junk', '\\x0001feff', 1, 0, 'intruder');
+                    ('\(shared.name)', 'sortOrder', \(xmlString), 9223372036854775807, 9223372036854775807, 'intruder'),
+                    ('\(shared.name)', 'currencyFormat', \(xmlString), 32503680000000, 0, 'intruder'),
+                    ('\(shared.name)', 'junk', '\\x0001feff', 1, 0, 'intruder');
                 \(itemColumns) \(String(format: copyOfTheBike, "'max'", "9223372036854775807", "9223372036854775807"));
                 \(itemColumns) \(String(format: copyOfTheBike, "'y3000'", "32503680000000", "0"));
                 \(itemColumns) \(String(format: copyOfTheBike, "'bike-copy'", "stamp_milliseconds", "stamp_counter"));
-                SELECT pg_notify('keepsake_kv', '\(name)'), pg_notify('keepsake_items', '\(name)');
+                SELECT pg_notify('keepsake_kv', '\(shared.name)'), pg_notify('keepsake_items', '\(shared.name)');
                 """
         }
 
@@ -68,8 +46,8 @@ extension OnTheTestDatabase {
             "Rows no instance would write are quarantined once; both instances stay up, restart, and still exchange a create and a setting within 10 s"
         )
         func instancesOutlivePoisonRows() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
-            var (first, second) = (try start("first"), try start("second"))
+            defer { shared.removeContainers() }
+            var (first, second) = (try shared.start("first"), try shared.start("second"))
             let seeded = try await HTTP.postForm(
                 first.baseURL.appendingPathComponent("items"), [("name", "Bike"), ("valueInDollars", "300")])
             #expect(seeded.status == 303)
@@ -82,7 +60,7 @@ extension OnTheTestDatabase {
             try await Task.sleep(for: .seconds(6))
             #expect(try second.terminate() == 0, "the second instance stopped cleanly: \(second.log)")
             let logBeforeRestart = second.log
-            second = try start("second")
+            second = try shared.start("second")
             #expect(try await HTTP.items(second.baseURL).map(\.name) == ["Bike"], "no poison reads as an item")
 
             let honest = try await HTTP.postForm(
@@ -95,11 +73,10 @@ extension OnTheTestDatabase {
                 try await HTTP.items(second.baseURL).map(\.name).sorted() == ["Bike", "Honest"]
             }
             try await waitUntil("the setting reaches the second instance") {
-                let page = try await HTTP.send("GET", second.baseURL.appendingPathComponent("settings")).body
-                return String(decoding: page, as: UTF8.self).contains("name=\"currencyFormat\" value=\"cents\" checked")
+                try await HTTP.currencyFormat(second.baseURL) == "cents"
             }
             let quarantined = try TestDatabase.sql(
-                "SELECT source, key FROM keepsake_quarantine WHERE store = '\(name)' ORDER BY source, key")
+                "SELECT source, key FROM keepsake_quarantine WHERE store = '\(shared.name)' ORDER BY source, key")
             #expect(
                 quarantined.split(separator: "\n").sorted()
                     == [

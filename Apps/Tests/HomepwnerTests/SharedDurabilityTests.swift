@@ -14,39 +14,18 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to stop and start the database"))
     struct SharedDurabilityTests {
-        let containers: URL
-        let name = "test.homepwner.\(UUID().uuidString)"
+        let shared: SharedInstances
 
         init() throws {
-            containers = try temporaryFolder("homepwner-shared-crash")
-        }
-
-        func start(_ instance: String) throws -> ServerProcess {
-            try ServerProcess(
-                containers: containers,
-                arguments: [
-                    "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database",
-                    try #require(TestDatabase.url), "--shared-name", name,
-                ])
-        }
-
-        /// Waits until `condition` holds, at most `timeout`.
-        func waitUntil(_ what: String, timeout: Duration, _ condition: () async throws -> Bool) async throws {
-            let deadline = ContinuousClock.now + timeout
-            while try await !condition() {
-                guard ContinuousClock.now < deadline else {
-                    throw ServerProcess.Failure(description: "timed out: \(what)")
-                }
-                try await Task.sleep(for: .milliseconds(50))
-            }
+            shared = try SharedInstances(folder: "homepwner-shared-crash")
         }
 
         @Test(
             "Database crashed, creates and edits on two instances, SIGTERM both: both exit within 5 s, and after restarts every acknowledged change is on both within 10 s"
         )
         func databaseCrashThenSigterm() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
-            var servers = try ["first", "second"].map(start)
+            defer { shared.removeContainers() }
+            var servers = try ["first", "second"].map { try shared.start($0) }
             // One item known to both before the crash, to edit on both sides.
             let seeded = try await HTTP.postForm(
                 servers[0].baseURL.appendingPathComponent("items"), [("name", "Bike"), ("valueInDollars", "300")])
@@ -97,7 +76,7 @@ extension OnTheTestDatabase {
             try TestDatabase.control("resume")
             try outcome.get()
 
-            servers = try ["first", "second"].map(start)
+            servers = try ["first", "second"].map { try shared.start($0) }
             for server in servers {
                 try await waitUntil("every acknowledged change reaches \(server.baseURL)", timeout: .seconds(10)) {
                     let items = try await HTTP.items(server.baseURL)
@@ -113,13 +92,15 @@ extension OnTheTestDatabase {
             "kill -9 right after an acknowledgement, with a database, 20 rounds of sequential creates and deletes or 50 concurrent clients: nothing lost or undone, here and on a second instance"
         )
         func killAfterAcknowledgementInSharedMode() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
+            defer { shared.removeContainers() }
             let acknowledged = CrashRecoveryTests.Acknowledged()
-            try await CrashRecoveryTests.killRounds(20, seed: 28, acknowledged: acknowledged) { try start("first") }
+            try await CrashRecoveryTests.killRounds(20, seed: 28, acknowledged: acknowledged) {
+                try shared.start("first")
+            }
             let (names, deleted) = acknowledged.state.withLock { ($0.names, $0.deletedKeys) }
             // A second instance, new to the database, receives everything the first pushed.
-            let first = try start("first")
-            let second = try start("second")
+            let first = try shared.start("first")
+            let second = try shared.start("second")
             try await CrashRecoveryTests.check(first, against: acknowledged, after: "the last round")
             try await waitUntil(
                 "every acknowledged create and delete reaches the second instance", timeout: .seconds(10)
@@ -135,8 +116,8 @@ extension OnTheTestDatabase {
             "With PostgreSQL stopped by SIGSTOP, pages and a create answer within 100 ms, and SIGTERM exits within 5 s"
         )
         func pagesAnswerWhileTheDatabaseHangs() async throws {
-            defer { try? FileManager.default.removeItem(at: containers) }
-            let server = try start("frozen")
+            defer { shared.removeContainers() }
+            let server = try shared.start("frozen")
             #expect(
                 try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status
                     == 303)
@@ -167,7 +148,7 @@ extension OnTheTestDatabase {
             }
             try TestDatabase.control("thaw")
             try outcome.get()
-            let restarted = try start("frozen")
+            let restarted = try shared.start("frozen")
             #expect(Set(try await HTTP.items(restarted.baseURL).map(\.name)) == ["Before", "Hanging", "During"])
             #expect(try restarted.terminate() == 0)
         }

@@ -17,19 +17,15 @@ extension OnTheTestDatabase {
         )
         func instancesRunOnTheirGrantedRole() async throws {
             let admin = try #require(TestDatabase.url)
-            let name = "com.example.homepwner-\(UUID().uuidString.prefix(8).lowercased())"
+            let shared = try SharedInstances(folder: "homepwner-tenant")
+            defer { shared.removeContainers() }
             let database = try CloudDatabase(url: admin)
             let client = Task { try await database.run() }
             defer { client.cancel() }
-            let grant = try await CloudTenants(database: database).grant(store: name)
+            let grant = try await CloudTenants(database: database).grant(store: shared.name)
             let password = try #require(grant.password)
             let url = try #require(grant.url(replacingUserOf: admin))
-            let containers = try temporaryFolder("homepwner-tenant")
-            defer { try? FileManager.default.removeItem(at: containers) }
-            let (first, second) = try (
-                start("first", in: containers, url: url, name: name),
-                start("second", in: containers, url: url, name: name)
-            )
+            let (first, second) = try (shared.start("first", database: url), shared.start("second", database: url))
 
             let created = try await HTTP.postForm(
                 first.baseURL.appendingPathComponent("items"), [("name", "Bike"), ("valueInDollars", "300")])
@@ -37,16 +33,10 @@ extension OnTheTestDatabase {
             let setting = try await HTTP.postForm(
                 first.baseURL.appendingPathComponent("settings"), [("sortOrder", "name"), ("currencyFormat", "cents")])
             #expect(setting.status == 303)
-            let deadline = ContinuousClock.now + .seconds(10)
-            while true {
-                let items = try await HTTP.items(second.baseURL).map(\.name)
-                let settings = try await HTTP.send("GET", second.baseURL.appendingPathComponent("settings")).body
-                let cents = String(decoding: settings, as: UTF8.self).contains(
-                    "name=\"currencyFormat\" value=\"cents\" checked")
-                if items == ["Bike"] && cents { break }
-                try #require(
-                    ContinuousClock.now < deadline, "the item and the setting did not reach the second instance")
-                try await Task.sleep(for: .milliseconds(50))
+            try await waitUntil("the item and the setting reach the second instance") {
+                let names = try await HTTP.items(second.baseURL).map(\.name)
+                let format = try await HTTP.currencyFormat(second.baseURL)
+                return names == ["Bike"] && format == "cents"
             }
             #expect(try first.terminate() == 0)
             #expect(try second.terminate() == 0)
@@ -54,15 +44,6 @@ extension OnTheTestDatabase {
                 #expect(!log.contains(password), "\(log)")
                 #expect(log.contains(":***@"), "the start line names the database, without its password")
             }
-        }
-
-        func start(_ instance: String, in containers: URL, url: String, name: String) throws -> ServerProcess {
-            try ServerProcess(
-                containers: containers,
-                arguments: [
-                    "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database", url,
-                    "--shared-name", name,
-                ])
         }
     }
 }

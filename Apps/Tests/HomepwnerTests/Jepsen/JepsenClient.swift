@@ -14,7 +14,6 @@ struct JepsenClient {
     private var live: [String: (key: String, version: Int)] = [:]
     private var created = 0
     static let maximumLiveItems = 25
-    static let currencyFormats = ["dollars", "cents", "code"]
 
     init(replica: Int, cluster: JepsenCluster, history: JepsenHistory, seed: UInt64) {
         self.replica = replica
@@ -136,7 +135,7 @@ struct JepsenClient {
     }
 
     private mutating func setCurrencyFormat(_ base: URL) async {
-        let format = Self.currencyFormats[Int(random.next() % 3)]
+        let format = HTTP.currencyFormats[Int(random.next() % 3)]
         let outcome = await send(
             "POST", base.appendingPathComponent("settings"),
             form: [("sortOrder", "manual"), ("currencyFormat", format)])
@@ -154,12 +153,5 @@ struct JepsenClient {
             Observation(
                 replica: replica, started: started, ended: ContinuousClock.now,
                 values: Dictionary(items.map { ($0.name, $0.valueInDollars) }) { first, _ in first }))
-    }
-
-    /// The currency format a replica's settings page shows.
-    static func currencyFormat(at base: URL) async throws -> String? {
-        let page = String(
-            decoding: try await HTTP.send("GET", base.appendingPathComponent("settings")).body, as: UTF8.self)
-        return currencyFormats.first { page.contains("name=\"currencyFormat\" value=\"\($0)\" checked") }
     }
 }

@@ -9,15 +9,14 @@ import Glibc
 /// Homepwner replicas sharing one inventory, which the nemesis kills, restarts and
 /// stops, and the clients reach at whatever port each is on now.
 final class JepsenCluster: Sendable {
-    let containers: URL
-    let name: String
+    let instances: SharedInstances
+    var name: String { instances.name }
     private let servers: Mutex<[ServerProcess?]>
     /// Replicas frozen by SIGSTOP, which must not be read to settle an operation.
     private let stopped = Mutex<Set<Int>>([])
 
-    init(replicas: Int, containers: URL, name: String) throws {
-        self.containers = containers
-        self.name = name
+    init(replicas: Int) throws {
+        instances = try SharedInstances(folder: "homepwner-jepsen")
         servers = Mutex(Array(repeating: nil, count: replicas))
         for replica in 0..<replicas { try start(replica) }
     }
@@ -25,13 +24,7 @@ final class JepsenCluster: Sendable {
     var count: Int { servers.withLock { $0.count } }
 
     func start(_ replica: Int) throws {
-        guard let url = TestDatabase.url else { throw ServerProcess.Failure(description: "no test database") }
-        let server = try ServerProcess(
-            containers: containers,
-            arguments: [
-                "--port", "0", "--container", containers.appendingPathComponent("replica-\(replica)").path,
-                "--database", url, "--shared-name", name,
-            ])
+        let server = try instances.start("replica-\(replica)")
         servers.withLock { $0[replica] = server }
     }
 

@@ -25,11 +25,9 @@ extension OnTheTestDatabase {
             "Random creates, edits, deletes and settings on 3 replicas under kill -9, SIGSTOP, database crashes, dropped LISTENs and poison rows: nothing acknowledged is lost, reads are monotonic and see their writes, and the replicas converge within 10 s"
         )
         func historyHasNoViolations() async throws {
-            let containers = try temporaryFolder("homepwner-jepsen")
-            defer { try? FileManager.default.removeItem(at: containers) }
             let history = JepsenHistory()
-            let cluster = try JepsenCluster(
-                replicas: 3, containers: containers, name: "test.jepsen.\(UUID().uuidString)")
+            let cluster = try JepsenCluster(replicas: 3)
+            defer { cluster.instances.removeContainers() }
             let nemesis = Nemesis(cluster: cluster, history: history, seed: Self.seed)
             let started = ContinuousClock.now
             let deadline = started + .seconds(Self.seconds)
@@ -61,13 +59,13 @@ extension OnTheTestDatabase {
                     guard let base = cluster.baseURL(replica) else { continue }
                     let items = (try? await HTTP.items(base)) ?? []
                     final.append(Dictionary(items.map { ($0.name, $0.valueInDollars) }) { first, _ in first })
-                    formats.append(try? await JepsenClient.currencyFormat(at: base))
+                    formats.append(try? await HTTP.currencyFormat(base))
                 }
                 let converged =
                     final.count == cluster.count
                     && final.enumerated().allSatisfy {
                         JepsenChecker.lostWrites(in: $0.element, replica: $0.offset, expected: expected).isEmpty
-                    } && Set(formats).count == 1 && formats.first != nil
+                    } && Set(formats).count == 1 && formats.allSatisfy { $0 != nil }
                 if converged || ContinuousClock.now - quiet > .seconds(10) { break }
                 try await Task.sleep(for: .milliseconds(200))
             }
@@ -80,7 +78,9 @@ extension OnTheTestDatabase {
             }
             violations += JepsenChecker.readYourWrites(snapshot)
             violations += JepsenChecker.monotonicReads(snapshot)
-            if Set(formats).count != 1 { violations.append("the replicas' currency formats differ: \(formats)") }
+            if Set(formats).count != 1 || formats.contains(nil) {
+                violations.append("the replicas' currency formats differ or cannot be read: \(formats)")
+            }
             if let format = formats.first ?? nil, !settings.union(["dollars"]).contains(format) {
                 violations.append("the currency format \(format) was never set")
             }

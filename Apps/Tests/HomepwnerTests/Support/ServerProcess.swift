@@ -164,6 +164,14 @@ enum HTTP {
         let reply = try await send("GET", base.appendingPathComponent("api/items"))
         return try JSONDecoder().decode([ItemRow].self, from: reply.body)
     }
+
+    static let currencyFormats = ["dollars", "cents", "code"]
+
+    /// The currency format the settings page shows checked.
+    static func currencyFormat(_ base: URL) async throws -> String? {
+        let page = String(decoding: try await send("GET", base.appendingPathComponent("settings")).body, as: UTF8.self)
+        return currencyFormats.first { page.contains("name=\"currencyFormat\" value=\"\($0)\" checked") }
+    }
 }
 
 /// A real 64×48 PNG, so a browser can decode it.
