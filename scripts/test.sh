@@ -71,11 +71,15 @@ step "build the library" swift build --build-tests
 step "test the library" swift test --skip-build "${options[@]}" "$@"
 step "build Apps" swift build --package-path Apps --traits Database --build-tests
 step "test Apps" swift test --package-path Apps --traits Database --skip-build "${options[@]}" \
-    --skip SharedInventoryTests "$@"
+    --skip SharedInventoryTests --skip JepsenTests --skip IdleConnectionTests "$@"
 # Two instances must show each other's changes within a second: measured with no other
 # suite competing for the two cores.
 step "test Apps' two instances" swift test --package-path Apps --traits Database --skip-build "${options[@]}" \
     --filter SharedInventoryTests "$@"
+# Three replicas under faults, and 1,000 idle connections, load both cores: alone, so
+# that they slow no timed test of another suite.
+step "test Apps under load" swift test --package-path Apps --traits Database --skip-build "${options[@]}" \
+    --filter JepsenTests --filter IdleConnectionTests "$@"
 step "build Tools" swift build --package-path Tools --build-tests
 step "test Tools" swift test --package-path Tools --skip-build "${options[@]}" "$@"
 step "build Cloud" swift build --package-path Cloud --build-tests
