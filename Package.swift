@@ -13,6 +13,8 @@ let package = Package(
         .library(name: "AppDefaults", targets: ["AppDefaults"]),
         .library(name: "AppLifecycle", targets: ["AppLifecycle"]),
         .library(name: "AppStores", targets: ["AppStores"]),
+        // The guard for shared state; a product because Cloud/ and Apps/ guard theirs with it.
+        .library(name: "Locking", targets: ["Locking"]),
         .executable(name: "keepsake", targets: ["KeepsakeCLI"]),
         // What `keepsake` shares with its companion commands (keepsake-cloud, in Cloud/):
         // values typed and printed as macOS `defaults` does.
@@ -29,9 +31,12 @@ let package = Package(
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.4.0"),
     ],
     targets: [
+        // Below every layer: `Locked`, the one way shared mutable state is guarded.
+        .target(name: "Locking"),
+
         // Layer 0: property-list values and their binary, XML, OpenStep and JSON forms.
-        // Deliberately free of dependencies so fuzz targets can compile it with plain swiftc.
-        .target(name: "PropertyList"),
+        // It depends on Locking alone, so fuzz targets can compile both with plain swiftc.
+        .target(name: "PropertyList", dependencies: ["Locking"]),
 
         // Layer 1: the coding protocol, keyed archiver and unarchiver (NSKeyedArchiver format);
         // its file one-liners write through the sandbox's durable replace.
@@ -39,14 +44,14 @@ let package = Package(
         // the tests) keep them.
         .target(
             name: "KeyedArchive",
-            dependencies: ["PropertyList", "AppSandbox"],
+            dependencies: ["PropertyList", "AppSandbox", "Locking"],
             swiftSettings: [.define("KEEPSAKE_EXCLUSIVITY_CHECKS", .when(configuration: .debug))]
         ),
 
         // Below the layers: how they run work. The one scheduler (and its timer thread),
         // observation token, change streams, and the executors that keep blocking work
         // off Swift's cooperative pool: a serial I/O queue and BlockingIO.
-        .target(name: "AppRuntime"),
+        .target(name: "AppRuntime", dependencies: ["Locking"]),
 
         // Layer 1: the app container, durable files and the journal, backup rules,
         // coordination, resources (whose Info.plist it reads through the property-list
@@ -54,20 +59,21 @@ let package = Package(
         .target(
             name: "AppSandbox",
             dependencies: [
-                "PropertyList", "AppRuntime", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
+                "PropertyList", "AppRuntime", "Locking", .product(name: "ZIPFoundation", package: "ZIPFoundation"),
             ]
         ),
 
         // Layer 2: user defaults: search list, registration, suites, persistence, notifications,
         // and saving when the app enters the background.
-        .target(name: "AppDefaults", dependencies: ["PropertyList", "AppRuntime", "AppSandbox", "AppLifecycle"]),
+        .target(
+            name: "AppDefaults", dependencies: ["PropertyList", "AppRuntime", "AppSandbox", "AppLifecycle", "Locking"]),
 
         // Layer 2: application states, delegate callbacks, signals, background time,
         // memory warnings.
         .target(
             name: "AppLifecycle",
             dependencies: [
-                "PropertyList", "AppRuntime", "AppSandbox",
+                "PropertyList", "AppRuntime", "AppSandbox", "Locking",
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
             ]
         ),
@@ -75,7 +81,7 @@ let package = Package(
         // Layer 3: the memory cache, the item store and the blob (image) store.
         .target(
             name: "AppStores",
-            dependencies: ["PropertyList", "AppRuntime", "AppLifecycle", "KeyedArchive", "AppSandbox"]),
+            dependencies: ["PropertyList", "AppRuntime", "AppLifecycle", "KeyedArchive", "AppSandbox", "Locking"]),
 
         // Umbrella that re-exports every layer.
         .target(
@@ -104,7 +110,7 @@ let package = Package(
         // What the test targets share: the corpus, the built executables they run and the
         // one child-process runner. No product names it; the repository's other packages
         // reach the same files through their own manifest, Tests/TestSupport/Package.swift.
-        .target(name: "TestSupport", path: "Tests/TestSupport", exclude: ["Package.swift"]),
+        .target(name: "TestSupport", dependencies: ["Locking"], path: "Tests/TestSupport", exclude: ["Package.swift"]),
 
         // Child processes the tests start. No product names them, so a package that
         // depends on this one never builds them.
@@ -122,22 +128,28 @@ let package = Package(
             path: "Tests/Helpers/LifecycleTestHelper"
         ),
 
-        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "TestSupport"]),
-        .testTarget(name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "TestSupport"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "PropertyListTests", dependencies: ["PropertyList", "Locking", "TestSupport"]),
+        .testTarget(
+            name: "KeepsakeCLITests", dependencies: ["PropertyList", "KeyedArchive", "Locking", "TestSupport"]),
         .testTarget(
             name: "KeyedArchiveTests", dependencies: ["KeyedArchive", "PropertyList", "AppSandbox", "TestSupport"]),
         .testTarget(
-            name: "AppSandboxTests", dependencies: ["AppSandbox", "PropertyList", "TestSupport"],
+            name: "AppSandboxTests", dependencies: ["AppSandbox", "PropertyList", "Locking", "TestSupport"],
             resources: [.copy("Fixtures")]),
         .testTarget(
             name: "AppDefaultsTests",
-            dependencies: ["AppDefaults", "AppLifecycle", "PropertyList", "AppRuntime", "AppSandbox", "TestSupport"]
+            dependencies: [
+                "AppDefaults", "AppLifecycle", "PropertyList", "AppRuntime", "AppSandbox", "Locking", "TestSupport",
+            ]
         ),
-        .testTarget(name: "AppRuntimeTests", dependencies: ["AppRuntime"]),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppRuntime", "AppSandbox"]),
+        .testTarget(name: "AppRuntimeTests", dependencies: ["AppRuntime", "Locking"]),
+        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppRuntime", "AppSandbox", "Locking"]),
         .testTarget(
             name: "AppStoresTests",
-            dependencies: ["AppStores", "AppLifecycle", "AppRuntime", "AppSandbox", "KeyedArchive", "TestSupport"]),
+            dependencies: [
+                "AppStores", "AppLifecycle", "AppRuntime", "AppSandbox", "KeyedArchive", "Locking", "TestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )

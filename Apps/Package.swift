@@ -8,6 +8,28 @@ import PackageDescription
 // A path dependency is named after its folder, which differs between checkouts.
 let keepsake = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+/// Products of the library.
+func library(_ names: String...) -> [Target.Dependency] {
+    names.map { .product(name: $0, package: keepsake) }
+}
+
+/// Sharing through PostgreSQL, in the build with the Database trait only.
+let cloud = Target.Dependency.product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"]))
+let testSupport = Target.Dependency.product(name: "KeepsakeTestSupport", package: "TestSupport")
+
+/// A seed's code ported with the README's porting table only, kept as the book writes it
+/// (Original/ holds the unported code the edits are counted against). The books' code is
+/// Swift 5 code, and is compiled as such.
+func port(_ name: String) -> Target {
+    .executableTarget(
+        name: "\(name)Port",
+        dependencies: library("Keepsake"),
+        path: "Ports/\(name)",
+        exclude: ["Original"],
+        swiftSettings: [.swiftLanguageMode(.v5)]
+    )
+}
+
 let package = Package(
     name: "KeepsakeApps",
     platforms: [.macOS(.v13)],
@@ -34,101 +56,42 @@ let package = Package(
         // Each app is a library with everything testable and a thin executable.
         .target(
             name: "HomepwnerApp",
-            dependencies: [
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "AppRuntime", package: keepsake),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "AppDefaults", package: keepsake),
-                .product(name: "AppLifecycle", package: keepsake),
-                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdCore", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: library(
+                "PropertyList", "KeyedArchive", "AppSandbox", "AppRuntime", "AppStores", "AppDefaults", "AppLifecycle",
+                "Locking") + [
+                    cloud,
+                    .product(name: "Hummingbird", package: "hummingbird"),
+                    .product(name: "HummingbirdCore", package: "hummingbird"),
+                    .product(name: "Logging", package: "swift-log"),
+                    .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                ]
         ),
         .executableTarget(
             name: "Homepwner",
-            dependencies: [
-                "HomepwnerApp",
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["HomepwnerApp", cloud, .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                + library("AppSandbox")
         ),
-        .target(
-            name: "FoodTrackerApp",
-            dependencies: [
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "AppStores", package: keepsake),
-            ]
-        ),
+        .target(name: "FoodTrackerApp", dependencies: library("KeyedArchive", "AppSandbox", "AppStores")),
         .executableTarget(
             name: "FoodTracker",
-            dependencies: [
-                "FoodTrackerApp",
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["FoodTrackerApp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                + library("AppSandbox")
         ),
-        // The seeds' code ported with the README's porting table only, kept as the books
-        // write it (Original/ holds the unported code the edits are counted against). The
-        // books' code is Swift 5 code, and is compiled as such.
-        .executableTarget(
-            name: "FoodTrackerPort",
-            dependencies: [.product(name: "Keepsake", package: keepsake)],
-            path: "Ports/FoodTracker",
-            exclude: ["Original"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
-        .executableTarget(
-            name: "HomepwnerPort",
-            dependencies: [.product(name: "Keepsake", package: keepsake)],
-            path: "Ports/Homepwner",
-            exclude: ["Original"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
-        .executableTarget(
-            name: "NeuburgPort",
-            dependencies: [.product(name: "Keepsake", package: keepsake)],
-            path: "Ports/Neuburg",
-            exclude: ["Original"],
-            swiftSettings: [.swiftLanguageMode(.v5)]
-        ),
-        .testTarget(
-            name: "PortTests",
-            dependencies: [
-                .product(name: "Keepsake", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
-            ]
-        ),
+        port("FoodTracker"),
+        port("Homepwner"),
+        port("Neuburg"),
+        .testTarget(name: "PortTests", dependencies: library("Keepsake", "KeyedArchive") + [testSupport]),
         .testTarget(
             name: "HomepwnerTests",
-            dependencies: [
-                "HomepwnerApp",
-                .product(name: "KeepsakeCloud", package: "Cloud", condition: .when(traits: ["Database"])),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "AppRuntime", package: keepsake),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "AppLifecycle", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-            ]
+            dependencies: ["HomepwnerApp", cloud, testSupport]
+                + library("KeyedArchive", "AppSandbox", "AppRuntime", "AppStores", "AppLifecycle", "Locking") + [
+                    .product(name: "Hummingbird", package: "hummingbird"),
+                    .product(name: "HummingbirdTesting", package: "hummingbird"),
+                ]
         ),
         .testTarget(
             name: "FoodTrackerTests",
-            dependencies: [
-                "FoodTrackerApp",
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
-            ]
+            dependencies: ["FoodTrackerApp", testSupport] + library("KeyedArchive", "AppSandbox")
         ),
     ],
     swiftLanguageModes: [.v6]

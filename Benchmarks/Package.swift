@@ -7,6 +7,21 @@ import PackageDescription
 // A path dependency is named after its folder, which differs between checkouts.
 let keepsake = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+/// Products of the library.
+func library(_ names: String...) -> [Target.Dependency] {
+    names.map { .product(name: $0, package: keepsake) }
+}
+
+/// A suite the ordo-one harness runs, in Benchmarks/NAME: the harness and what it measures.
+func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
+    .executableTarget(
+        name: name,
+        dependencies: [.product(name: "Benchmark", package: "benchmark")] + dependencies,
+        path: "Benchmarks/\(name)",
+        plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
+    )
+}
+
 let package = Package(
     name: "KeepsakeBenchmarks",
     platforms: [.macOS(.v13)],
@@ -20,118 +35,32 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .target(
-            name: "BenchmarkData",
-            dependencies: [
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-            ]
-        ),
-        .executableTarget(
-            name: "PlainRatios",
-            dependencies: ["BenchmarkData", .product(name: "PropertyList", package: keepsake)]
-        ),
+        .target(name: "BenchmarkData", dependencies: library("PropertyList", "KeyedArchive")),
+        .executableTarget(name: "PlainRatios", dependencies: ["BenchmarkData"] + library("PropertyList")),
         // libplist, for PeerRatios: Debian's libplist-dev.
         .systemLibrary(name: "CLibPlist", pkgConfig: "libplist-2.0", providers: [.apt(["libplist-dev"])]),
-        .executableTarget(
-            name: "PeerRatios",
-            dependencies: ["BenchmarkData", "CLibPlist", .product(name: "PropertyList", package: keepsake)]
-        ),
+        .executableTarget(name: "PeerRatios", dependencies: ["BenchmarkData", "CLibPlist"] + library("PropertyList")),
         .executableTarget(
             name: "InstructionCounts",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "AppDefaults", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-            ]
+            dependencies: ["BenchmarkData"] + library("PropertyList", "KeyedArchive", "AppDefaults", "AppSandbox")
         ),
         // The cloud stores on PostgreSQL; scripts/cloud-benchmark.sh runs it.
         .executableTarget(
             name: "CloudRatios",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "KeepsakeCloud", package: "Cloud"),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-            ]
+            dependencies: ["BenchmarkData", .product(name: "KeepsakeCloud", package: "Cloud")]
+                + library("AppStores", "AppSandbox", "KeyedArchive", "PropertyList", "Locking")
+                + [
+                    .product(name: "PostgresNIO", package: "postgres-nio"),
+                    .product(name: "Logging", package: "swift-log"),
+                ]
         ),
         // What scripts/benchmark-thresholds.sh checks in CI against Thresholds/.
-        .executableTarget(
-            name: "ThresholdBenchmarks",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "PropertyList", package: keepsake),
-            ],
-            path: "Benchmarks/ThresholdBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "PropertyListBenchmarks",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "PropertyList", package: keepsake),
-            ],
-            path: "Benchmarks/PropertyListBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "KeyedArchiveBenchmarks",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "KeyedArchive", package: keepsake),
-            ],
-            path: "Benchmarks/KeyedArchiveBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "StoreBenchmarks",
-            dependencies: [
-                "BenchmarkData",
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-            ],
-            path: "Benchmarks/StoreBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "CacheBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "AppStores", package: keepsake),
-            ],
-            path: "Benchmarks/CacheBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "SandboxBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "AppSandbox", package: keepsake),
-            ],
-            path: "Benchmarks/SandboxBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
-        .executableTarget(
-            name: "DefaultsBenchmarks",
-            dependencies: [
-                .product(name: "Benchmark", package: "benchmark"),
-                .product(name: "AppDefaults", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-            ],
-            path: "Benchmarks/DefaultsBenchmarks",
-            plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
-        ),
+        benchmark("ThresholdBenchmarks", ["BenchmarkData"] + library("KeyedArchive", "PropertyList")),
+        benchmark("PropertyListBenchmarks", ["BenchmarkData"] + library("PropertyList")),
+        benchmark("KeyedArchiveBenchmarks", ["BenchmarkData"] + library("KeyedArchive")),
+        benchmark("StoreBenchmarks", ["BenchmarkData"] + library("AppStores", "AppSandbox", "KeyedArchive", "Locking")),
+        benchmark("CacheBenchmarks", library("AppStores")),
+        benchmark("SandboxBenchmarks", library("AppSandbox")),
+        benchmark("DefaultsBenchmarks", library("AppDefaults", "AppSandbox")),
     ]
 )

@@ -8,6 +8,16 @@ import PackageDescription
 // A path dependency is named after its folder, which differs between checkouts.
 let keepsake = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().lastPathComponent
 
+/// Products of the library.
+func library(_ names: String...) -> [Target.Dependency] {
+    names.map { .product(name: $0, package: keepsake) }
+}
+
+let postgres = Target.Dependency.product(name: "PostgresNIO", package: "postgres-nio")
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+let serviceLifecycle = Target.Dependency.product(name: "ServiceLifecycle", package: "swift-service-lifecycle")
+let testSupport = Target.Dependency.product(name: "KeepsakeTestSupport", package: "TestSupport")
+
 let package = Package(
     name: "KeepsakeCloud",
     platforms: [.macOS(.v13)],
@@ -30,52 +40,25 @@ let package = Package(
     targets: [
         .target(
             name: "KeepsakeCloud",
-            dependencies: [
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-            ]
+            dependencies: library("PropertyList", "AppSandbox", "AppStores", "KeyedArchive", "Locking")
+                + [postgres, logging, serviceLifecycle]
         ),
         .executableTarget(
             name: "KeepsakeCloudCLI",
-            dependencies: [
-                "KeepsakeCloud",
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeCommandLine", package: keepsake),
-                .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            ]
+            dependencies: ["KeepsakeCloud", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+                + library("PropertyList", "AppSandbox", "KeepsakeCommandLine")
         ),
         // One replica as a process of its own, for the convergence test.
         .executableTarget(
             name: "CloudTestReplica",
-            dependencies: [
-                "KeepsakeCloud",
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
-            ],
+            dependencies: ["KeepsakeCloud", testSupport] + library("PropertyList", "AppSandbox"),
             path: "Tests/Helpers/CloudTestReplica"
         ),
         .testTarget(
             name: "KeepsakeCloudTests",
-            dependencies: [
-                "KeepsakeCloud",
-                .product(name: "AppRuntime", package: keepsake),
-                .product(name: "AppStores", package: keepsake),
-                .product(name: "KeyedArchive", package: keepsake),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                .product(name: "PropertyList", package: keepsake),
-                .product(name: "AppSandbox", package: keepsake),
-                .product(name: "KeepsakeTestSupport", package: "TestSupport"),
-                // Rows written straight into the tables, as no replica would write them.
-                .product(name: "PostgresNIO", package: "postgres-nio"),
-            ]
+            // PostgresNIO: rows written straight into the tables, as no replica would write them.
+            dependencies: ["KeepsakeCloud", testSupport, logging, serviceLifecycle, postgres]
+                + library("AppRuntime", "AppStores", "KeyedArchive", "PropertyList", "AppSandbox", "Locking")
         ),
     ]
 )

@@ -10,7 +10,7 @@
 # Usage: scripts/docs.sh [MODULE ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
-modules=${*:-Keepsake PropertyList KeyedArchive AppRuntime AppSandbox AppDefaults AppLifecycle AppStores}
+modules=${*:-Keepsake PropertyList KeyedArchive AppRuntime AppSandbox AppDefaults AppLifecycle AppStores Locking}
 mkdir -p .build/docs
 log=.build/docs/build.log
 : >"$log"

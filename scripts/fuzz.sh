@@ -26,13 +26,17 @@ for seed in "$seeds"/*; do
     { printf '\001'; printf '0'; cat "$seed"; } >"$lazy_seeds/$(basename "$seed").first"
 done
 sources=$(find Sources/PropertyList -name '*.swift')
+# Locking, which the readers import, is a module of its own: one object every target links.
+mkdir -p "$out/modules"
+swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name Locking -wmo -emit-module \
+    -emit-module-path "$out/modules/Locking.swiftmodule" -c Sources/Locking/*.swift -o "$out/Locking.o"
 failed=0
 for target in $targets; do
     binary="$out/fuzz-$target"
     extra=""
     if [ "$target" = archive ] || [ "$target" = unarchive ]; then extra=$(find Sources/KeyedArchive -path Sources/KeyedArchive/Files -prune -o -name '*.swift' -print); fi
     swiftc -O -sanitize=fuzzer,address -parse-as-library -module-name PropertyListFuzz -package-name keepsake \
-        $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
+        -I "$out/modules" "$out/Locking.o" $sources $extra Fuzz/FuzzCheck.swift "Fuzz/fuzz-$target.swift" -o "$binary" 2>&1 \
         | { grep -v "Cannot export local symbol" || true; }
     # A fresh corpus folder each run: what an earlier run grew is not this run's start.
     work="$out/work-$target"

@@ -1,6 +1,6 @@
 public import Foundation
+import Locking
 import PropertyList
-import Synchronization
 
 extension Defaults {
     // MARK: Reading, as UserDefaults does

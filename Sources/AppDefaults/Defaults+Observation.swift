@@ -1,7 +1,7 @@
 public import AppRuntime
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 
 extension Defaults {
     /// Calls `handler` after every change of `key`'s winning value: this process's

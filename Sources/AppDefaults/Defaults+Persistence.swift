@@ -1,8 +1,8 @@
 import AppRuntime
 import AppSandbox
 import Foundation
+import Locking
 public import PropertyList
-import Synchronization
 
 extension Defaults {
     /// Saves every unsaved change now, merging with what other processes saved.

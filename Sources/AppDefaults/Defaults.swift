@@ -1,8 +1,8 @@
 public import AppRuntime
 public import AppSandbox
 public import Foundation
+import Locking
 public import PropertyList
-import Synchronization
 
 /// User defaults that never lose data: a dictionary of property-list values that
 /// saves itself into the container's `Library/Preferences/`.
@@ -105,12 +105,12 @@ public final class Defaults: Sendable {
     let configuration: Configuration
 
     /// Everything that changes: values, domains, search list, observers, errors.
-    let state: Mutex<State>
+    let state: Locked<State>
     /// Serialises saves and checks for others' changes, so that two never interleave
     /// and a check never rebuilds a domain from a file while a save's changes are in
     /// neither the file nor `pending`. Held across disk I/O and the cross-process
     /// lock, so it is always taken before `state`, never while holding it.
-    let saving = Mutex<Void>(())
+    let saving = Locked<Void>(())
 
     /// The app's defaults: its domain named after `AppContainer.identifier`.
     /// Corresponds to `UserDefaults.standard`.
@@ -141,7 +141,7 @@ public final class Defaults: Sendable {
         self.container = container
         self.domainName = primary
         self.configuration = configuration
-        self.state = Mutex(State(argumentValues: ArgumentDomain.parse(configuration.arguments)))
+        self.state = Locked(State(argumentValues: ArgumentDomain.parse(configuration.arguments)))
         var names = [primary]
         if primary != container.identifier { names.append(container.identifier) }
         names.append(Self.globalDomain)

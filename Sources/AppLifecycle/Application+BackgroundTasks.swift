@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 extension Application {
     /// Names an open background task. Corresponds to `UIBackgroundTaskIdentifier`.

@@ -1,6 +1,6 @@
 public import AppRuntime
 import Foundation
-import Synchronization
+import Locking
 
 extension Application {
     /// Calls `handler` for each of `events` (every event when `nil`), after the delegate

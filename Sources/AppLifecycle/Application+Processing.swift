@@ -1,7 +1,7 @@
 import AppRuntime
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 
 /// The application's mutable state, guarded by `Application.machine`.
 struct Machine {

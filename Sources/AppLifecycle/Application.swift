@@ -1,6 +1,6 @@
 public import AppRuntime
 public import Foundation
-import Synchronization
+import Locking
 
 /// The running application: its state, its delegate, and the events that move it.
 ///
@@ -75,7 +75,7 @@ public final class Application: Sendable {
     /// another was given.
     public let notificationCenter: NotificationCenter
     let scheduler: any Scheduler
-    let machine = Mutex(Machine())
+    let machine = Locked(Machine())
     /// What ``events`` and ``memoryWarnings`` hand out; finished on termination.
     let eventStreams = ChangeStreams<LifecycleEvent>()
     let warningStreams = ChangeStreams<MemoryWarning>()
@@ -150,12 +150,12 @@ public final class Application: Sendable {
     /// ```
     @MainActor
     public func run(sources: [any LifecycleEventSource] = []) async {
-        let pending = Mutex(sources.count)
+        let pending = Locked(sources.count)
         await withTaskGroup(of: Void.self) { group in
             await withCheckedContinuation { (allReady: CheckedContinuation<Void, Never>) in
                 if sources.isEmpty { allReady.resume() }
                 for source in sources {
-                    let once = Mutex(false)
+                    let once = Locked(false)
                     let ready: @Sendable () -> Void = {
                         let first = once.withLock { fired in
                             defer { fired = true }

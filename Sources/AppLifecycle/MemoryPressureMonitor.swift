@@ -2,14 +2,6 @@ import AppRuntime
 import AppSandbox
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Watches the machine (or the process's cgroup) for memory pressure.
 ///
 /// iOS tells apps memory is short; Linux does not, so a monitor watches for it:

@@ -2,14 +2,6 @@ import AppRuntime
 import AppSandbox
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reports a terminal's focus changes as ``LifecycleTrigger/focusLost`` and
 /// ``LifecycleTrigger/focusGained`` (will resign active / did become active).
 ///

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The async sequences a source of changes hands out: each ``makeStream()`` is an
 /// `AsyncStream` of every element yielded from then on, buffered until read, that ends
@@ -19,7 +19,7 @@ public final class ChangeStreams<Element: Sendable>: Sendable {
         var isFinished = false
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Time that moves only when ``advance(by:)`` is called; work runs on the caller's
 /// thread in the order it falls due. For tests of deferred saves and background time.
@@ -30,7 +30,7 @@ public final class ManualScheduler: Scheduler {
         var pending: [Pending] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init() {}
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Keeps an observation alive; cancelling it (or letting it go) stops the observation.
 ///
@@ -14,11 +14,11 @@ import Synchronization
 /// token.cancel()   // does nothing
 /// ```
 public final class ObservationToken: Sendable {
-    private let onCancel: Mutex<(@Sendable () -> Void)?>
+    private let onCancel: Locked<(@Sendable () -> Void)?>
 
     /// A token that runs `onCancel` once, on the first ``cancel()`` or when released.
     public init(onCancel: @escaping @Sendable () -> Void) {
-        self.onCancel = Mutex(onCancel)
+        self.onCancel = Locked(onCancel)
     }
 
     /// Stops the observation. Calling it again does nothing.

@@ -1,6 +1,6 @@
 import AppRuntime
 public import Foundation
-import Synchronization
+import Locking
 
 /// A write-ahead journal: the one place a store's changes become durable.
 ///
@@ -99,7 +99,7 @@ public final class Journal: Sendable {
         }
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     /// What only the queue touches: the open file and its durable length.
     private let file: JournalFile
     private let queue: SerialIOQueue
@@ -110,7 +110,7 @@ public final class Journal: Sendable {
         self.directory = directory
         self.file = file
         queue = SerialIOQueue(label: "keepsake.journal")
-        state = Mutex(
+        state = Locked(
             State(
                 nextTicket: lastTicket + 1, doneThrough: lastTicket, size: file.durableLength,
                 lastCheckpoint: checkpoint))

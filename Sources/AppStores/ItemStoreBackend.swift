@@ -2,7 +2,7 @@ import AppRuntime
 public import AppSandbox
 public import Foundation
 public import KeyedArchive
-import Synchronization
+import Locking
 
 /// Where an ``ItemStore`` keeps its items: an archive file (``ArchiveFileBackend``, the
 /// default), memory (``InMemoryBackend``, for tests), or later a database. Controllers
@@ -159,13 +159,13 @@ public final class InMemoryBackend<Model: KeyedArchivable>: ItemStoreBackend {
         var failingSaves = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     /// A backend holding `items` as if they had been saved.
     /// - Throws: ``StoreError`` `.encodingFailed` when `items` cannot be archived.
     public init(items: [Model] = []) throws(StoreError) {
         let saved = items.isEmpty ? nil : try archivedItems(items, path: nil)
-        state = Mutex(State(archive: saved))
+        state = Locked(State(archive: saved))
     }
 
     /// How many saves succeeded.

@@ -1,6 +1,6 @@
 import AppLifecycle
 public import Foundation
-import Synchronization
+import Locking
 
 /// A thread-safe in-memory cache that evicts the least recently used entries.
 ///
@@ -92,9 +92,9 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         }
     }
 
-    private let storage: Mutex<Storage>
+    private let storage: Locked<Storage>
     private let onEviction: EvictionHandler?
-    private let evictsOnWarning = Mutex(true)
+    private let evictsOnWarning = Locked(true)
     private let notificationCenter: NotificationCenter
     /// Written once in `init`, read once in `deinit`: no concurrent access.
     nonisolated(unsafe) private var observer: (any NSObjectProtocol)?
@@ -110,7 +110,7 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
         notificationCenter: NotificationCenter = .default,
         onEviction: EvictionHandler? = nil
     ) {
-        storage = Mutex(Storage(countLimit: max(0, countLimit), totalCostLimit: max(0, totalCostLimit)))
+        storage = Locked(Storage(countLimit: max(0, countLimit), totalCostLimit: max(0, totalCostLimit)))
         self.onEviction = onEviction
         self.notificationCenter = notificationCenter
         observer = notificationCenter.addObserver(

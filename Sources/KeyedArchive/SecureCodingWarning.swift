@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 // The fuzz targets compile this layer without the sandbox, and log nothing.
 #if canImport(AppSandbox)
@@ -70,5 +70,5 @@ public struct SecureCodingWarning: Hashable, Sendable, CustomStringConvertible {
     }
 
     private static let loggedLimit = 1_000
-    private static let logged = Mutex(Set<SecureCodingWarning>())
+    private static let logged = Locked(Set<SecureCodingWarning>())
 }

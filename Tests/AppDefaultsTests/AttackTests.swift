@@ -1,8 +1,8 @@
 import AppDefaults
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import Testing
 
 #if canImport(Glibc)
@@ -102,7 +102,7 @@ struct AttackTests {
     @Test("A lock file owned by another user or writable by others is refused", arguments: ["owner", "group", "other"])
     func untrustedLockFile(forgery: String) throws {
         defer { fixture.remove() }
-        let forged = Mutex<Set<Int32>>([])
+        let forged = Locked<Set<Int32>>([])
         var calls = SystemCalls.live
         calls.openat = { directory, path, flags, mode throws(Errno) in
             let fd = try SystemCalls.live.openat(directory, path, flags, mode)

@@ -2,8 +2,8 @@ import AppDefaults
 import AppRuntime
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import TestSupport
 import Testing
 
@@ -201,7 +201,7 @@ struct CrossProcessTests {
         configuration.watchesFiles = watch
         configuration.externalChangeInterval = watch ? nil : .milliseconds(20)
         let watcher = try fixture.make(configuration)
-        let seen = Mutex<[DefaultsChange]>([])
+        let seen = Locked<[DefaultsChange]>([])
         let token = watcher.observe("greeting") { change in seen.withLock { $0.append(change) } }
         defer { token.cancel() }
         let set = try Helper.run(["set", fixture.url.path, app, "greeting", "from afar"])

@@ -2,8 +2,8 @@ import AppDefaults
 import AppRuntime
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import Testing
 
 /// Per-key observation (closures and AsyncSequence), didChangeNotification, and
@@ -11,7 +11,7 @@ import Testing
 @Suite("Observation")
 struct ObservationTests {
     final class Recorder: Sendable {
-        private let changes = Mutex<[DefaultsChange]>([])
+        private let changes = Locked<[DefaultsChange]>([])
         func record(_ change: DefaultsChange) { changes.withLock { $0.append(change) } }
         var all: [DefaultsChange] { changes.withLock { $0 } }
     }

@@ -2,8 +2,8 @@ import AppDefaults
 import AppRuntime
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import Testing
 
 /// Saving without synchronize(): bounded delay, coalescing, flush, merging, corrupt files.
@@ -218,7 +218,7 @@ struct PersistenceTests {
 
     /// Live system calls whose writes and fsyncs fail with `errno` while `failing` is set.
     final class Faults: Sendable {
-        let failing = Mutex<Int32?>(nil)
+        let failing = Locked<Int32?>(nil)
 
         var systemCalls: SystemCalls {
             var calls = SystemCalls.live

@@ -1,7 +1,7 @@
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import Testing
 
 @testable import AppDefaults
@@ -159,7 +159,7 @@ struct PreferencesJournalTests {
     @Test("A fold whose durable rewrite of the plist fails keeps the journal's record, and a later fold empties it")
     func failedFoldKeepsTheRecord() throws {
         defer { fixture.remove() }
-        let failing = Mutex(false)
+        let failing = Locked(false)
         var calls = SystemCalls.live
         calls.fsync = { fd throws(Errno) in
             if failing.withLock({ $0 }) { throw Errno(EIO) }
@@ -200,7 +200,7 @@ struct PreferencesJournalTests {
     @Test("Concurrent flushes of changes made before them share one save, and so one fsync")
     func concurrentFlushesShareAnFsync() throws {
         defer { fixture.remove() }
-        let fsyncs = Mutex(0)
+        let fsyncs = Locked(0)
         var calls = SystemCalls.live
         calls.fsync = { fd throws(Errno) in
             fsyncs.withLock { $0 += 1 }
@@ -213,7 +213,7 @@ struct PreferencesJournalTests {
         try defaults.flush()  // opens the journal
         for index in 0..<8 { defaults.set(index, forKey: "k\(index)") }
         let before = fsyncs.withLock { $0 }
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 8) { _ in
             if (try? defaults.flush()) == nil { failures.withLock { $0 += 1 } }
         }

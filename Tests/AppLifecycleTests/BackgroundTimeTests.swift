@@ -1,7 +1,6 @@
 import AppRuntime
 import AppSandbox
 import Foundation
-import Synchronization
 import Testing
 
 @testable import AppLifecycle

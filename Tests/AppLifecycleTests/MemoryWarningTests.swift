@@ -1,7 +1,7 @@
 import AppRuntime
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppLifecycle
@@ -74,7 +74,7 @@ import Testing
     }
 
     @Test func lowMemoryWarnsOncePerFall() {
-        let available = Mutex<UInt64>(50)
+        let available = Locked<UInt64>(50)
         let monitor = AvailableMemoryMonitor(threshold: 0.1) {
             AvailableMemoryMonitor.Reading(available: available.withLock { $0 }, total: 100)
         }

@@ -2,7 +2,7 @@ import AppLifecycle
 import AppRuntime
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 
 /// Records what it was told, in order, as callback names.
 final class RecordingDelegate: ApplicationDelegate {
@@ -28,7 +28,7 @@ final class RecordingDelegate: ApplicationDelegate {
 
 /// A thread-safe list for closures to append to.
 final class Recorder<Element: Sendable>: Sendable {
-    private let items = Mutex<[Element]>([])
+    private let items = Locked<[Element]>([])
     func append(_ item: Element) { items.withLock { $0.append(item) } }
     var all: [Element] { items.withLock { $0 } }
 }

@@ -1,5 +1,5 @@
 import AppRuntime
-import Synchronization
+import Locking
 import Testing
 
 /// The one way the layers hand out changes as async sequences.
@@ -33,13 +33,13 @@ struct ChangeStreamsTests {
 
     @Test("A consumer that stops reading stops the observation behind an observing stream")
     func observingStreamCancelsItsObservation() async {
-        let cancelled = Mutex(false)
-        let handler = Mutex<(@Sendable (String) -> Void)?>(nil)
+        let cancelled = Locked(false)
+        let handler = Locked<(@Sendable (String) -> Void)?>(nil)
         let stream = ChangeStreams<String>.observing { yield in
             handler.withLock { $0 = yield }
             return ObservationToken { cancelled.withLock { $0 = true } }
         }
-        let received = Mutex<[String]>([])
+        let received = Locked<[String]>([])
         let reading = Task { for await value in stream { received.withLock { $0.append(value) } } }
         handler.withLock { $0 }?("first")
         while received.withLock({ $0.isEmpty }) { await Task.yield() }

@@ -1,11 +1,11 @@
 import AppRuntime
-import Synchronization
+import Locking
 import Testing
 
 /// The one observation token: its action runs exactly once.
 struct ObservationTokenTests {
     @Test func cancellingTwiceRunsTheActionOnce() {
-        let count = Mutex(0)
+        let count = Locked(0)
         let token = ObservationToken { count.withLock { $0 += 1 } }
         token.cancel()
         token.cancel()
@@ -14,13 +14,13 @@ struct ObservationTokenTests {
     }
 
     @Test func releasingTheTokenCancels() {
-        let count = Mutex(0)
+        let count = Locked(0)
         do { _ = ObservationToken { count.withLock { $0 += 1 } } }
         #expect(count.withLock { $0 } == 1, "dropping the last reference must stop the observation")
     }
 
     @Test func cancelledTokenDoesNotRunAgainWhenReleased() {
-        let count = Mutex(0)
+        let count = Locked(0)
         do {
             let token = ObservationToken { count.withLock { $0 += 1 } }
             token.cancel()

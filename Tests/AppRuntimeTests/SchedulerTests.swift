@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppRuntime
@@ -7,7 +7,7 @@ import Testing
 /// The one scheduler protocol: real time on the timer thread, and time moved by hand.
 struct SchedulerTests {
     @Test func systemSchedulerRunsWorkOffTheCooperativePool() async {
-        let seen = Mutex<(onTimerThread: Bool, inTask: Bool)>((false, true))
+        let seen = Locked<(onTimerThread: Bool, inTask: Bool)>((false, true))
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             SystemScheduler().schedule(after: .milliseconds(1)) {
                 let inTask = withUnsafeCurrentTask { $0 != nil }
@@ -20,7 +20,7 @@ struct SchedulerTests {
     }
 
     @Test func systemSchedulerRunsEarliestDeadlineFirst() async {
-        let order = Mutex<[Int]>([])
+        let order = Locked<[Int]>([])
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             SystemScheduler().schedule(after: .milliseconds(60)) {
                 order.withLock { $0.append(2) }
@@ -33,7 +33,7 @@ struct SchedulerTests {
 
     @Test func manualSchedulerRunsDueWorkInOrderWhenAdvanced() {
         let scheduler = ManualScheduler()
-        let order = Mutex<[String]>([])
+        let order = Locked<[String]>([])
         scheduler.schedule(after: .seconds(2)) { order.withLock { $0.append("b") } }
         scheduler.schedule(after: .seconds(1)) {
             order.withLock { $0.append("a") }

@@ -1,6 +1,6 @@
 import AppRuntime
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 /// The serial I/O executor: one piece of work at a time, in the order asked, however
@@ -9,8 +9,8 @@ struct SerialIOQueueTests {
     @Test("Queued, awaited and blocking work run one at a time in the order asked")
     func workRunsInOrder() async throws {
         let queue = SerialIOQueue(label: "test.serial-io")
-        let log = Mutex<[Int]>([])
-        let running = Mutex(0)
+        let log = Locked<[Int]>([])
+        let running = Locked(0)
         @Sendable func step(_ number: Int) {
             #expect(
                 running.withLock {

@@ -64,7 +64,7 @@ struct BackupTests {
 
     @Test("Without extended attributes the flag falls back to a list in Library")
     func flagFallback() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         var calls = SystemCalls.live
         calls.setxattr = { _, _, _ throws(Errno) in throw Errno(ENOTSUP) }
@@ -102,7 +102,7 @@ struct BackupTests {
     func zipRoundTrip() throws {
         let container = try Self.populated()
         defer { try? container.destroy() }
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("backup.zip")
         let plan = try SandboxBackup.write(container: container, to: zip)
@@ -148,7 +148,7 @@ struct BackupTests {
         ]
     )
     func hostileArchive(entry: String, code: SandboxError.Code) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("evil.zip")
         try Self.makeZip(zip, entries: ["Documents/fine.txt", entry])
@@ -165,7 +165,7 @@ struct BackupTests {
 
     @Test("A file that is not a ZIP is reported as an invalid backup")
     func notAZip() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         try Data("PK but not really".utf8).write(to: folder.file("bad.zip"))
         let container = try AppContainer.temporary()

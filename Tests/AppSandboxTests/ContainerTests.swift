@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -108,7 +109,7 @@ struct ContainerTests {
 
     @Test("Directories are created on first use")
     func createdOnDemand() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let container = try AppContainer(
             identifier: "com.example.Lazy", containersDirectory: folder.file("deep/containers"))
@@ -133,7 +134,7 @@ struct ContainerTests {
             (\.temporaryDirectory, "tmp"),
         ] as [(KeyPath<AppContainer, URL> & Sendable, String)])
     func accessorsCreateTheirDirectory(accessor: KeyPath<AppContainer, URL> & Sendable, relative: String) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let container = try AppContainer(identifier: "com.example.New", containersDirectory: folder.file("containers"))
         #expect(!FileManager.default.fileExists(atPath: container.url.path))
@@ -145,7 +146,7 @@ struct ContainerTests {
 
     @Test("A new main container is created and announced with its path and where its name came from")
     func newContainerIsAnnounced() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let container = try AppContainer(identifier: "renamed-tool", containersDirectory: folder.file("containers"))
         var announced: [String] = []

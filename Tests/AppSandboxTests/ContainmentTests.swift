@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -11,14 +12,14 @@ struct ContainmentTests {
     /// A container beside a "victim" folder holding a secret, with hostile links
     /// planted in Documents.
     struct Fixture {
-        let folder: ScratchFolder
+        let folder: TemporaryDirectory
         let container: AppContainer
         let documents: SandboxDirectory
         let victim: URL
         let secret = Data("do not touch".utf8)
 
         init() throws {
-            folder = try ScratchFolder()
+            folder = TemporaryDirectory("keepsake-tests")
             container = AppContainer(identifier: "com.example.Attacked", url: folder.file("container"), system: .live)
             try container.createDirectories()
             documents = container.directory(.documents)

@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -15,7 +16,7 @@ struct CoordinationAttackTests {
     /// another owner, or extra permission bits. CI runs as root, so a foreign owner
     /// cannot be made with chown; it is injected here.
     final class ForgedStatus: Sendable {
-        let forged = Mutex<Set<Int32>>([])
+        let forged = Locked<Set<Int32>>([])
         let matching: @Sendable (String) -> Bool
         let change: @Sendable (inout FileStatus) -> Void
 
@@ -52,7 +53,7 @@ struct CoordinationAttackTests {
 
     @Test("A lock file owned by someone else or writable by others is refused", arguments: [0, 1, 2])
     func untrustedLockFile(forgery: Int) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let (name, change) = Self.forgeries[forgery]
         let calls = ForgedStatus(matching: { $0.hasSuffix(".lock") }, change: change).systemCalls
@@ -68,7 +69,7 @@ struct CoordinationAttackTests {
 
     @Test("A lock folder owned by someone else or writable by others is refused", arguments: [0, 1, 2])
     func untrustedLockFolder(forgery: Int) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let locks = folder.file("locks")
         try FileManager.default.createDirectory(at: locks, withIntermediateDirectories: true)
@@ -84,7 +85,7 @@ struct CoordinationAttackTests {
 
     @Test("A lock folder that is a symbolic link is refused, and nothing is created where it points")
     func linkedLockFolder() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let elsewhere = folder.file("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
@@ -99,7 +100,7 @@ struct CoordinationAttackTests {
 
     @Test("A lock file that is a symbolic link is refused and its target left alone")
     func linkedLockFile() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let target = folder.file("victim")
         try Data("keep".utf8).write(to: target)
@@ -113,7 +114,7 @@ struct CoordinationAttackTests {
 
     @Test("A lock held by someone else ends in timedOut, naming the lock, within the timeout")
     func heldLockTimesOut() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let item = folder.file("item")
         let holding = DispatchSemaphore(value: 0)
@@ -140,7 +141,7 @@ struct CoordinationAttackTests {
 
     @Test("The async entry point waits off the cooperative pool and stops when its task is cancelled")
     func cancelledWaitStops() async throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let item = folder.file("item")
         let holding = DispatchSemaphore(value: 0)
@@ -179,7 +180,7 @@ struct CoordinationAttackTests {
 
     @Test("The async entry point runs the accessor once the lock is free")
     func asyncCoordination() async throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let value = try await FileCoordinator().coordinate(with: [.writingIntent(with: folder.file("item"))]) { 42 }
         #expect(value == 42)

@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -21,12 +22,12 @@ struct CoordinationTests {
         .timeLimit(.minutes(2))
     )
     func twoProcesses() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let counter = folder.file("counter.txt")
         let rounds = 60
         let arguments = ["increment", counter.path, String(rounds), folder.file("locks").path]
-        let results = Mutex<[(Int32, String)]>([])
+        let results = Locked<[(Int32, String)]>([])
         DispatchQueue.concurrentPerform(iterations: 2) { _ in
             let result = (try? Helper.run(arguments)) ?? (-1, "could not start")
             results.withLock { $0.append(result) }
@@ -39,13 +40,13 @@ struct CoordinationTests {
 
     @Test("Threads of one process exclude each other", .timeLimit(.minutes(1)))
     func threads() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let counter = folder.file("counter")
         // The read-modify-write is deliberately slow-ish (read, then write a new
         // file), so without exclusion the threads would interleave and lose updates.
-        let failures = Mutex(0)
+        let failures = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 4) { _ in
             for _ in 0..<10 {
                 do {
@@ -64,7 +65,7 @@ struct CoordinationTests {
 
     @Test("Readers share a lock", .timeLimit(.minutes(1)))
     func readersShare() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let item = folder.file("shared")
@@ -80,13 +81,13 @@ struct CoordinationTests {
 
     @Test("Several intents in opposite orders do not deadlock", .timeLimit(.minutes(1)))
     func multipleIntents() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let first = folder.file("first")
         let second = folder.file("second")
-        let inside = Mutex(0)
-        let overlaps = Mutex(0)
+        let inside = Locked(0)
+        let overlaps = Locked(0)
         DispatchQueue.concurrentPerform(iterations: 2) { index in
             let intents: [FileAccessIntent] =
                 index == 0
@@ -110,7 +111,7 @@ struct CoordinationTests {
 
     @Test("A path through a linked folder shares the lock of the real path")
     func canonicalLockNames() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.file("real"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder.file("alias"), withDestinationURL: folder.file("real"))
@@ -123,7 +124,7 @@ struct CoordinationTests {
 
     @Test("Apple's error-pointer shapes: the accessor runs when the lock is free, the error is set when it is not")
     func errorPointerShapes() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let item = folder.file("person.txt")
         var error: NSError?
@@ -157,7 +158,7 @@ struct CoordinationTests {
     @Test(
         "coordinate(with:queue:byAccessor:) runs the accessor on the queue holding the locks", .timeLimit(.minutes(1)))
     func queueShape() async throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let intent = FileAccessIntent.writingIntent(with: folder.file("moi.txt"), options: [])
         let queue = OperationQueue()

@@ -33,7 +33,7 @@ struct CrashTests {
         .timeLimit(.minutes(3))
     )
     func killNine() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let file = folder.file("state.bin")
         var lastSaved = 0

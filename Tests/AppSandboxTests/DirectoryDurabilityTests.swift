@@ -1,5 +1,6 @@
 import Foundation
-import Synchronization
+import Locking
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -17,8 +18,8 @@ struct DirectoryDurabilityTests {
             case mkdir(parent: Int32, name: String)
             case fsync(Int32)
         }
-        let events = Mutex<[Event]>([])
-        let failDirectorySync = Mutex(false)
+        let events = Locked<[Event]>([])
+        let failDirectorySync = Locked(false)
 
         var systemCalls: SystemCalls {
             var calls = SystemCalls.live
@@ -53,7 +54,7 @@ struct DirectoryDurabilityTests {
     @Test(
         "Every directory a container makes (container, Library, Preferences, nested folders) is synced into its parent")
     func containerDirectoriesAreSynced() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let log = CallLog()
         let container = AppContainer(
@@ -71,7 +72,7 @@ struct DirectoryDurabilityTests {
 
     @Test("FileSystem.createDirectory syncs the parent of every directory it makes")
     func fileSystemDirectoriesAreSynced() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let log = CallLog()
         try FileSystem(system: log.systemCalls).createDirectory(
@@ -82,7 +83,7 @@ struct DirectoryDurabilityTests {
 
     @Test("A failed parent fsync after mkdir is an I/O error, not success")
     func failedParentSyncIsReported() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let log = CallLog()
         log.failDirectorySync.withLock { $0 = true }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -25,7 +26,7 @@ struct DurableWriteTests {
     /// previous file byte-identical, no temporary file left.
     @Test(arguments: WriteStep.allCases, errnos)
     func faultAtEveryStep(step: WriteStep, errno: Int32) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let target = folder.file("items.archive")
         let previous = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
@@ -53,7 +54,7 @@ struct DurableWriteTests {
 
     @Test("A failed directory fsync removes a file that did not exist before")
     func directoryFsyncFailureOnNewFile() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let plan = FaultPlan(failing: .directoryFsync, with: EIO)
         let error = #expect(throws: SandboxError.self) {
@@ -65,7 +66,7 @@ struct DurableWriteTests {
 
     @Test("Short writes are continued until everything is written")
     func shortWrites() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         var calls = SystemCalls.live
         calls.write = { fd, buffer throws(Errno) in
@@ -78,7 +79,7 @@ struct DurableWriteTests {
 
     @Test("When cleanup fails too, the original error is the one thrown")
     func originalErrorWins() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         try Data("old".utf8).write(to: folder.file("f"))
         var calls = FaultPlan(failing: .fsync, with: EIO).systemCalls
@@ -93,7 +94,7 @@ struct DurableWriteTests {
 
     @Test("The replaced file keeps its permission bits and owner")
     func modeAndOwnerKept() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let target = folder.file("secret")
         try Data("v1".utf8).write(to: target)
@@ -113,7 +114,7 @@ struct DurableWriteTests {
 
     @Test("A new file gets the usual mode for new files (0666 less the umask)")
     func newFileMode() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let mask = umask(0o022)
         defer { umask(mask) }
@@ -125,7 +126,7 @@ struct DurableWriteTests {
 
     @Test("Writing through a symbolic link replaces its target and keeps the link")
     func writeFollowsLink() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         try Data("old".utf8).write(to: folder.file("real"))
         try FileManager.default.createSymbolicLink(atPath: folder.file("alias").path, withDestinationPath: "real")
@@ -136,7 +137,7 @@ struct DurableWriteTests {
 
     @Test("Writing onto a directory fails with isADirectory and changes nothing")
     func writeOntoDirectory() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.file("dir"), withIntermediateDirectories: false)
         let error = #expect(throws: SandboxError.self) { try FileSystem.default.write(Data(), to: folder.file("dir")) }
@@ -146,7 +147,7 @@ struct DurableWriteTests {
 
     @Test("Strings are written and read in the encoding asked for")
     func stringEncodings() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let text = "Grüße, 世界"
         try FileSystem.default.write(text, to: folder.file("utf16"), encoding: .utf16LittleEndian)

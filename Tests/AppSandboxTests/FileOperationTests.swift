@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -154,7 +155,7 @@ struct FileOperationTests {
             (EACCES, SandboxError.Code.permissionDenied), (EROFS, .readOnly), (ENOSPC, .noSpace), (EIO, .ioError),
         ])
     func injectedErrors(errno: Int32, code: SandboxError.Code) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         var calls = SystemCalls.live
         calls.mkdirat = { _, _, _ throws(Errno) in throw Errno(errno) }

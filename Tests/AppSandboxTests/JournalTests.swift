@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppSandbox
@@ -12,9 +12,9 @@ import Glibc
 final class JournalBench: Sendable {
     enum Call: Hashable, Sendable { case write, fsync, ftruncate, rename }
     private final class Switches: Sendable {
-        let armed = Mutex<[Call: Int32]>([:])
-        let fsyncs = Mutex(0)
-        let fsyncDelay = Mutex(Duration.zero)
+        let armed = Locked<[Call: Int32]>([:])
+        let fsyncs = Locked(0)
+        let fsyncDelay = Locked(Duration.zero)
     }
     let container: AppContainer
     private let switches = Switches()
@@ -119,7 +119,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         let (journal, _) = try bench.open()
         bench.slowFsyncs(by: .milliseconds(1))
         let before = bench.fsyncCount
-        let failures = Mutex(0)
+        let failures = Locked(0)
         let finished = DispatchGroup()
         for writer in 0..<4 {
             finished.enter()

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -8,7 +9,7 @@ import Testing
 struct LeftoverSweepTests {
     @Test("Writing into a folder removes this layer's old .tmp and .old files, and nothing else")
     func staleLeftoversRemovedOnWrite() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let container = AppContainer(identifier: "com.example.Sweep", url: folder.file("c"), system: .live)
         let preferences = container.directory(.preferences)

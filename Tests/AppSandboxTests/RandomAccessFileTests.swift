@@ -1,6 +1,7 @@
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -11,16 +12,8 @@ import Glibc
 
 /// Files opened to read pieces at any offset, as the lazy binary document reads them.
 final class RandomAccessFileTests {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-pread-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-pread")
+    var directory: URL { scratch.url }
 
     /// Many records, so that the file spans many pages.
     static let records: PropertyListValue = .array(
@@ -99,7 +92,7 @@ final class RandomAccessFileTests {
     /// A failed read is a typed error naming the file; an interrupted one is retried.
     @Test func aFailedReadIsATypedErrorAndAnInterruptedOneIsRetried() throws {
         let (url, _) = try write(Self.records)
-        let failing = Mutex<Int32?>(nil)
+        let failing = Locked<Int32?>(nil)
         var calls = SystemCalls.live
         calls.pread = { fd, buffer, offset throws(Errno) in
             if let code = failing.withLock({ code in
@@ -130,7 +123,7 @@ final class RandomAccessFileTests {
     /// yet is still read after opening.
     @Test func theFileStaysOpenAsLongAsItsDocument() throws {
         let (url, _) = try write(Self.records)
-        let closed = Mutex(0)
+        let closed = Locked(0)
         var calls = SystemCalls.live
         calls.close = { fd throws(Errno) in
             closed.withLock { $0 += 1 }

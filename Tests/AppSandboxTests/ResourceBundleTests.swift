@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppSandbox
@@ -90,7 +91,7 @@ struct ResourceBundleTests {
     @Test("Names that leave the resource folder find nothing", arguments: hostileNames.indices)
     func containment(index: Int) throws {
         let name = Self.hostileNames[index]
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let root = folder.file("Resources")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)

@@ -89,7 +89,7 @@ struct RestoreAttackTests {
 
     @Test("An entry failing its CRC-32 after good entries is refused, nothing restored")
     func badChecksum() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("bad-crc.zip")
         try Self.forge(
@@ -115,7 +115,7 @@ struct RestoreAttackTests {
 
     @Test("An entry whose data ends before its declared size is refused, nothing restored")
     func truncatedEntry() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("truncated.zip")
         // A stored entry declaring 100 000 bytes (and their CRC) of which only 1 000
@@ -150,7 +150,7 @@ struct RestoreAttackTests {
         "A deflate stream running past its entry's data to the end of the file is refused, not looped on",
         .timeLimit(.minutes(1)))
     func endlessDeflateStream() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("endless.zip")
         // A non-final stored deflate block announcing 65 535 bytes with 10 present:
@@ -179,7 +179,7 @@ struct RestoreAttackTests {
 
     @Test("A file cut short (its central directory lost) is refused")
     func truncatedFile() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let source = try Self.container()
         defer { try? source.destroy() }
@@ -202,7 +202,7 @@ struct RestoreAttackTests {
             (["Documents/a.txt", "Documents/b.txt/inside"], "Documents/b.txt/inside"),
         ])
     func fileVersusFolder(entries: [String], culprit: String) throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("clash.zip")
         try BackupTests.makeZip(zip, entries: entries)
@@ -237,7 +237,7 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb is refused by its compression ratio before anything is written")
     func bombByRatio() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
@@ -251,7 +251,7 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb is refused by the total size limit")
     func bombByTotal() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
@@ -265,7 +265,7 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb lying about its size is stopped while streaming, after the declared bytes")
     func bombLyingAboutItsSize() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("liar.zip")
         try Self.forgeBomb(zip, declaring: 1000)
@@ -280,7 +280,7 @@ struct RestoreAttackTests {
 
     @Test("More entries than the limit are refused")
     func tooManyEntries() throws {
-        let folder = try ScratchFolder()
+        let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let zip = folder.file("many.zip")
         try BackupTests.makeZip(zip, entries: (0..<20).map { "Documents/n\($0)" })
@@ -291,8 +291,8 @@ struct RestoreAttackTests {
     }
 
     /// A backup of `source` restoring into a container whose system calls are `calls`.
-    static func backupOfChangedContainer() throws -> (ScratchFolder, URL) {
-        let folder = try ScratchFolder()
+    static func backupOfChangedContainer() throws -> (TemporaryDirectory, URL) {
+        let folder = TemporaryDirectory("keepsake-tests")
         let source = try container()
         defer { try? source.destroy() }
         try source.directory(.documents).write(Data("new a".utf8), to: "a.txt")

@@ -1,6 +1,6 @@
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppStores

@@ -3,7 +3,7 @@ import AppRuntime
 import AppSandbox
 import Foundation
 import KeyedArchive
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppStores
@@ -387,7 +387,7 @@ final class GatedBackend<Model: KeyedArchivable>: ItemStoreBackend {
     let stored: InMemoryBackend<Model>
     private let writing = DispatchSemaphore(value: 0)
     private let mayFinish = DispatchSemaphore(value: 0)
-    private let gated = Mutex(true)
+    private let gated = Locked(true)
 
     init(items: [Model] = []) throws {
         stored = try InMemoryBackend(items: items)

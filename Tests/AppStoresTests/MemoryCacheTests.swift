@@ -2,7 +2,7 @@ import AppLifecycle
 import AppRuntime
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 @testable import AppStores
@@ -11,7 +11,7 @@ import Testing
     typealias Eviction = (key: String, reason: MemoryCache<String, Int>.EvictionReason)
 
     final class Evictions: Sendable {
-        let log = Mutex<[String]>([])
+        let log = Locked<[String]>([])
         var all: [String] { log.withLock { $0 } }
         var handler: MemoryCache<String, Int>.EvictionHandler {
             { key, _, reason in self.log.withLock { $0.append("\(key):\(reason.rawValue)") } }

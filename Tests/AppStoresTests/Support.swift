@@ -1,7 +1,7 @@
 import AppSandbox
 import Foundation
 import KeyedArchive
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -52,8 +52,8 @@ final class BookItem: KeyedSecureCoding {
 final class FaultyContainer: Sendable {
     let container: AppContainer
     private final class Switch: Sendable {
-        let errno = Mutex<Int32?>(nil)
-        let fsyncs = Mutex(0)
+        let errno = Locked<Int32?>(nil)
+        let fsyncs = Locked(0)
     }
     private let failing = Switch()
 
@@ -102,7 +102,7 @@ final class WritePathFaults: Sendable {
             var temporaries: Set<Int32> = []
             var directories: Set<Int32> = []
         }
-        let state = Mutex(State())
+        let state = Locked(State())
 
         func fire(_ step: (State) -> Step?) throws(Errno) {
             let failing = state.withLock { state -> Bool in

@@ -7,16 +7,8 @@ import Testing
 /// `keepsake archive|unarchive`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class ArchiveCommandTests {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-archive-cli-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-archive-cli")
+    var directory: URL { scratch.url }
 
     @Test(arguments: [("binary1", PropertyListFormat.binary), ("xml1", .xml)])
     func archiveStoresAPropertyListAsFoundationCollections(_ flag: String, _ format: PropertyListFormat) throws {

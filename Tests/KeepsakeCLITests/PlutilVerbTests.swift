@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// `keepsake extract|type|insert|replace|remove|create` and `convert --format
@@ -34,16 +35,8 @@ final class PlutilVerbTests {
         "negative": -5,
     ]
 
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plutil-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-plutil")
+    var directory: URL { scratch.url }
 
     func file(_ name: String, _ value: PropertyListValue, format: PropertyListFormat = .binary) throws -> String {
         let url = directory.appendingPathComponent(name)
@@ -268,16 +261,8 @@ final class PlutilVerbTests {
 /// and Objective-C output that no C standard can misread.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class PlutilEdgeTests {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-edges-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-edges")
+    var directory: URL { scratch.url }
 
     /// An error-string table, keyed by negative codes as such tables are.
     func errorTable() throws -> String {

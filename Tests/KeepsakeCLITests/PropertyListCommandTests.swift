@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import PropertyList
 import TestSupport
 import Testing
@@ -10,16 +11,8 @@ import Glibc
 /// `keepsake print|lint|convert`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class PropertyListCommandTests {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-cli-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-cli")
+    var directory: URL { scratch.url }
 
     func file(_ name: String, _ value: PropertyListValue, format: PropertyListFormat = .binary) throws -> String {
         let url = directory.appendingPathComponent(name)
@@ -151,9 +144,13 @@ struct OutputDestinationTests {
         let fifo = inputs.directory.appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // Opening a FIFO for writing waits for a reader.
-        nonisolated(unsafe) var received = Data()
-        let reader = Thread { received = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data() }
-        reader.start()
+        let received = Locked(Data())
+        let finished = DispatchSemaphore(value: 0)
+        Thread {
+            let data = FileHandle(forReadingAtPath: fifo)?.readDataToEndOfFile() ?? Data()
+            received.withLock { $0 = data }
+            finished.signal()
+        }.start()
 
         let result = try CLIRunner.run(inputs.arguments(command, to: fifo))
         #expect(result.status == 0, "\(result.stderr)")
@@ -161,12 +158,8 @@ struct OutputDestinationTests {
         // this one lets it go.
         let release = open(fifo, O_WRONLY | O_NONBLOCK)
         if release >= 0 { close(release) }
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !reader.isFinished {
-            try #require(ContinuousClock.now < deadline, "the reader of the FIFO never finished")
-            usleep(1_000)
-        }
-        #expect(received == (try Self.piped(command, inputs)))
+        try #require(finished.wait(timeout: .now() + 10) == .success, "the reader of the FIFO never finished")
+        #expect(received.withLock { $0 } == (try Self.piped(command, inputs)))
         #expect(Self.fileType(fifo) == S_IFIFO, "the FIFO was replaced")
     }
 

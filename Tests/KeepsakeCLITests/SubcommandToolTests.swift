@@ -1,5 +1,6 @@
 import Foundation
 import KeyedArchive
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,16 +12,8 @@ import Glibc
 /// library does not build; here a stand-in on `PATH` shows what each is given.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class SubcommandToolTests {
-    let folder: URL
-
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-companion-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
-    }
+    let scratch = TemporaryDirectory("keepsake-companion")
+    var folder: URL { scratch.url }
 
     static let commands = [
         (command: "port-check", tool: "keepsake-port-check", package: "Tools", arguments: ["Item.swift", "Sources"]),

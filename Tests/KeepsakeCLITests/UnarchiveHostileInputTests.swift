@@ -8,16 +8,8 @@ import Testing
 /// (exit 0) or a typed error (exit 1), never a signal, in bounded time and memory.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class UnarchiveHostileInputTests {
-    let directory: URL
-
-    init() throws {
-        directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-unarchive-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: directory)
-    }
+    let scratch = TemporaryDirectory("keepsake-unarchive")
+    var directory: URL { scratch.url }
 
     private func file(_ bytes: [UInt8], _ name: String = "in.archive") throws -> String {
         let url = directory.appendingPathComponent(name)

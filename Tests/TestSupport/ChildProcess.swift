@@ -1,5 +1,5 @@
 public import Foundation
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -78,7 +78,7 @@ public final class ChildProcess: Sendable {
     public static let deadline: Duration = .seconds(20)
 
     public let pid: pid_t
-    private let input: Mutex<Int32?>
+    private let input: Locked<Int32?>
     private let standardOutput = Collector()
     private let standardError = Collector()
     private let exit = Event<Status>()
@@ -117,7 +117,7 @@ public final class ChildProcess: Sendable {
         // The child holds its own copies now; the ends it uses are closed here so that
         // its exit is the end of its output.
         for end in [pipes.input?.read, pipes.output?.write, pipes.errors?.write] { if let end { close(end) } }
-        input = Mutex(pipes.input?.write)
+        input = Locked(pipes.input?.write)
         standardOutput.drain(pipes.output?.read)
         standardError.drain(pipes.errors?.read)
         let (pid, exit) = (pid, exit)
@@ -376,7 +376,7 @@ extension ChildProcess {
 
     /// One of the program's outputs, read to its end by a thread of its own.
     private final class Collector: Sendable {
-        private let bytes = Mutex(Data())
+        private let bytes = Locked(Data())
         let ended = Event<Void>()
 
         var data: Data { bytes.withLock { $0 } }
@@ -401,7 +401,7 @@ extension ChildProcess {
 
     /// A value set once by one thread and awaited, with a deadline, by others.
     private final class Event<Value: Sendable>: Sendable {
-        private let state = Mutex<Value?>(nil)
+        private let state = Locked<Value?>(nil)
         private let signal = DispatchSemaphore(value: 0)
 
         var value: Value? { state.withLock { $0 } }

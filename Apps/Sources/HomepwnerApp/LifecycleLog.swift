@@ -1,6 +1,6 @@
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 
 /// The lifecycle callbacks the app received, newest last, as the book's
 /// `print(#function)` exercise prints them; also printed to standard output.
@@ -15,7 +15,7 @@ public final class LifecycleLog: Sendable {
         var state = "notRunning"
     }
 
-    private let storage = Mutex(State())
+    private let storage = Locked(State())
     /// How many entries are kept.
     public let capacity: Int
     private let echo: Bool

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 import Testing
 
@@ -24,7 +24,7 @@ struct CrashRecoveryTests {
             var deletedKeys: Set<String> = []
             var count = 0
         }
-        let state = Mutex(State())
+        let state = Locked(State())
 
         func created(_ name: String) -> Int {
             state.withLock {

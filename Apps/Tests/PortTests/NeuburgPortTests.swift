@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Neuburg's "Persistent Storage" examples, ported with the porting table only
@@ -6,16 +7,8 @@ import Testing
 /// read back directly and through a file coordinator, and user defaults, run twice.
 @Suite(.enabled(if: Port.executable(named: "NeuburgPort") != nil, "NeuburgPort is not built"))
 final class NeuburgPortTests {
-    let containers: URL
-
-    init() throws {
-        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-neuburg-\(UUID())")
-        try FileManager.default.createDirectory(at: containers, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: containers)
-    }
+    let scratch = TemporaryDirectory("keepsake-neuburg")
+    var containers: URL { scratch.url }
 
     @Test("Every example runs in the app's own container, and what it saved is there for the next run")
     func examplesRunTwice() throws {

@@ -4,7 +4,7 @@ import Benchmark
 import BenchmarkData
 import Foundation
 import KeyedArchive
-import Synchronization
+import Locking
 
 // The item store's save and load (keyed archive, durable atomic replace into
 // Documents/items.archive, through the store's file backend: what `ItemStore.save()`
@@ -70,8 +70,8 @@ enum Fixtures {
         let file: URL
     }
 
-    private static let keepsakeFixtures = Mutex<[Int: Keepsake]>([:])
-    private static let foundationFixtures = Mutex<[Int: Foundation]>([:])
+    private static let keepsakeFixtures = Locked<[Int: Keepsake]>([:])
+    private static let foundationFixtures = Locked<[Int: Foundation]>([:])
 
     static func keepsake(_ count: Int) -> Keepsake {
         keepsakeFixtures.withLock { fixtures in

@@ -5,10 +5,10 @@ import Dispatch
 import Foundation
 import KeepsakeCloud
 import KeyedArchive
+import Locking
 import Logging
 import PostgresNIO
 import PropertyList
-import Synchronization
 
 // The cloud stores on a PostgreSQL server on loopback, in one run: how long a change on
 // one replica takes to be posted on another (against a bare NOTIFY through the same
@@ -157,7 +157,7 @@ func localWritesPerSecond(threads: Int, count: Int) throws -> Double {
         identifier: "org.keepsake.bench", containersDirectory: scratch.appendingPathComponent("local-\(threads)"))
     try container.createDirectories()
     let store = try UbiquitousKeyValueStore(container: container, notificationCenter: NotificationCenter())
-    let failures = Mutex(0)
+    let failures = Locked(0)
     let start = ContinuousClock.now
     // A thread per writer, as pgbench has a connection per client: concurrentPerform
     // would run no more writers at once than there are cores.

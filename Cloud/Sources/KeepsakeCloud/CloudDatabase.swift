@@ -1,7 +1,7 @@
+import Locking
 public import PostgresNIO
 public import PropertyList
 public import ServiceLifecycle
-import Synchronization
 
 /// The one PostgreSQL client of a process, shared by every cloud store in it, and run
 /// as a service.
@@ -33,7 +33,7 @@ import Synchronization
 /// deadlines.
 public final class CloudDatabase: Service, Sendable {
     private let configuration: PostgresClient.Configuration
-    private let state: Mutex<State>
+    private let state: Locked<State>
 
     private struct State {
         var client: PostgresClient
@@ -47,7 +47,7 @@ public final class CloudDatabase: Service, Sendable {
 
     public init(configuration: PostgresClient.Configuration) {
         self.configuration = configuration
-        state = Mutex(State(client: PostgresClient(configuration: configuration)))
+        state = Locked(State(client: PostgresClient(configuration: configuration)))
     }
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.

@@ -1,12 +1,12 @@
+import Locking
 import Logging
 import PostgresNIO
-import Synchronization
 
 /// Tables a cloud store creates on first use, once per store object, under one
 /// advisory lock: two processes creating them at once would collide in the catalog.
 final class DatabaseSchema: Sendable {
     private let statements: [String]
-    private let created = Mutex(false)
+    private let created = Locked(false)
     /// The advisory lock held while tables are created ("ks" in ASCII).
     static let creationLock: Int64 = 0x6b73
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The result of `operation`; or ``CloudDatabaseError`` (`.timedOut`) when it has not ended within
 /// `timeout` (never, when `timeout` is `nil`); or `CancellationError` when the calling
@@ -26,7 +26,7 @@ private final class DeadlineRace<Value: Sendable>: Sendable {
         var contenders: [Task<Void, Never>] = []
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     func start(
         _ continuation: CheckedContinuation<Value, any Error>, timeout: Duration?,

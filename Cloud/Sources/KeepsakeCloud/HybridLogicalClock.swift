@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A hybrid logical clock (Kulkarni et al., 2014): timestamps that follow the wall clock
 /// when it moves forward, and still grow when it stands still, jumps back, or lags
@@ -17,7 +17,7 @@ import Synchronization
 public final class HybridLogicalClock: Sendable {
     public let replica: String
     private let physicalTime: @Sendable () -> Int64
-    private let state: Mutex<(milliseconds: Int64, counter: Int64)>
+    private let state: Locked<(milliseconds: Int64, counter: Int64)>
 
     /// - Parameters:
     ///   - replica: this replica's name, the tie-breaker between equal times.
@@ -30,7 +30,7 @@ public final class HybridLogicalClock: Sendable {
     ) {
         self.replica = replica
         self.physicalTime = physicalTime
-        state = Mutex((last?.milliseconds ?? 0, last?.counter ?? 0))
+        state = Locked((last?.milliseconds ?? 0, last?.counter ?? 0))
     }
 
     /// Milliseconds since 1970 by the system's clock.

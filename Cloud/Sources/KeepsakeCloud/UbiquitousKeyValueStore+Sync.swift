@@ -1,7 +1,7 @@
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 
 extension UbiquitousKeyValueStore {
     /// Corresponds to `synchronize()`. Every change is already durable here when

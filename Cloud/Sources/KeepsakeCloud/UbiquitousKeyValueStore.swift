@@ -1,7 +1,7 @@
 public import AppSandbox
 public import Foundation
+import Locking
 public import PropertyList
-import Synchronization
 
 /// Settings shared between a user's devices, with Apple's API and contract:
 /// `NSUbiquitousKeyValueStore`.
@@ -89,7 +89,7 @@ public final class UbiquitousKeyValueStore: Sendable {
     public let limits: UbiquitousStoreLimits
     public let notificationCenter: NotificationCenter
     let clock: HybridLogicalClock
-    let state: Mutex<State>
+    let state: Locked<State>
     let directory: SandboxDirectory
     let fileName: String
     let journal: Journal
@@ -148,7 +148,7 @@ public final class UbiquitousKeyValueStore: Sendable {
         } else {
             clock = HybridLogicalClock(replica: file.replica, last: file.lastTimestamp)
         }
-        state = Mutex(State(file: file, limits: limits))
+        state = Locked(State(file: file, limits: limits))
     }
 
     deinit { journal.close() }

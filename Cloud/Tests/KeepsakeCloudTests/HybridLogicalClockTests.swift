@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 import Testing
 
 @testable import KeepsakeCloud
@@ -6,7 +6,7 @@ import Testing
 @Suite struct HybridLogicalClockTests {
     /// A wall clock the test sets by hand.
     final class WallClock: Sendable {
-        let now = Mutex<Int64>(1_000)
+        let now = Locked<Int64>(1_000)
         func set(_ value: Int64) { now.withLock { $0 = value } }
     }
 

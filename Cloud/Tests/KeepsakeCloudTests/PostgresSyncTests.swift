@@ -1,9 +1,9 @@
 import AppSandbox
 import Foundation
+import Locking
 import Logging
 import PropertyList
 import ServiceLifecycle
-import Synchronization
 import TestSupport
 import Testing
 
@@ -148,7 +148,7 @@ struct PostgresSyncTests {
         "Changes from elsewhere are posted with their keys (initial sync, then server change); a replica's own are not")
     func onlyOthersChangesArePosted() async throws {
         let centers = [NotificationCenter(), NotificationCenter()]
-        let seen = Mutex<[(replica: Int, reason: Int, keys: [String])]>([])
+        let seen = Locked<[(replica: Int, reason: Int, keys: [String])]>([])
         let tokens = centers.enumerated().map { index, center in
             center.addObserver(
                 forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: nil, queue: nil
@@ -406,7 +406,7 @@ struct PostgresSyncTests {
             try writer.store.setValue(.integer(3), forKey: "kept")
             try await writer.store.sync(with: forgetful)
 
-            let posted = Mutex<[(Int, [String])]>([])
+            let posted = Locked<[(Int, [String])]>([])
             let token = centers[1].addObserver(
                 forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: away.store, queue: nil
             ) { note in
@@ -439,7 +439,7 @@ struct ListeningSignal: KeyValueSyncService {
     func changes(after position: Int64) async throws -> KeyValueBatch { try await base.changes(after: position) }
 
     func watch(_ changed: @escaping @Sendable () -> Void) async {
-        let pending = Mutex(true)
+        let pending = Locked(true)
         let listening = listening
         await base.watch {
             let first = pending.withLock { pending in

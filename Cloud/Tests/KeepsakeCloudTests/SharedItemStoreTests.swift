@@ -1,7 +1,7 @@
 import AppStores
 import Foundation
 import KeyedArchive
-import Synchronization
+import Locking
 import Testing
 
 @testable import KeepsakeCloud
@@ -322,7 +322,7 @@ struct SharedItemStoreTests {
     func watchersHearOfSaves() async throws {
         let first = try await store("A")
         let backend = PostgresItemStoreBackend<Gadget>(database: try #require(TestDatabase.shared), store: storeName)
-        let calls = Mutex(0)
+        let calls = Locked(0)
         let watching = Task { await backend.watch { calls.withLock { $0 += 1 } } }
         defer { watching.cancel() }
         let deadline = ContinuousClock.now + .seconds(10)
@@ -351,7 +351,7 @@ extension Gadget {
 
 /// The conflicts a backend reported as it settled them.
 final class ConflictLog: Sendable {
-    private let entries = Mutex<[RecordConflict]>([])
+    private let entries = Locked<[RecordConflict]>([])
     func append(_ conflict: RecordConflict) { entries.withLock { $0.append(conflict) } }
     var all: [RecordConflict] { entries.withLock { $0 } }
 }

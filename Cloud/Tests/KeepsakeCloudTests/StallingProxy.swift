@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import Testing
 
 #if canImport(Glibc)
@@ -17,12 +17,12 @@ final class StallingProxy: Sendable {
     let port: UInt16
     private let listener: Int32
     private let target: UInt16
-    private let stalled = Mutex(true)
+    private let stalled = Locked(true)
     /// How many held connections have sent something: clients waiting on an answer that
     /// does not come.
-    private let heldRequests = Mutex(0)
+    private let heldRequests = Locked(0)
     /// Every socket it opened, closed by ``close()``.
-    private let sockets = Mutex<[Int32]>([])
+    private let sockets = Locked<[Int32]>([])
 
     init(to target: UInt16) throws {
         self.target = target

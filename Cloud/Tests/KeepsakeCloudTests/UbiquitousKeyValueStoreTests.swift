@@ -1,7 +1,7 @@
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import Testing
 
 @testable import KeepsakeCloud
@@ -43,7 +43,7 @@ import Testing
         defer { try? container.destroy() }
         let center = NotificationCenter()
         let store = try UbiquitousKeyValueStore(container: container, notificationCenter: center)
-        let posted = Mutex<[(Int, [String])]>([])
+        let posted = Locked<[(Int, [String])]>([])
         let token = center.addObserver(
             forName: UbiquitousKeyValueStore.didChangeExternallyNotification, object: store, queue: nil
         ) { note in

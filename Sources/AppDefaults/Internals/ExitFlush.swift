@@ -1,13 +1,5 @@
 import Foundation
-import Synchronization
-
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Locking
 
 /// Saves every live ``Defaults`` when the process exits normally (`exit`, returning
 /// from `main`), so a change made just before exiting is not lost to the write delay,
@@ -24,7 +16,7 @@ enum ExitFlush {
         var installed = false
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     static func register(_ defaults: Defaults) {
         let install = state.withLock { state in

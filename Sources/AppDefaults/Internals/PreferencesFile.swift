@@ -2,14 +2,6 @@ import AppSandbox
 import Foundation
 import PropertyList
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One domain's file, `Library/Preferences/<domain>.plist`: read, atomic replace,
 /// corrupt files moved aside, and versions telling whether someone replaced it.
 struct PreferencesFile: Sendable {

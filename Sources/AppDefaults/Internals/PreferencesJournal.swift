@@ -1,6 +1,6 @@
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 
 /// One process's journal of a preferences domain, and the replay of the journals that
 /// processes gone before left behind.
@@ -31,7 +31,7 @@ final class PreferencesJournal: Sendable {
     let journal: Journal
     /// Set when cutting a failed record off failed: the next record tries again
     /// first. Each record is a whole plist, so none depends on one cut off.
-    private let cutBackOwed = Mutex(false)
+    private let cutBackOwed = Locked(false)
 
     /// Past this size the journal is folded into the plist.
     static let foldBytes = 256 << 10

@@ -1,8 +1,8 @@
-import Synchronization
+import Locking
 
 /// A flag one thread sets and a polling thread reads.
 final class StopFlag: Sendable {
-    private let value = Mutex(false)
+    private let value = Locked(false)
     var isSet: Bool { value.withLock { $0 } }
     func set() { value.withLock { $0 = true } }
 }
@@ -10,7 +10,7 @@ final class StopFlag: Sendable {
 extension StopFlag {
     /// A flag that can be cleared again.
     final class Mutable: Sendable {
-        private let value = Mutex(false)
+        private let value = Locked(false)
         /// Stores `new` and returns the previous value.
         func exchange(_ new: Bool) -> Bool {
             value.withLock { value in

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -27,7 +27,7 @@ final class TimerThread: Sendable {
 
     static let shared = TimerThread()
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
     /// Read end (the thread sleeps on it) and write end (``schedule(at:_:)`` wakes it).
     private let wakeRead: Int32
     private let wakeWrite: Int32

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Where the "excluded from backup" mark is kept.
 ///
 /// First choice: an extended attribute on the item itself, so the mark follows the

@@ -1,14 +1,6 @@
 import Foundation
 import ZIPFoundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One all-or-nothing restore of a backup ZIP into a container.
 ///
 /// The steps:

@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 extension FileEngine {
     /// Exactly `count` bytes from `fd`; a file that ends sooner changed while it was
     /// read and fails with `.systemError` rather than leave a short entry.

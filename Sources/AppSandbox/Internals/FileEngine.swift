@@ -1,13 +1,5 @@
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// The file operations behind both ``FileSystem`` (absolute URLs) and
 /// ``SandboxDirectory`` (contained relative paths), written once against
 /// ``Location`` so that both get the same durability and the same errors.

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -25,7 +25,7 @@ enum LeftoverSweep {
     /// The shortest time between two sweeps of one folder by one process.
     static let interval: Duration = .seconds(10 * 60)
 
-    private static let lastSwept = Mutex<[String: ContinuousClock.Instant]>([:])
+    private static let lastSwept = Locked<[String: ContinuousClock.Instant]>([:])
 
     /// Whether `name` is one this layer leaves behind when killed mid-save.
     static func isLeftover(_ name: String) -> Bool {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 #if canImport(Glibc)
 import Glibc
@@ -160,7 +160,7 @@ struct LockFile {
 
 /// A flag an async caller's cancellation handler sets and a blocked wait polls.
 final class CancellationFlag: Sendable {
-    private let flag = Mutex(false)
+    private let flag = Locked(false)
     func cancel() { flag.withLock { $0 = true } }
     var isCancelled: Bool { flag.withLock { $0 } }
 }

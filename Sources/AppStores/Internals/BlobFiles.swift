@@ -1,6 +1,6 @@
 import AppSandbox
 import Foundation
-import Synchronization
+import Locking
 
 /// The blob store's files and the changes its journal holds that are not yet filed:
 /// everything the journal's queue needs, so that a checkpoint never holds the
@@ -42,10 +42,10 @@ final class BlobFiles: Sendable {
         var cutBackOwed = false
     }
 
-    let pending = Mutex(Pending())
+    let pending = Locked(Pending())
     /// Serialises every change to a file (a write after the journal, a filing), so an
     /// older change never lands on top of a newer one.
-    private let fileChanges = Mutex(())
+    private let fileChanges = Locked(())
 
     init(directory: SandboxDirectory, folder: String?, cache: MemoryCache<String, Data>) {
         self.directory = directory

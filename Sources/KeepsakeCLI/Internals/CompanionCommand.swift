@@ -2,14 +2,6 @@ import AppSandbox
 import ArgumentParser
 import Foundation
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A command of keepsake's that lives in another package of the repository, because
 /// it needs a dependency the library must not have (swift-syntax, a database client):
 /// an executable found beside this one or on `PATH` (as git finds its subcommands), run

@@ -3,14 +3,6 @@ import ArgumentParser
 import Foundation
 import PropertyList
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// Reads a file argument, where `-` means standard input. Read as a stream, so pipes
 /// (`<(…)`, `/dev/stdin`, a FIFO) work as files do; a read error is thrown.
 enum PropertyListInput {

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The class names every archiver and unarchiver of this process shares: the mappings
 /// of ``KeyedArchiver/setClassName(_:for:)-(String?,_)`` and
@@ -21,7 +21,7 @@ enum ProcessClassNames {
         var archived: [String: CodingType] = [:]
     }
 
-    private static let state = Mutex(State())
+    private static let state = Locked(State())
 
     static func setClass(_ type: (any KeyedCoding.Type)?, forClassName name: String) {
         let entry = type.map(CodingType.init)

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The archive files the books' one-liner could not read in this process. The books'
 /// pattern loads with `unarchiveObject(withFile:)`, starts empty when that gives `nil`,
@@ -7,7 +7,7 @@ import Synchronization
 /// empty one. The one-liner refuses to replace a file listed here until a load of it
 /// succeeds.
 enum UnreadableArchives {
-    private static let paths = Mutex(Set<String>())
+    private static let paths = Locked(Set<String>())
 
     static func insert(_ path: String) { paths.withLock { _ = $0.insert(path) } }
 

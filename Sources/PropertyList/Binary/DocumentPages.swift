@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Which pages of a document read on demand are in memory, and the reading of the
 /// others: each page is read once, whole, the first time a range needs it.
@@ -12,7 +12,7 @@ final class DocumentPages: @unchecked Sendable {
     private let room: UnsafeMutableRawBufferPointer
     private let pageSize: Int
     /// One bit a page, set once the page has been read.
-    private let read: Mutex<BitSet>
+    private let read: Locked<BitSet>
 
     /// - Parameter pageSize: the unit of reading; tests make it small, so that a read
     ///   of bytes nobody loaded meets unread memory rather than a neighbour's page.
@@ -22,7 +22,7 @@ final class DocumentPages: @unchecked Sendable {
         self.room = room
         self.pageSize = pageSize
         let pageCount = (room.count + pageSize - 1) / pageSize
-        read = Mutex(BitSet(count: pageCount))
+        read = Locked(BitSet(count: pageCount))
     }
 
     /// Reads the pages of `range` not read yet, each run of them in one call.

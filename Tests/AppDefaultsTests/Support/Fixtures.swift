@@ -2,13 +2,13 @@ import AppDefaults
 import AppRuntime
 import AppSandbox
 import Foundation
+import Locking
 import PropertyList
-import Synchronization
 import TestSupport
 
 /// Collects reported errors instead of printing them.
 final class ErrorLog: Sendable {
-    private let errors = Mutex<[DefaultsError]>([])
+    private let errors = Locked<[DefaultsError]>([])
 
     func record(_ error: DefaultsError) { errors.withLock { $0.append(error) } }
 
@@ -19,7 +19,7 @@ final class ErrorLog: Sendable {
 /// (a Defaults saves what is left when it is released, which would make the folder again).
 final class DefaultsRegistry: Sendable {
     private struct Weak { weak var value: Defaults? }
-    private let all = Mutex<[Weak]>([])
+    private let all = Locked<[Weak]>([])
 
     func add(_ defaults: Defaults) -> Defaults {
         all.withLock { $0.append(Weak(value: defaults)) }

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 import TestSupport
 
 @testable import AppSandbox
@@ -25,13 +25,13 @@ final class FaultPlan: Sendable {
 
     let step: WriteStep?
     let errno: Int32
-    let state: Mutex<State>
+    let state: Locked<State>
 
     /// Fails `step` with `errno` the first `times` times it is reached.
     init(failing step: WriteStep?, with errno: Int32 = 0, times: Int = 1) {
         self.step = step
         self.errno = errno
-        state = Mutex(State(remainingFaults: times))
+        state = Locked(State(remainingFaults: times))
     }
 
     private func fire(_ candidate: WriteStep) -> Bool {
@@ -89,24 +89,6 @@ final class FaultPlan: Sendable {
         }
         return calls
     }
-}
-
-/// A scratch folder under the system temporary directory, removed by `remove()`.
-struct ScratchFolder {
-    let url: URL
-
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("keepsake-tests-\(UInt64.random(in: .min ... .max))", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    func file(_ name: String) -> URL { url.appendingPathComponent(name) }
-
-    /// Everything in the folder, this layer's temporary files included.
-    func names() throws -> [String] { try FileManager.default.contentsOfDirectory(atPath: url.path).sorted() }
-
-    func remove() { try? FileManager.default.removeItem(at: url) }
 }
 
 /// The built `SandboxTestHelper` executable next to the test bundle, if it was built.

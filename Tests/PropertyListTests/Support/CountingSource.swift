@@ -1,5 +1,5 @@
+import Locking
 import PropertyList
-import Synchronization
 
 /// A document's bytes given piece by piece, as a file read with `pread` gives them,
 /// counting how many bytes were asked for, and failing while told to.
@@ -7,7 +7,7 @@ final class CountingSource: RandomAccessBytes {
     struct Failure: Error {}
 
     let bytes: [UInt8]
-    private let state = Mutex((given: 0, failing: false))
+    private let state = Locked((given: 0, failing: false))
 
     init(_ bytes: [UInt8]) { self.bytes = bytes }
 

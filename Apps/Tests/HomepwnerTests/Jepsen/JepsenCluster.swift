@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 import TestSupport
 
@@ -11,13 +12,13 @@ import Glibc
 final class JepsenCluster: Sendable {
     let instances: SharedInstances
     var name: String { instances.name }
-    private let servers: Mutex<[ServerProcess?]>
+    private let servers: Locked<[ServerProcess?]>
     /// Replicas frozen by SIGSTOP, which must not be read to settle an operation.
-    private let stopped = Mutex<Set<Int>>([])
+    private let stopped = Locked<Set<Int>>([])
 
     init(replicas: Int) throws {
         instances = try SharedInstances(folder: "homepwner-jepsen")
-        servers = Mutex(Array(repeating: nil, count: replicas))
+        servers = Locked(Array(repeating: nil, count: replicas))
         for replica in 0..<replicas { try start(replica) }
     }
 

@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// What an item is, by its owner's operations: each item is written only by the
 /// client that created it, so the latest operation that took effect says what every
@@ -50,7 +50,7 @@ final class JepsenHistory: Sendable {
         var latest: ItemState { states.last?.state ?? .absent }
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// Records that the owner's operation on `name` took effect (acknowledged, or found
     /// applied after a failure), leaving `result`.

@@ -1,7 +1,7 @@
 import AppStores
 import Foundation
+import Locking
 import PostgresNIO
-import Synchronization
 
 /// One item of a save: its id and its keyed archive.
 struct ArchivedItem: Sendable {
@@ -20,7 +20,7 @@ final class SharedItemReplica: Sendable {
     /// store, and its changes to items whose deletion was forgotten meanwhile are dropped.
     let tombstoneRetention: Duration
     let onConflict: @Sendable (RecordConflict) -> Void
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     struct State {
         /// The table's rows of the store, as of change tag `readThrough`.
