@@ -58,12 +58,14 @@ struct RestoreAttackTests {
         data.reduce(0xcbf2_9ce4_8422_2325 as UInt64) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
     }
 
-    /// Restores `zip` into `container`, expecting it to fail; checks the container
-    /// did not change and returns the error.
+    /// Restores `zip` into `given` (or a fresh container, removed after), expecting it
+    /// to fail; checks the container did not change and returns the error.
     static func expectRefused(
-        _ zip: URL, into container: AppContainer, limits: SandboxBackup.Limits = .init(),
+        _ zip: URL, into given: AppContainer? = nil, limits: SandboxBackup.Limits = .init(),
         sourceLocation: SourceLocation = #_sourceLocation
     ) throws -> SandboxError? {
+        let container = try given ?? container()
+        defer { if given == nil { try? container.destroy() } }
         let before = try snapshot(container)
         let error = #expect(throws: SandboxError.self, sourceLocation: sourceLocation) {
             try SandboxBackup.restore(from: zip, into: container, limits: limits)
@@ -105,9 +107,7 @@ struct RestoreAttackTests {
             open(sys.argv[1], "wb").write(data)
             """)
         #expect(Self.pythonTestZip(zip) == "Documents/b.txt", "the forged archive is bad where intended")
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.code == .invalidBackup)
         #expect(error?.path == "Documents/b.txt")
         #expect(error?.message.contains("CRC-32") == true)
@@ -139,9 +139,7 @@ struct RestoreAttackTests {
                                          len(central), start, 0)
             open(sys.argv[1], "wb").write(out)
             """)
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.code == .invalidBackup)
         #expect(error?.path == "Library/big.bin")
     }
@@ -170,9 +168,7 @@ struct RestoreAttackTests {
             out += central + struct.pack("<IHHHHIIH", 0x06054b50, 0, 0, 1, 1, len(central), start, 0)
             open(sys.argv[1], "wb").write(out)
             """)
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.code == .invalidBackup)
         #expect(error?.path == "Documents/endless.bin")
     }
@@ -187,9 +183,7 @@ struct RestoreAttackTests {
         try SandboxBackup.write(container: source, to: zip)
         let data = try Data(contentsOf: zip)
         try data.prefix(data.count * 2 / 3).write(to: zip)
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        #expect(try Self.expectRefused(zip, into: container)?.code == .invalidBackup)
+        #expect(try Self.expectRefused(zip)?.code == .invalidBackup)
     }
 
     @Test(
@@ -206,9 +200,7 @@ struct RestoreAttackTests {
         defer { folder.remove() }
         let zip = folder.file("clash.zip")
         try BackupTests.makeZip(zip, entries: entries)
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.path == culprit)
         #expect([.isADirectory, .notADirectory, .fileExists].contains(error?.code))
     }
@@ -241,9 +233,7 @@ struct RestoreAttackTests {
         defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.code == .invalidBackup)
         #expect(error?.path == "Documents/zeros.bin")
         #expect(error?.message.contains("ZIP bomb") == true)
@@ -255,10 +245,8 @@ struct RestoreAttackTests {
         defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
-        let container = try Self.container()
-        defer { try? container.destroy() }
         let limits = SandboxBackup.Limits(maxTotalBytes: 16 << 20, maxCompressionRatio: 10_000)
-        let error = try Self.expectRefused(zip, into: container, limits: limits)
+        let error = try Self.expectRefused(zip, limits: limits)
         #expect(error?.code == .invalidBackup)
         #expect(error?.message.contains("\(16 << 20) bytes") == true)
     }
@@ -269,10 +257,8 @@ struct RestoreAttackTests {
         defer { folder.remove() }
         let zip = folder.file("liar.zip")
         try Self.forgeBomb(zip, declaring: 1000)
-        let container = try Self.container()
-        defer { try? container.destroy() }
         // Its declared ratio is tiny, so only the bytes coming out can tell.
-        let error = try Self.expectRefused(zip, into: container)
+        let error = try Self.expectRefused(zip)
         #expect(error?.code == .invalidBackup)
         #expect(error?.path == "Documents/zeros.bin")
         #expect(error?.message.contains("more than the 1000 bytes its header declares") == true)
@@ -284,9 +270,7 @@ struct RestoreAttackTests {
         defer { folder.remove() }
         let zip = folder.file("many.zip")
         try BackupTests.makeZip(zip, entries: (0..<20).map { "Documents/n\($0)" })
-        let container = try Self.container()
-        defer { try? container.destroy() }
-        let error = try Self.expectRefused(zip, into: container, limits: .init(maxEntries: 10))
+        let error = try Self.expectRefused(zip, limits: .init(maxEntries: 10))
         #expect(error?.message.contains("more than 10 entries") == true)
     }
 

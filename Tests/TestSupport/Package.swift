@@ -2,7 +2,8 @@
 // The same test support for this repository's other packages (Apps/, Cloud/, Benchmarks/),
 // which reach it by path. The library's own package compiles these files as a target no
 // product names, so no user of the library ever sees it; a package of its own because a
-// published package may not depend on a local one.
+// published package may not depend on a local one. It guards its state with the
+// library's Locking, reached by path.
 import Foundation
 import PackageDescription
 

@@ -14,8 +14,7 @@ import Testing
 
     @Test("A cross-site POST gets 403 and changes nothing; the same origin and plain clients still work")
     func crossSiteRequestsAreRefused() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let body = Array("name=Pwned".utf8)
             // A form or fetch with a text/plain body needs no CORS preflight.
             let forged = try await client.post("/items", body: body, contentType: "text/plain", headers: Self.crossSite)
@@ -46,8 +45,8 @@ import Testing
 
     @Test("A request naming another host gets 421, reads included (DNS rebinding)")
     func foreignHostIsRefused() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run(allowedHosts: AllowedHosts(names: ["homepwner.example"])) { client async throws in
+        try await HTTPHarness.run(allowedHosts: AllowedHosts(names: ["homepwner.example"])) {
+            harness, client async throws in
             // The test client names `localhost`, which this server is not.
             #expect(try await client.get("/api/items").status == .misdirectedRequest)
             #expect(try await client.get("/").status == .misdirectedRequest)
@@ -64,8 +63,7 @@ import Testing
 
     @Test("Photos are served with nosniff")
     func photosAreNotSniffed() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
             let photo = try await client.get("/items/\(item.itemKey)/photo")
@@ -123,8 +121,7 @@ import Testing
 
     @Test("A name of one letter and thousands of combining marks is refused")
     func combiningMarksCountTowardsTheNameLimit() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let name = "e" + String(repeating: "\u{0301}", count: 5_000)
             #expect(name.count == 1)
             let reply = try await client.post("/items", form: [("name", name)])
@@ -153,8 +150,7 @@ import Testing
         let elapsed = Self.threadCPUTime() - start
         #expect(elapsed < 2, "took \(elapsed) s of CPU")
         // Through the server as well: refused with 400.
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "1")
             let reply = try await client.post(
                 "/items/\(item.itemKey)/photo", body: body, contentType: "multipart/form-data; boundary=\(boundary)")

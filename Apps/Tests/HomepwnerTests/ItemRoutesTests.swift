@@ -20,8 +20,7 @@ import Testing
 
     @Test("Adding an item redirects to the list, which shows its fields and the total")
     func addItem() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let created = try await client.post(
                 "/items", form: [("name", "Bike"), ("serialNumber", "B1K3"), ("valueInDollars", "1300")])
             #expect(created.status == .seeOther)
@@ -41,8 +40,7 @@ import Testing
 
     @Test("A random item is named from the book's adjectives and nouns")
     func randomItem() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             for _ in 0..<5 {
                 #expect(try await client.post("/items/random", form: []).status == .seeOther)
             }
@@ -72,8 +70,7 @@ import Testing
             [("name", "Bike"), ("serialNumber", String(repeating: "s", count: 65))],
         ])
     func badForms(_ form: [(String, String)]) async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let response = try await client.post("/items", form: form)
             #expect(response.status == .badRequest)
             #expect(response.text.hasPrefix("400 Bad Request: "))
@@ -83,8 +80,7 @@ import Testing
 
     @Test("Bodies that are not forms, bad escapes and oversized forms are refused")
     func badBodies() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             #expect(
                 try await client.post("/items", body: Array("{\"name\":\"x\"}".utf8), contentType: "application/json")
                     .status == .unsupportedMediaType)
@@ -106,8 +102,7 @@ import Testing
 
     @Test("Editing changes the fields; a bad edit changes nothing")
     func editItem() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Bike", serialNumber: "B1", valueInDollars: "10")
             let page = try await client.get("/items/\(item.itemKey)")
             #expect(page.status == .ok)
@@ -129,8 +124,7 @@ import Testing
 
     @Test("Unknown item keys get 404 on every item route")
     func unknownKeys() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             try await harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
             let key = "no-such-item"
             #expect(try await client.get("/items/\(key)").status == .notFound)
@@ -149,8 +143,7 @@ import Testing
 
     @Test("Deleting by form or by DELETE removes the item")
     func deleteItem() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let a = try await harness.inventory.createItem(name: "A", serialNumber: nil, valueInDollars: "1")
             let b = try await harness.inventory.createItem(name: "B", serialNumber: nil, valueInDollars: "2")
             let c = try await harness.inventory.createItem(name: "C", serialNumber: nil, valueInDollars: "3")
@@ -163,8 +156,7 @@ import Testing
 
     @Test("Moving reorders the manual list; bad targets are refused or clamped")
     func moveItem() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             for name in ["A", "B", "C", "D"] {
                 try await harness.inventory.createItem(name: name, serialNumber: nil, valueInDollars: "1")
             }
@@ -184,8 +176,7 @@ import Testing
 
     @Test("Sorting by a query or the saved setting; a bad sort is refused")
     func sorting() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             try await harness.inventory.createItem(name: "Mid", serialNumber: nil, valueInDollars: "50")
             try await harness.inventory.createItem(name: "Cheap", serialNumber: nil, valueInDollars: "5")
             try await harness.inventory.createItem(name: "Dear", serialNumber: nil, valueInDollars: "500")
@@ -204,8 +195,7 @@ import Testing
 
     @Test("Names are escaped in every page")
     func escaping() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(
                 name: "<script>alert(1)</script> & \"Co\"", serialNumber: "<b>", valueInDollars: "1")
             for uri in ["/", "/items/\(item.itemKey)"] {
@@ -219,8 +209,7 @@ import Testing
 
     @Test("The JSON API lists every item with its fields")
     func jsonAPI() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Bike", serialNumber: "S", valueInDollars: "7")
             let response = try await client.get("/api/items")
             #expect(response.headers[.contentType] == "application/json")
@@ -247,8 +236,7 @@ import Testing
 
     @Test("Random bytes posted to every form route get a 4xx or a redirect, never a crash or a 500")
     func randomBodies() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Bike", serialNumber: nil, valueInDollars: "1")
             let routes = [
                 "/items", "/items/\(item.itemKey)", "/items/\(item.itemKey)/move", "/items/nope/move",

@@ -13,8 +13,7 @@ import Testing
 @MainActor struct LifecycleAndStorageTests {
     @Test("Page events move the app between active, inactive, background and foreground, logging each callback")
     func pageEventsDriveTheLifecycle() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             #expect(harness.server.application.state == .active)
             func send(_ event: String) async throws -> String {
                 let reply = try await client.post("/lifecycle", form: [("event", event)])
@@ -45,8 +44,7 @@ import Testing
         "A change is durable in the journal when acknowledged; entering the background folds it into Documents/items.archive"
     )
     func backgroundSaves() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             _ = try await client.post(
                 "/items", form: [("name", "Bike"), ("serialNumber", "B1"), ("valueInDollars", "300")])
             _ = try await client.post("/settings", form: [("sortOrder", "name"), ("currencyFormat", "code")])
@@ -104,8 +102,7 @@ import Testing
         "Photos are files named by the item key in Documents/images; deleting the item deletes the file once that is durable"
     )
     func photoFiles() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.jpeg, partType: "image/jpeg")
             let file = harness.container.documentsDirectory.appendingPathComponent("images/\(item.itemKey)")
@@ -151,8 +148,7 @@ import Testing
 
     @Test("The container page shows the saved archive and photo in the backup plan")
     func containerAfterSave() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
             _ = try await client.post("/settings", form: [("sortOrder", "date"), ("currencyFormat", "dollars")])

@@ -8,8 +8,7 @@ import Testing
 @MainActor struct PhotoRoutesTests {
     @Test("Upload, show, replace and delete a photo")
     func photoCycle() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             #expect(try await client.get(uri).status == .notFound)
@@ -42,8 +41,7 @@ import Testing
 
     @Test("Deleting an item deletes its photo")
     func deleteItemDeletesPhoto() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let other = try await harness.inventory.createItem(name: "Lens", serialNumber: nil, valueInDollars: "30")
             _ = try await client.upload("/items/\(item.itemKey)/photo", data: TestImages.png)
@@ -61,8 +59,7 @@ import Testing
     func oversized() async throws {
         var limits = Inventory.Limits()
         limits.maxPhotoBytes = 1024
-        let harness = try HTTPHarness(limits: limits)
-        try await harness.run { client async throws in
+        try await HTTPHarness.run(limits: limits) { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             _ = try await client.upload(uri, data: TestImages.png)
@@ -81,8 +78,7 @@ import Testing
 
     @Test("Uploads that are not JPEG or PNG, or not well-formed, are refused")
     func badUploads() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             #expect(
@@ -123,8 +119,7 @@ import Testing
 
     @Test("Mangled multipart bodies never crash the server and never store a photo")
     func mangledMultipart() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let item = try await harness.inventory.createItem(name: "Camera", serialNumber: nil, valueInDollars: "80")
             let uri = "/items/\(item.itemKey)/photo"
             let (valid, type) = Multipart.body(

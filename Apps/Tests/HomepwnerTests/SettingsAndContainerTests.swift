@@ -8,8 +8,7 @@ import Testing
 @MainActor struct SettingsAndContainerTests {
     @Test("A first run shows the registered defaults")
     func registeredDefaults() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             let page = try await client.get("/settings").text
             #expect(page.contains("value=\"manual\" checked"))
             #expect(page.contains("value=\"dollars\" checked"))
@@ -20,8 +19,7 @@ import Testing
 
     @Test("Saved settings change how the list is sorted and shown")
     func saveSettings() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             try await harness.inventory.createItem(name: "Small", serialNumber: "SERIAL-1", valueInDollars: "1000")
             try await harness.inventory.createItem(name: "Big", serialNumber: nil, valueInDollars: "2500")
             let saved = try await client.post("/settings", form: [("sortOrder", "value"), ("currencyFormat", "cents")])
@@ -46,8 +44,7 @@ import Testing
             [("currencyFormat", "dollars")],
         ])
     func badSettings(_ form: [(String, String)]) async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             #expect(try await client.post("/settings", form: form).status == .badRequest)
             #expect(harness.inventory.sortOrder == .manual)
             #expect(harness.inventory.currencyFormat == .dollars)
@@ -57,8 +54,7 @@ import Testing
 
     @Test("The container page lists the directories and the backup plan")
     func containerPage() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             try harness.container.directory(.caches).write(Data("cache".utf8), to: "thumbs.bin")
             let page = try await client.get("/container")
             #expect(page.status == .ok)
@@ -83,8 +79,7 @@ import Testing
 
     @Test("Page events are accepted, and bad ones refused")
     func pageEvents() async throws {
-        let harness = try HTTPHarness()
-        try await harness.run { client async throws in
+        try await HTTPHarness.run { harness, client async throws in
             for event in PageEvent.allCases {
                 #expect(try await client.post("/lifecycle", form: [("event", event.rawValue)]).status == .ok)
             }

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A regular file open for appending, found through the contained resolver: what a
 /// journal writes its records to. Each step is a fault-injection point.

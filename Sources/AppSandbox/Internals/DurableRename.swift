@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Renames a finished temporary file over a destination durably: fsync the file,
 /// keep a hard link to the previous version, rename, fsync the folder, and on a

@@ -1,10 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Musl)
-import Musl
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// One item named relative to an open directory: the unit every file operation in
 /// `FileEngine` works on. Working from a directory descriptor (`openat`, `renameat`,

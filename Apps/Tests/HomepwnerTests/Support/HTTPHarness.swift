@@ -19,6 +19,17 @@ struct HTTPHarness {
 
     var inventory: Inventory { server.inventory }
 
+    /// Starts a harness and runs `body` with it and a client, as ``run(allowedHosts:pageSize:_:)``.
+    static func run(
+        limits: Inventory.Limits = .init(), allowedHosts: AllowedHosts = .loopback, pageSize: Int = 100,
+        _ body: @MainActor @Sendable (HTTPHarness, Client) async throws -> Void
+    ) async throws {
+        let harness = try HTTPHarness(limits: limits)
+        try await harness.run(allowedHosts: allowedHosts, pageSize: pageSize) { client in
+            try await body(harness, client)
+        }
+    }
+
     /// Runs `body` with a client, then removes the container. The test client always
     /// names the host `localhost`.
     func run(
