@@ -1,17 +1,8 @@
 import Foundation
 
 /// ``ArchiveRenderer``'s JSON, compact, one document ending in a newline.
-struct ArchiveJSONSink: ArchiveRenderSink {
-    private var output: [UInt8] = []
-    private var taken = 0
-    var byteCount: Int { taken + output.count }
-    var pendingByteCount: Int { output.count }
-
-    mutating func take() -> [UInt8] {
-        taken += output.count
-        defer { output = [] }
-        return output
-    }
+struct ArchiveJSONSink: ArchiveByteSink {
+    var rendered = RenderedBytes()
     /// Whether the open JSON container has no member yet, innermost last.
     private var empty: [Bool] = []
     /// Whether each open JSON container holds `[key, value]` pairs.
@@ -23,8 +14,8 @@ struct ArchiveJSONSink: ArchiveRenderSink {
 
     mutating func key(_ key: String, depth: Int) {
         separate()
-        JSONString.append(Self.escaped(key), into: &output)
-        output.append(UInt8(ascii: ":"))
+        JSONString.append(Self.escaped(key), into: &rendered.pending)
+        rendered.pending.append(UInt8(ascii: ":"))
     }
 
     mutating func element(_ position: Int, depth: Int) {
@@ -33,16 +24,16 @@ struct ArchiveJSONSink: ArchiveRenderSink {
 
     mutating func pairKey(depth: Int) {
         separate()
-        output.append(UInt8(ascii: "["))
+        rendered.pending.append(UInt8(ascii: "["))
     }
 
     mutating func pairValue(depth: Int) {
-        output.append(UInt8(ascii: ","))
+        rendered.pending.append(UInt8(ascii: ","))
     }
 
     mutating func leaf(_ leaf: ArchiveGraph.Leaf) {
         switch leaf {
-        case .scalar(.string(let string)): JSONString.append(string, into: &output)
+        case .scalar(.string(let string)): JSONString.append(string, into: &rendered.pending)
         case .scalar(.integer(let integer)): append(String(integer))
         case .scalar(.unsignedInteger(let integer)): append(String(integer))
         case .scalar(.real(let real)): appendReal(real)
@@ -53,7 +44,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
             if let text = try? PropertyListWriter(format: .json, jsonOptions: .init(date: .iso8601)).write(.date(date))
             {
                 append("{\"$date\":")
-                output.append(contentsOf: text)
+                rendered.pending.append(contentsOf: text)
                 append("}")
             } else {
                 append("{\"$date\":")
@@ -79,11 +70,11 @@ struct ArchiveJSONSink: ArchiveRenderSink {
         switch container.kind {
         case .object(let className, let classChain):
             append("{\"$id\":\(container.uid ?? 0),\"$class\":")
-            JSONString.append(className, into: &output)
+            JSONString.append(className, into: &rendered.pending)
             append(",\"$classes\":[")
             for (position, name) in classChain.enumerated() {
-                if position > 0 { output.append(UInt8(ascii: ",")) }
-                JSONString.append(name, into: &output)
+                if position > 0 { rendered.pending.append(UInt8(ascii: ",")) }
+                JSONString.append(name, into: &rendered.pending)
             }
             append("]")
             open("", pairs: false, empty: false)
@@ -117,7 +108,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
     }
 
     mutating func endItem(depth: Int) {
-        if pairs.last == true { output.append(UInt8(ascii: "]")) }
+        if pairs.last == true { rendered.pending.append(UInt8(ascii: "]")) }
     }
 
     mutating func endTop() {
@@ -135,13 +126,13 @@ struct ArchiveJSONSink: ArchiveRenderSink {
         if empty[empty.count - 1] {
             empty[empty.count - 1] = false
         } else {
-            output.append(UInt8(ascii: ","))
+            rendered.pending.append(UInt8(ascii: ","))
         }
     }
 
     private mutating func wrapped(_ key: String, _ value: String) {
         append("{\"\(key)\":")
-        JSONString.append(value, into: &output)
+        JSONString.append(value, into: &rendered.pending)
         append("}")
     }
 
@@ -154,7 +145,7 @@ struct ArchiveJSONSink: ArchiveRenderSink {
     }
 
     private mutating func append(_ text: String) {
-        output.append(contentsOf: text.utf8)
+        rendered.pending.append(contentsOf: text.utf8)
     }
 
     /// Keys that begin with `$` get another, so they cannot be taken for `$id`, `$ref`…

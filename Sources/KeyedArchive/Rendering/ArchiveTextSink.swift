@@ -1,26 +1,17 @@
 import Foundation
 
 /// ``ArchiveRenderer``'s text: the `plutil -p` style of ``PropertyListValue/description``.
-struct ArchiveTextSink: ArchiveRenderSink {
-    private var output: [UInt8] = []
-    private var taken = 0
-    var byteCount: Int { taken + output.count }
-    var pendingByteCount: Int { output.count }
-
-    mutating func take() -> [UInt8] {
-        taken += output.count
-        defer { output = [] }
-        return output
-    }
+struct ArchiveTextSink: ArchiveByteSink {
+    var rendered = RenderedBytes()
 
     mutating func beginTop() {}
 
     mutating func key(_ key: String, depth: Int) {
         indent(depth)
-        output.append(UInt8(ascii: "\""))
+        rendered.pending.append(UInt8(ascii: "\""))
         for byte in key.utf8 {
-            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { output.append(UInt8(ascii: "\\")) }
-            output.append(byte)
+            if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { rendered.pending.append(UInt8(ascii: "\\")) }
+            rendered.pending.append(byte)
         }
         append("\" => ")
     }
@@ -65,7 +56,7 @@ struct ArchiveTextSink: ArchiveRenderSink {
             if let number = container.number { append("#\(number) ") }
             if case .set = container.kind { append("set ") }
             append(container.opening)
-            output.append(0x0A)
+            rendered.pending.append(0x0A)
         }
     }
 
@@ -75,7 +66,7 @@ struct ArchiveTextSink: ArchiveRenderSink {
     }
 
     mutating func endItem(depth: Int) {
-        output.append(0x0A)
+        rendered.pending.append(0x0A)
     }
 
     mutating func endTop() {}
@@ -90,7 +81,7 @@ struct ArchiveTextSink: ArchiveRenderSink {
     /// Two spaces a level up to ``ArchiveRenderer/maxIndentation`` levels; deeper lines
     /// say their depth instead.
     private mutating func indent(_ depth: Int) {
-        output.append(contentsOf: Self.padding[min(depth, ArchiveRenderer.maxIndentation)])
+        rendered.pending.append(contentsOf: Self.padding[min(depth, ArchiveRenderer.maxIndentation)])
         if depth > ArchiveRenderer.maxIndentation { append("(\(depth)) ") }
     }
 
@@ -99,7 +90,7 @@ struct ArchiveTextSink: ArchiveRenderSink {
     }
 
     private mutating func append(_ text: String) {
-        output.append(contentsOf: text.utf8)
+        rendered.pending.append(contentsOf: text.utf8)
     }
 }
 

@@ -1,0 +1,27 @@
+/// What a sink that writes bytes as it goes has written: the bytes not yet handed over,
+/// and how many it has handed over before.
+struct RenderedBytes {
+    var pending: [UInt8] = []
+    private(set) var taken = 0
+
+    var count: Int { taken + pending.count }
+
+    mutating func take() -> [UInt8] {
+        taken += pending.count
+        defer { pending = [] }
+        return pending
+    }
+}
+
+/// A sink whose output is bytes (JSON, text): its counts and ``take()`` come from its
+/// ``RenderedBytes``.
+protocol ArchiveByteSink: ArchiveRenderSink {
+    var rendered: RenderedBytes { get set }
+}
+
+extension ArchiveByteSink {
+    var byteCount: Int { rendered.count }
+    var pendingByteCount: Int { rendered.pending.count }
+
+    mutating func take() -> [UInt8] { rendered.take() }
+}
