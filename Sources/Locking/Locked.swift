@@ -1,9 +1,10 @@
+// Public: the inlinable lock calls below reach the C library in the caller's module.
 #if canImport(Glibc)
-import Glibc
+public import Glibc
 #elseif canImport(Musl)
-import Musl
+public import Musl
 #elseif canImport(Darwin)
-import Darwin
+public import Darwin
 #endif
 
 /// A value and the lock that guards it: the one way Keepsake guards shared mutable state.
@@ -16,14 +17,18 @@ import Darwin
 public struct Locked<Value>: @unchecked Sendable {
     // @unchecked: the value is reached only through `withLock`, with the mutex held, and
     // it is handed in and out as `sending`, as `Mutex` does, so no caller keeps an alias.
-    private let storage: Storage
+    @usableFromInline let storage: Storage
 
+    // Inlinable, as `Mutex`'s are: a call specialized for its value type costs the two
+    // pthread calls and nothing else.
+    @inlinable
     public init(_ initialValue: sending Value) {
         storage = Storage(initialValue)
     }
 
     /// Calls `body` with the value while holding the lock, and returns what it returns.
     /// `body` must not take this same lock again: the mutex is not recursive.
+    @inlinable
     public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
@@ -36,18 +41,22 @@ extension Locked {
     /// reached through pointers held in `let`s, not through a Swift stored `var`, since
     /// TSan takes every access to a `var` (a `ManagedBuffer`'s header, say) for a write,
     /// and so reports the accesses two threads make to find the lock before taking it.
-    fileprivate final class Storage {
-        private let value: ValueAddress
-        private let mutex = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    @usableFromInline
+    final class Storage {
+        @usableFromInline let value: ValueAddress
+        @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
 
+        @inlinable
         init(_ initialValue: sending Value) {
             value = ValueAddress(pointer: .allocate(capacity: 1))
+            mutex = .allocate(capacity: 1)
             value.pointer.initialize(to: initialValue)
             mutex.initialize(to: pthread_mutex_t())
             let status = pthread_mutex_init(mutex, nil)
             precondition(status == 0, "pthread_mutex_init: \(status)")
         }
 
+        @inlinable
         func withLock<Result, Failure: Error>(
             _ body: (inout sending Value) throws(Failure) -> sending Result
         ) throws(Failure) -> sending Result {
@@ -69,7 +78,11 @@ extension Locked {
     // @unchecked Sendable: it lets the value go to `body` as `sending`, which the
     // compiler cannot prove for memory that `Storage` owns; the lock proves it, as it
     // does for `Mutex`, whose value is reached the same way.
-    fileprivate struct ValueAddress: @unchecked Sendable {
-        let pointer: UnsafeMutablePointer<Value>
+    @usableFromInline
+    struct ValueAddress: @unchecked Sendable {
+        @usableFromInline let pointer: UnsafeMutablePointer<Value>
+
+        @inlinable
+        init(pointer: UnsafeMutablePointer<Value>) { self.pointer = pointer }
     }
 }
