@@ -318,6 +318,40 @@ struct SharedItemStoreTests {
         #expect(try await store("C").allItems == items, "the desk's delete and the lamp's edit reached the table")
     }
 
+    /// The server stops, or the connection breaks, just after a save's COMMIT: the save
+    /// fails, though its rows are in the table. They are the process's own all the
+    /// same: a delete made next is pushed (else the item would come back from the
+    /// table on the next load), and an edit is no conflict with itself.
+    @Test(
+        "A save that committed though its answer was lost: a delete made next is pushed, an edit is no conflict",
+        arguments: [true, false])
+    func aSaveWhoseAnswerWasLostKnowsItsOwnRows(deleting: Bool) async throws {
+        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
+        defer { proxy.close() }
+        proxy.stall(false)
+        let database = try CloudDatabase(url: proxied)
+        let running = Task { try await database.run() }
+        defer { running.cancel() }
+        let first = try await Replica(
+            PostgresItemStoreBackend<Gadget>(database: database, store: storeName, replica: "A"))
+        first.add(Gadget("Bike", value: 300, id: "bike"))
+        proxy.cutAtNextCommit()
+        await #expect(throws: StoreError.self) { try await first.save() }
+        let observer = try await store("B")
+        let deadline = ContinuousClock.now + .seconds(5)
+        while observer.allItems.isEmpty {
+            try #require(ContinuousClock.now < deadline, "the save's COMMIT did not reach the table")
+            try await Task.sleep(for: .milliseconds(20))
+            try await observer.reload()
+        }
+
+        if deleting { first.allItems.removeAll() } else { first.allItems[0].value = 310 }
+        // With .reportConflicts, an edit would throw if the bike's row were taken for
+        // someone else's.
+        try await first.save()
+        #expect(try await store("C").allItems == first.allItems, "the change reached the table")
+    }
+
     @Test("A store's watcher is called within a second of another store's save")
     func watchersHearOfSaves() async throws {
         let first = try await store("A")

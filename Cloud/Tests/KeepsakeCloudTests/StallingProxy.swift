@@ -5,19 +5,24 @@ import Testing
 #if canImport(Glibc)
 import Glibc
 private let streamSocket = Int32(SOCK_STREAM.rawValue)
+/// A send to a peer gone raises EPIPE, not SIGPIPE, which would end the test process.
+private let noSignal = Int32(MSG_NOSIGNAL)
 #elseif canImport(Darwin)
 import Darwin
 private let streamSocket = SOCK_STREAM
+private let noSignal: Int32 = 0
 #endif
 
 /// A TCP proxy on 127.0.0.1 in front of the test database that can stop answering:
 /// while stalled, it accepts connections and holds them without a byte, as a server
-/// that hangs does; otherwise it forwards each new connection to the database.
+/// that hangs does; otherwise it forwards each new connection to the database. It can
+/// also lose the answer to a COMMIT, as a server stopped just after committing does.
 final class StallingProxy: Sendable {
     let port: UInt16
     private let listener: Int32
     private let target: UInt16
     private let stalled = Locked(true)
+    private let cuttingAtCommit = Locked(false)
     /// How many held connections have sent something: clients waiting on an answer that
     /// does not come.
     private let heldRequests = Locked(0)
@@ -56,6 +61,11 @@ final class StallingProxy: Sendable {
 
     /// Forwards new connections, or holds them unanswered.
     func stall(_ stalls: Bool) { stalled.withLock { $0 = stalls } }
+
+    /// The next COMMIT a client sends reaches the server, and the client's connection
+    /// ends before the server's answer: the transaction is committed, and the client
+    /// cannot know it.
+    func cutAtNextCommit() { cuttingAtCommit.withLock { $0 = true } }
 
     /// Waits, at most `limit`, until a held connection has sent something: from then on,
     /// a call through it waits on the server that never answers.
@@ -96,8 +106,8 @@ final class StallingProxy: Sendable {
                 shutdown(client, Int32(SHUT_RDWR))
                 continue
             }
-            Thread.detachNewThread { Self.pump(from: client, to: server) }
-            Thread.detachNewThread { Self.pump(from: server, to: client) }
+            Thread.detachNewThread { [self] in pump(from: client, to: server, cuttingAtCommit: true) }
+            Thread.detachNewThread { [self] in pump(from: server, to: client, cuttingAtCommit: false) }
         }
     }
 
@@ -110,14 +120,28 @@ final class StallingProxy: Sendable {
         if peeked > 0 { heldRequests.withLock { $0 += 1 } }
     }
 
-    private static func pump(from source: Int32, to destination: Int32) {
+    /// Forwards what `source` sends to `destination` until either ends. With
+    /// `cuttingAtCommit`, `source` is the client: once told, its COMMIT is forwarded
+    /// only after its own socket is shut, so the answer has nowhere to go.
+    private func pump(from source: Int32, to destination: Int32, cuttingAtCommit watching: Bool) {
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let commit = Array("COMMIT".utf8)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(source, $0.baseAddress, $0.count) }
             guard count > 0 else { break }
+            if watching, buffer[..<count].contains(commit),
+                cuttingAtCommit.withLock({ cutting in
+                    defer { cutting = false }
+                    return cutting
+                })
+            {
+                shutdown(source, Int32(SHUT_RDWR))
+            }
             var sent = 0
             while sent < count {
-                let written = buffer.withUnsafeBytes { write(destination, $0.baseAddress! + sent, count - sent) }
+                let written = buffer.withUnsafeBytes {
+                    send(destination, $0.baseAddress! + sent, count - sent, noSignal)
+                }
                 guard written > 0 else {
                     shutdown(source, Int32(SHUT_RDWR))
                     return

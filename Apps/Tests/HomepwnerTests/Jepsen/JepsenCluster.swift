@@ -112,9 +112,10 @@ final class Nemesis: Sendable {
             if stopping.load(ordering: .relaxed) { break }
             if round.isEmpty { round = Fault.allCases.shuffled(using: &random) }
             let fault = round.removeLast()
+            let began = ContinuousClock.now
             do {
                 try cause(fault, &random)
-                history.fault(fault.rawValue)
+                history.fault(fault.rawValue, began: began)
             } catch {
                 history.failed("nemesis \(fault.rawValue)", "\(error)")
             }

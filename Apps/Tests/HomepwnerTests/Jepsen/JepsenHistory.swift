@@ -40,7 +40,9 @@ final class JepsenHistory: Sendable {
         var operations: [String: Int] = [:]
         var faults: [String: Int] = [:]
         var notes: [String] = []
-        var faultLog: [(kind: String, at: ContinuousClock.Instant)] = []
+        /// Each fault with when it began and when it was healed: an operation between
+        /// the two may have met it.
+        var faultLog: [(kind: String, began: ContinuousClock.Instant, healed: ContinuousClock.Instant)] = []
     }
 
     struct Item {
@@ -91,11 +93,12 @@ final class JepsenHistory: Sendable {
 
     func observed(_ observation: Observation) { state.withLock { $0.observations.append(observation) } }
 
-    func fault(_ kind: String) {
+    /// Records a fault that began at `began` and is healed now.
+    func fault(_ kind: String, began: ContinuousClock.Instant) {
         let now = ContinuousClock.now
         state.withLock {
             $0.faults[kind, default: 0] += 1
-            $0.faultLog.append((kind, now))
+            $0.faultLog.append((kind, began, now))
         }
     }
 

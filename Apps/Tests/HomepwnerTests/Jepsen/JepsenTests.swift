@@ -114,7 +114,9 @@ extension OnTheTestDatabase {
         )
             -> String
         {
-            let faults = history.faultLog.map { "\($0.kind) at \(start.duration(to: $0.at))" }
+            let faults = history.faultLog.map {
+                "\($0.kind) from \(start.duration(to: $0.began)) to \(start.duration(to: $0.healed))"
+            }
             guard
                 let name = violation.split(separator: " ").map({ $0.trimmingCharacters(in: .punctuationCharacters) })
                     .first(where: { history.items[$0] != nil }), let item = history.items[name]

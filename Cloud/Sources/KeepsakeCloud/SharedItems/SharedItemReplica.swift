@@ -37,9 +37,10 @@ final class SharedItemReplica: Sendable {
         /// counts for in merges, however many saves fail or are refused before one
         /// succeeds.
         var editStamps: [String: (archive: Data?, stamp: HybridTimestamp)] = [:]
-        /// Whether changes restored as offered may have been saved already, by a save
-        /// whose commit the process did not live to record: the next save reads the
-        /// table first and takes those rows as agreed (``confirmOffers()``).
+        /// Whether changes offered may have been saved already, by a save whose commit
+        /// was not recorded: the process stopped before it could, or the save failed
+        /// after its COMMIT reached the server. The next save reads the table first and
+        /// takes those rows as agreed (``confirmOffers()``).
         var offersUnconfirmed = false
         /// Items whose deletion the table forgot before this process read it (they were
         /// missing from a read of the whole store): the deletion stands against any
@@ -207,27 +208,19 @@ final class SharedItemReplica: Sendable {
         let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
-        let written: (plan: Plan, tags: [String: Int64]?, rejected: [RejectedRow]) = try await table.database
-            .withTransaction(logger: table.logger) { connection in
-                try await self.table.lock(on: connection)
-                let after = self.state.withLock { $0.readThrough }
-                let fresh = try await self.table.records(after: after, on: connection)
-                let (server, base) = self.state.withLock { state in
-                    self.absorb(fresh, into: &state)
-                    return (state.server, state.base)
-                }
-                let plan = try self.plan(changes, base: base, server: server)
-                // Refused whole: the transaction wrote nothing.
-                if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts {
-                    return (plan, nil, fresh.rejected)
-                }
-                let tags = try await self.table.write(plan.writes, on: connection)
-                try await self.table.compact(
-                    deletedBefore: HybridLogicalClock.wallClock() - self.tombstoneRetention.wholeMilliseconds,
-                    on: connection)
-                return (plan, tags, fresh.rejected)
-            }
-        let (plan, tags, rejected) = written
+        let plan: Plan
+        let tags: [String: Int64]?
+        let rejected: [RejectedRow]
+        do {
+            (plan, tags, rejected) = try await write(changes)
+        } catch {
+            // The transaction may have committed though its answer never came: the
+            // server stopped, or the connection broke, just after COMMIT. The next save
+            // reads the table first and takes as agreed each of these changes it finds
+            // there, so that a delete of an item added here is pushed.
+            state.withLock { $0.offersUnconfirmed = true }
+            throw error
+        }
         // Out of the transaction: a move that fails must not undo the save.
         await table.quarantine(rejected)
         guard let tags else {
@@ -260,10 +253,38 @@ final class SharedItemReplica: Sendable {
         for conflict in plan.conflicts { onConflict(conflict) }
     }
 
-    /// After a restart from an agreement kept before a save: each offered change the
-    /// table holds, as offered or merged with its time, was that save's, committed
-    /// before the process stopped. It is agreed now, so that a later change of it is a
-    /// change from the process's own row (a delete is pushed, an edit is no conflict).
+    /// One transaction: reads the rows written since the last read, plans `changes`
+    /// against them and writes the plan, unless the policy refuses its conflicts (then
+    /// nothing is written and no tags come back).
+    private func write(
+        _ changes: [Change]
+    ) async throws -> (plan: Plan, tags: [String: Int64]?, rejected: [RejectedRow]) {
+        try await table.database.withTransaction(logger: table.logger) { connection in
+            try await self.table.lock(on: connection)
+            let after = self.state.withLock { $0.readThrough }
+            let fresh = try await self.table.records(after: after, on: connection)
+            let (server, base) = self.state.withLock { state in
+                self.absorb(fresh, into: &state)
+                return (state.server, state.base)
+            }
+            let plan = try self.plan(changes, base: base, server: server)
+            // Refused whole: the transaction wrote nothing.
+            if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts {
+                return (plan, nil, fresh.rejected)
+            }
+            let tags = try await self.table.write(plan.writes, on: connection)
+            try await self.table.compact(
+                deletedBefore: HybridLogicalClock.wallClock() - self.tombstoneRetention.wholeMilliseconds,
+                on: connection)
+            return (plan, tags, fresh.rejected)
+        }
+    }
+
+    /// After a save whose commit was not recorded (a restart from an agreement kept
+    /// before it, or a save that failed): each offered change the table holds, as
+    /// offered or merged with its time, was that save's. It is agreed now, so that a
+    /// later change of it is a change from the process's own row (a delete is pushed,
+    /// an edit is no conflict).
     private func confirmOffers() async throws {
         _ = try await readNewRows()
         state.withLock { state in
