@@ -5,21 +5,28 @@ import Foundation
 #endif
 
 /// Lays out a `bplist00` document: numbers every object (the root first, each container
-/// before its children), merging equal scalars, and writes each distinct scalar the
-/// moment it is first met. Containers get their numbers in that walk and their bytes
-/// after it, once the width of a reference is known.
+/// before its children, a dictionary's keys before its values), merging equal scalars,
+/// and writes each distinct scalar the moment it is first met. Containers get their
+/// numbers in that walk and their bytes after it, once the width of a reference is
+/// known, each put back where it was numbered: the document holds its objects in
+/// number order, as CoreFoundation and plistlib write them, so a reader walking the
+/// tree reads the file front to back.
 struct BinaryObjectTable {
     /// A container numbered in the walk; its references sit in
     /// `references[start ..< start + count]` (twice `count` for a dictionary: its keys,
-    /// then its values).
+    /// then its values). Its bytes go before the scalar bytes from `scalarsBefore` on.
     private struct Container {
         let number: Int
         let marker: UInt8
         let start: Int
         let count: Int
+        let scalarsBefore: Int
+
+        var referenceCount: Int { marker == 0xD ? count * 2 : count }
     }
 
-    /// The header, then every scalar in the order met.
+    /// The header, then every scalar in the order met. Offsets of scalars point into
+    /// this until ``finish()`` puts the containers among them.
     private var output = Array("bplist00".utf8)
     /// Where each object starts, by number; a container's is set when it is written.
     private var offsets: [Int] = []
@@ -109,7 +116,10 @@ struct BinaryObjectTable {
         case .array(let elements):
             guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             let start = reserveReferences(elements.count)
-            let index = number(Container(number: offsets.count, marker: 0xA, start: start, count: elements.count))
+            let index = number(
+                Container(
+                    number: offsets.count, marker: 0xA, start: start, count: elements.count,
+                    scalarsBefore: output.count))
             for (position, element) in elements.enumerated() {
                 do {
                     references[start + position] = try add(element, depth: depth + 1)
@@ -121,7 +131,10 @@ struct BinaryObjectTable {
         case .dictionary(let dictionary):
             guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
             let start = reserveReferences(dictionary.count * 2)
-            let index = number(Container(number: offsets.count, marker: 0xD, start: start, count: dictionary.count))
+            let index = number(
+                Container(
+                    number: offsets.count, marker: 0xD, start: start, count: dictionary.count,
+                    scalarsBefore: output.count))
             for (position, entry) in dictionary.enumerated() {
                 references[start + position] = addString(entry.key)
             }
@@ -154,23 +167,43 @@ struct BinaryObjectTable {
         }
     }
 
-    /// The whole document: the scalars written in the walk, then the containers, the
-    /// offset table and the trailer. The table is spent.
+    /// The whole document: the objects in number order, each container between the
+    /// scalars written before and after it was numbered; then the offset table and the
+    /// trailer. The table is spent.
     mutating func finish() -> [UInt8] {
         let referenceSize = BinaryObjectEncoder.byteWidth(forMaximum: UInt64(offsets.count - 1))
-        var output = self.output
-        self.output = []
+        let scalars = output
+        output = []
+        var document: [UInt8] = []
+        document.reserveCapacity(
+            scalars.count + containerBytes(referenceSize: referenceSize) + (offsets.count + 4) * 8)
+        // The scalars numbered since the last container moved by what went before them.
+        var copied = scalars.startIndex
+        var unplaced = 0
+        func placeScalars(upTo end: Int, numberedBefore number: Int) {
+            let shift = document.count - copied
+            for scalar in unplaced..<number { offsets[scalar] += shift }
+            document.append(contentsOf: scalars[copied..<end])
+            copied = end
+        }
         for container in containers {
-            offsets[container.number] = output.count
-            BinaryObjectEncoder.appendMarker(container.marker, count: container.count, to: &output)
-            let referenceCount = container.marker == 0xD ? container.count * 2 : container.count
-            references[container.start..<container.start + referenceCount].withUnsafeBufferPointer {
-                BinaryObjectEncoder.appendBigEndian($0, width: referenceSize, to: &output)
+            placeScalars(upTo: container.scalarsBefore, numberedBefore: container.number)
+            unplaced = container.number + 1
+            offsets[container.number] = document.count
+            BinaryObjectEncoder.appendMarker(container.marker, count: container.count, to: &document)
+            references[container.start..<container.start + container.referenceCount].withUnsafeBufferPointer {
+                BinaryObjectEncoder.appendBigEndian($0, width: referenceSize, to: &document)
             }
         }
+        placeScalars(upTo: scalars.endIndex, numberedBefore: offsets.count)
         BinaryObjectEncoder.appendOffsetTableAndTrailer(
-            offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &output)
-        return output
+            offsets: offsets, referenceSize: referenceSize, topObject: 0, to: &document)
+        return document
+    }
+
+    /// The bytes the containers take: their markers and references.
+    private func containerBytes(referenceSize: Int) -> Int {
+        containers.reduce(0) { $0 + 9 + $1.referenceCount * referenceSize }
     }
 
     private mutating func addString(_ string: String) -> Int {

@@ -117,10 +117,14 @@ struct BinaryTreeMaterializer {
         var range = arena.begin(capacity: header.count)
         // Keys first, so they are compared with the last distinct keys before any
         // nested dictionary can replace those.
-        let keysKnownDistinct = lastDistinctKeys.match(header, reader: reader)
+        var keysKnownDistinct = lastDistinctKeys.match(header, reader: reader)
         if keysKnownDistinct {
             try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
             for key in lastDistinctKeys.keys { arena.appendKey(key, to: &range) }
+        } else if lastDistinctKeys.matchContents(header, reader: reader) {
+            keysKnownDistinct = true
+            try account(values: header.count, bytes: lastDistinctKeys.byteCount, objectIndex: index)
+            for which in lastDistinctKeys.matched { arena.appendKey(lastDistinctKeys.keys[which], to: &range) }
         } else {
             for position in 0..<header.count {
                 let keyObject = try reader.reference(at: header.payload, position: position, objectIndex: index)
@@ -217,6 +221,13 @@ private struct KeyShape {
     /// whose key references have the same bytes has the same, valid, keys.
     private var referenceBytes: [UInt8] = []
     private(set) var keys: [String] = []
+    /// The keys' UTF-8 bytes one after another, each ending at its `keyEnds` entry; kept
+    /// only while every key is ASCII, the only keys ``matchContents(_:reader:)`` matches.
+    private var keyBytes: [UInt8] = []
+    private var keyEnds: [Int] = []
+    /// After ``matchContents(_:reader:)`` found a match: the index in ``keys`` of the key
+    /// at each position.
+    private(set) var matched: [Int] = []
     /// What the keys add to the byte count each time they are read.
     private(set) var byteCount = 0
 
@@ -229,16 +240,71 @@ private struct KeyShape {
         return referenceBytes.withUnsafeBytes { stored.hasSameBytes(as: $0) }
     }
 
+    /// Whether `header`'s dictionary has other key objects holding these keys, in any
+    /// order: each an ASCII string with the bytes of a different one of them. Writers
+    /// that do not share equal strings (Foundation's, for one) give every record keys of
+    /// its own, often each in another order; comparing their bytes spares building, and
+    /// checking for duplicates, the same strings again. ``matched`` then says which key
+    /// each position holds.
+    mutating func matchContents(_ header: BinaryObjectReader.Header, reader: BinaryObjectReader) -> Bool {
+        guard header.count > 0, header.count == keyEnds.count else { return false }
+        var order: [Int] = []
+        swap(&order, &matched)
+        order.removeAll(keepingCapacity: true)
+        defer { swap(&order, &matched) }
+        var used: UInt64 = 0
+        return keyBytes.withUnsafeBytes { known in
+            for position in 0..<header.count {
+                guard let object = reader.reference(at: header.payload, position: position),
+                    let offset = reader.checkedOffset(ofObject: object),
+                    let text = reader.asciiStringPayload(at: offset),
+                    let which = firstKey(
+                        holding: UnsafeRawBufferPointer(rebasing: reader.bytes[text]), in: known, from: position,
+                        except: used)
+                else { return false }
+                used |= 1 << which
+                order.append(which)
+            }
+            return true
+        }
+    }
+
+    /// Which key not in `used` has the bytes `text`, trying `first` before the others:
+    /// most writers keep one order.
+    private func firstKey(
+        holding text: UnsafeRawBufferPointer, in known: UnsafeRawBufferPointer, from first: Int, except used: UInt64
+    ) -> Int? {
+        var which = first
+        for _ in 0..<keyEnds.count {
+            let start = which == 0 ? 0 : keyEnds[which - 1]
+            if used & 1 << which == 0, keyEnds[which] - start == text.count,
+                text.hasSameBytes(as: UnsafeRawBufferPointer(rebasing: known[start..<keyEnds[which]]))
+            {
+                return which
+            }
+            which = which + 1 == keyEnds.count ? 0 : which + 1
+        }
+        return nil
+    }
+
     /// Remembers the keys of `header`'s dictionary, read as `entries`.
     mutating func remember(_ header: BinaryObjectReader.Header, entries: DictionaryEntries, reader: BinaryObjectReader)
     {
         let stored = header.payload..<header.payload + header.count * reader.trailer.referenceSize
         referenceBytes.replaceSubrange(referenceBytes.indices, with: reader.bytes[stored])
         keys.removeAll(keepingCapacity: true)
+        keyBytes.removeAll(keepingCapacity: true)
+        keyEnds.removeAll(keepingCapacity: true)
         byteCount = 0
+        var allASCII = true
         for entry in entries {
             keys.append(entry.key)
             byteCount += entry.key.utf8.count
+            allASCII = allASCII && entry.key.utf8.allSatisfy { $0 < 0x80 }
+            keyBytes.append(contentsOf: entry.key.utf8)
+            keyEnds.append(keyBytes.count)
         }
+        // A key with other characters is stored as UTF-16, never as these bytes.
+        if !allASCII { keyEnds.removeAll(keepingCapacity: true) }
     }
 }
