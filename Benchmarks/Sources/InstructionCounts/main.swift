@@ -10,11 +10,14 @@ import PropertyList
 // whatever the count, so the work of one operation is the count at 1 minus the count
 // at 0 (scripts/instruction-counts.sh does both and prints the difference).
 // Usage: InstructionCounts OPERATION ITEMS REPEATS, where OPERATION is one of
-//   read-binary, write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set,
+//   read-binary, read-foundation-binary (the records as Foundation's PropertyListSerialization
+//   writes them: keys not shared, in an order that changes from record to record),
+//   write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set,
 //   encode-each, decode-each (an archive per item, as the shared item store keeps them)
 
 let operations =
-    "read-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set|encode-each|decode-each"
+    "read-binary|read-foundation-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set"
+    + "|encode-each|decode-each"
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let repeats = Int(arguments[3]) else {
     print("usage: InstructionCounts \(operations) ITEMS REPEATS")
@@ -29,6 +32,11 @@ func keep<T>(_ value: T) {
 switch arguments[1] {
 case "read-binary":
     let bytes = try PropertyListWriter.binary.write(HomepwnerRecords.value(count: items))
+    for _ in 0..<repeats { keep(try PropertyListReader().read(bytes)) }
+case "read-foundation-binary":
+    let bytes = Array(
+        try PropertyListSerialization.data(
+            fromPropertyList: HomepwnerRecords.foundationObject(count: items), format: .binary, options: 0))
     for _ in 0..<repeats { keep(try PropertyListReader().read(bytes)) }
 case "write-binary":
     let value = HomepwnerRecords.value(count: items)
