@@ -26,7 +26,7 @@ struct LockedTests {
     }
 
     @Test("A body that throws leaves its changes and releases the lock; the error keeps its type")
-    func throwingBodyReleasesTheLock() {
+    func throwingBodyReleasesTheLock() throws {
         let values = Locked([Int]())
         #expect(throws: Refused()) {
             try values.withLock { (values) throws(Refused) in
@@ -34,8 +34,14 @@ struct LockedTests {
                 throw Refused()
             }
         }
-        // A lock still held would deadlock here rather than fail.
-        values.withLock { $0.append(2) }
+        // Taken on a thread of its own, so that a lock still held fails the test after
+        // a while instead of hanging it.
+        let taken = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            values.withLock { $0.append(2) }
+            taken.signal()
+        }
+        try #require(taken.wait(timeout: .now() + 10) == .success, "the lock was still held")
         #expect(values.withLock { $0 } == [1, 2])
     }
 
