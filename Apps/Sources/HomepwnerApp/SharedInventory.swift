@@ -269,11 +269,19 @@ public final class SharedInventory {
         offering local: [Item]? = nil, merging before: [Item] = [], into after: [Item] = []
     ) async throws {
         let backend = items
-        let file = try await Task.detached {
+        let encoding = Task.detached {
             let agreement =
                 if let local { try await backend.agreement(offering: local) } else { try backend.agreement() }
             return try AgreementFile(agreement: agreement, merging: before, into: after).encoded()
-        }.value
+        }
+        // A detached task is not cancelled with this one, and offering may read the
+        // table first (to settle a save that failed): a stop must not wait on it while
+        // the database is away.
+        let file = try await withTaskCancellationHandler {
+            try await encoding.value
+        } onCancel: {
+            encoding.cancel()
+        }
         let support = support
         try await BlockingIO.run { () throws(SandboxError) in
             try support.create()
