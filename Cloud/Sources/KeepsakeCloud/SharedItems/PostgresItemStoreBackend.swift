@@ -171,15 +171,10 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// agreement after it, then knows on restart the rows the save wrote as its own: its
     /// next save reads the table first, so a delete made meanwhile is pushed and an
     /// edit is no conflict with itself.
-    /// - Throws: ``StoreError`` `.encodingFailed`; `.readFailed` when offers restored
-    ///   after a restart could not be checked against the table.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
     public func agreement(offering items: [Model]) async throws(StoreError) -> Data {
         let snapshot = try snapshot(of: items)
-        do {
-            try await replica.offer(snapshot.items, stamp: snapshot.stamp)
-        } catch {
-            throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
-        }
+        await replica.offer(snapshot.items, stamp: snapshot.stamp)
         return try agreement()
     }
 

@@ -105,10 +105,15 @@ final class SharedItemReplica: Sendable {
     }
 
     /// Records the changes a save of `items` would write as offered, with their times,
-    /// so that an ``agreement`` kept now, before the save, names them. Offers restored
-    /// and not yet confirmed are settled first, before new ones take their place.
-    func offer(_ items: [ArchivedItem], stamp: HybridTimestamp) async throws {
-        if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
+    /// so that an ``agreement`` kept now, before the save, names them. Offers not yet
+    /// confirmed are settled first, before new ones take their place, when the table
+    /// can be read. While it cannot, the changes are recorded all the same, so that
+    /// each keeps the time it was first offered; the save, which needs the table
+    /// anyway, settles the earlier offers. An item changed again meanwhile then loses
+    /// its earlier offer: a row that offer wrote is taken for someone else's and
+    /// merged as a conflict, which the later change wins.
+    func offer(_ items: [ArchivedItem], stamp: HybridTimestamp) async {
+        if state.withLock({ $0.offersUnconfirmed }) { try? await confirmOffers() }
         state.withLock { state in _ = Self.changes(in: items, stamp: stamp, state: &state) }
     }
 
