@@ -108,11 +108,7 @@ extension KeyedArchiveError {
     /// path is built only when an error actually travels up, never on success.
     func prefixed(by component: String) -> KeyedArchiveError {
         var error = self
-        switch keyPath {
-        case nil: error.keyPath = component
-        case let path? where path.hasPrefix("["): error.keyPath = component + path
-        case let path?: error.keyPath = component + "." + path
-        }
+        error.keyPath = PropertyListKeyPath.text(component, before: keyPath)
         return error
     }
 

@@ -20,6 +20,7 @@ extension PropertyListValue: CustomStringConvertible {
     /// Renders `self`, which sits inside `indent` containers.
     private func render(into output: inout String, indent: Int) {
         let padding = String(repeating: "  ", count: indent + 1)
+        let tooDeep = indent >= PropertyListLimits.default.maxDepth
         switch self {
         case .string(let string):
             output += "\"" + string.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"") + "\""
@@ -42,11 +43,9 @@ extension PropertyListValue: CustomStringConvertible {
             output += "{length = \(data.count), bytes = 0x\(hex)\(data.count > 32 ? " ... " : "")}"
         case .uid(let uid):
             output += "<UID \(uid.value)>"
+        case .array where tooDeep, .dictionary where tooDeep:
+            output += "…"
         case .array(let elements):
-            guard indent < PropertyListLimits.default.maxDepth else {
-                output += "…"
-                return
-            }
             guard !elements.isEmpty else {
                 output += "[\n\(padding.dropLast(2))]"
                 return
@@ -59,10 +58,6 @@ extension PropertyListValue: CustomStringConvertible {
             }
             output += padding.dropLast(2) + "]"
         case .dictionary(let dictionary):
-            guard indent < PropertyListLimits.default.maxDepth else {
-                output += "…"
-                return
-            }
             guard !dictionary.isEmpty else {
                 output += "{\n\(padding.dropLast(2))}"
                 return

@@ -6,20 +6,24 @@ extension PropertyListError {
     /// costs nothing when writing succeeds.
     func inside(key: String) -> PropertyListError {
         var error = self
-        error.keyPath = key + Self.joining(keyPath)
+        error.keyPath = PropertyListKeyPath.text(key, before: keyPath)
         return error
     }
 
     /// The same error with the array index `index` put in front of its key path.
     func inside(index: Int) -> PropertyListError {
         var error = self
-        error.keyPath = "[\(index)]" + Self.joining(keyPath)
+        error.keyPath = PropertyListKeyPath.text("[\(index)]", before: keyPath)
         return error
     }
+}
 
-    private static func joining(_ rest: String?) -> String {
-        guard let rest else { return "" }
-        return rest.hasPrefix("[") ? rest : "." + rest
+extension PropertyListKeyPath {
+    /// The key path text of `component` (a key, or `[index]`) followed by `rest`, as
+    /// errors show it: `items[3].name`. Every layer's errors build their paths with it.
+    package static func text(_ component: String, before rest: String?) -> String {
+        guard let rest else { return component }
+        return rest.hasPrefix("[") ? component + rest : component + "." + rest
     }
 }
 

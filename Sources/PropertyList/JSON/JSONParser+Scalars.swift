@@ -4,20 +4,9 @@ extension JSONParser {
         let start = position
         position += 1
         let contentStart = position
-        // Most strings have no escapes and are validated in place.
-        var highBits: UInt8 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            highBits |= byte
-            if byte == UInt8(ascii: "\"") {
-                let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
-                let string = try budget.string(content, isASCII: highBits < 0x80, startingAt: start, in: bytes)
-                position += 1
-                return string
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            guard byte >= 0x20 else { throw error(.syntaxError, "unescaped control character in a string") }
-            position += 1
+        if let string = try plainString(closedBy: UInt8(ascii: "\""), openedAt: start, refusingControlCharacters: true)
+        {
+            return string
         }
         var buffer = Array(bytes[contentStart..<position])
         while position < bytes.count {
@@ -165,14 +154,5 @@ extension JSONParser {
         }
         guard magnitude <= UInt64(Int64.max) + 1 else { return nil }
         return .integer(Int64(truncatingIfNeeded: 0 &- magnitude))
-    }
-
-    private func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }

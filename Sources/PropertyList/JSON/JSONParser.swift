@@ -1,6 +1,6 @@
 /// The JSON grammar over a byte buffer; see ``JSONPropertyListReader`` for the rules.
 /// Containers are parsed with an explicit ``ContainerStack`` rather than by recursion.
-struct JSONParser {
+struct JSONParser: TextParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position = 0
     var budget: ReadBudget
@@ -141,17 +141,5 @@ struct JSONParser {
             default: return
             }
         }
-    }
-
-    /// The byte at `position` as an error message shows it.
-    func describeCurrent() -> String {
-        guard position < bytes.count else { return "end of input" }
-        let byte = bytes[position]
-        return (0x21..<0x7F).contains(byte)
-            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-    }
-
-    func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {
-        TextPosition.error(code, message, at: offset ?? position, in: bytes)
     }
 }

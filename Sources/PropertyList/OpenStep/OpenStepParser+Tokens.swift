@@ -87,19 +87,8 @@ extension OpenStepParser {
         let quote = bytes[position]
         position += 1
         let contentStart = position
-        // Most strings have no escapes and are validated in place.
-        var highBits: UInt8 = 0
-        while position < bytes.count {
-            let byte = bytes[position]
-            highBits |= byte
-            if byte == quote {
-                let content = UnsafeBufferPointer(rebasing: bytes[contentStart..<position])
-                let string = try budget.string(content, isASCII: highBits < 0x80, startingAt: start, in: bytes)
-                position += 1
-                return string
-            }
-            if byte == UInt8(ascii: "\\") { break }
-            position += 1
+        if let string = try plainString(closedBy: quote, openedAt: start, refusingControlCharacters: false) {
+            return string
         }
         var unescaped = UnescapedText(bytes: Array(bytes[contentStart..<position]))
         while position < bytes.count {
@@ -184,15 +173,6 @@ extension OpenStepParser {
             }
         }
         throw error(.truncated, "unterminated data", at: start)
-    }
-
-    private func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): byte - UInt8(ascii: "A") + 10
-        default: nil
-        }
     }
 }
 

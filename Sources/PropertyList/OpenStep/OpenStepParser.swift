@@ -1,6 +1,6 @@
 /// The OpenStep grammar over UTF-8 bytes; see ``OpenStepPropertyListReader`` for the rules.
 /// Containers are parsed with an explicit ``ContainerStack`` rather than by recursion.
-struct OpenStepParser {
+struct OpenStepParser: TextParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
     var budget: ReadBudget
@@ -178,17 +178,5 @@ struct OpenStepParser {
                 }
             throw error(.truncated, "input ends inside \(container)")
         }
-    }
-
-    /// The byte at `position` as an error message shows it.
-    func describeCurrent() -> String {
-        guard position < bytes.count else { return "end of input" }
-        let byte = bytes[position]
-        return (0x21..<0x7F).contains(byte)
-            ? "'\(Character(Unicode.Scalar(byte)))'" : "byte 0x\(String(byte, radix: 16))"
-    }
-
-    func error(_ code: PropertyListError.Code, _ message: String, at offset: Int? = nil) -> PropertyListError {
-        TextPosition.error(code, message, at: offset ?? position, in: bytes)
     }
 }

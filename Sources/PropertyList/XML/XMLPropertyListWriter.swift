@@ -104,7 +104,7 @@ enum XMLPropertyListWriter {
                     do {
                         try append(element, indent: indent + 1)
                     } catch {
-                        throw error.inside("[\(index)]")
+                        throw error.inside(index: index)
                     }
                 }
                 sink.append(0x09, count: indent)
@@ -119,7 +119,7 @@ enum XMLPropertyListWriter {
                         appendElement("<key>", "</key>\n", escaping: key)
                         try append(element, indent: indent + 1)
                     } catch {
-                        throw error.inside(key)
+                        throw error.inside(key: key)
                     }
                 }
                 sink.append(0x09, count: indent)
@@ -228,20 +228,6 @@ enum XMLPropertyListWriter {
             sink.append(scratch)
             sink.append(0x0A)
         }
-    }
-}
-
-extension PropertyListError {
-    /// This error, its key path prefixed with `component` (a key, or `[index]`): the
-    /// writer builds paths on the way out, so writing that succeeds never pays for them.
-    fileprivate func inside(_ component: String) -> PropertyListError {
-        var error = self
-        switch keyPath {
-        case nil: error.keyPath = component
-        case let path? where path.hasPrefix("["): error.keyPath = component + path
-        case let path?: error.keyPath = component + "." + path
-        }
-        return error
     }
 }
 
