@@ -127,25 +127,22 @@ public final class MemoryCache<Key: Hashable & Sendable, Value: Sendable>: Senda
     /// Most entries kept (`0`: no limit). Lowering it evicts at once.
     public var countLimit: Int {
         get { storage.withLock { $0.countLimit } }
-        set {
-            report(
-                storage.withLock {
-                    $0.countLimit = max(0, newValue)
-                    return $0.trim()
-                })
-        }
+        set { setLimit(\.countLimit, to: newValue) }
     }
 
     /// Most total cost kept (`0`: no limit). Lowering it evicts at once.
     public var totalCostLimit: Int {
         get { storage.withLock { $0.totalCostLimit } }
-        set {
-            report(
-                storage.withLock {
-                    $0.totalCostLimit = max(0, newValue)
-                    return $0.trim()
-                })
-        }
+        set { setLimit(\.totalCostLimit, to: newValue) }
+    }
+
+    /// Sets one of the limits (negative means 0), then evicts what no longer fits.
+    private func setLimit(_ limit: WritableKeyPath<Storage, Int>, to newValue: Int) {
+        report(
+            storage.withLock {
+                $0[keyPath: limit] = max(0, newValue)
+                return $0.trim()
+            })
     }
 
     /// Whether a memory warning empties the cache (the default).

@@ -73,4 +73,26 @@ struct DatabaseClient: Sendable {
             throw error
         }
     }
+
+    /// Runs until cancelled, calling `changed` once it listens on `channel` (for what
+    /// came before) and then at each notification there naming `store`. A lost
+    /// connection is logged and listened on again half a second later.
+    func watch(channel: String, for store: String, logger: Logger, _ changed: @escaping @Sendable () -> Void) async {
+        while !Task.isCancelled {
+            do {
+                try await withLongConnection { connection in
+                    try await connection.listen(on: channel) { notifications in
+                        // Listening now: whatever came before is read by the next sync.
+                        changed()
+                        for try await notification in notifications where notification.payload == store {
+                            changed()
+                        }
+                    }
+                }
+            } catch {
+                logger.debug("listening failed: \(error)")
+            }
+            try? await Task.sleep(for: .milliseconds(500))
+        }
+    }
 }

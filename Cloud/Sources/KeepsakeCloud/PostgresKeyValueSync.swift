@@ -196,23 +196,6 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
     }
 
     public func watch(_ changed: @escaping @Sendable () -> Void) async {
-        let store = store
-        let logger = logger
-        while !Task.isCancelled {
-            do {
-                try await database.withLongConnection { connection in
-                    try await connection.listen(on: Self.channel) { notifications in
-                        // Listening now: whatever came before is read by the next sync.
-                        changed()
-                        for try await notification in notifications where notification.payload == store {
-                            changed()
-                        }
-                    }
-                }
-            } catch {
-                logger.debug("listening failed: \(error)")
-            }
-            try? await Task.sleep(for: .milliseconds(500))
-        }
+        await database.watch(channel: Self.channel, for: store, logger: logger, changed)
     }
 }

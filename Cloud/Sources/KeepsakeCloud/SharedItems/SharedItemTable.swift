@@ -197,20 +197,6 @@ final class SharedItemTable: Sendable {
     /// Runs until cancelled, calling `changed` whenever another save of the store may
     /// have been committed (and once when it starts listening, for what came before).
     func watch(_ changed: @escaping @Sendable () -> Void) async {
-        while !Task.isCancelled {
-            do {
-                try await database.withLongConnection { [store] connection in
-                    try await connection.listen(on: Self.channel) { notifications in
-                        changed()
-                        for try await notification in notifications where notification.payload == store {
-                            changed()
-                        }
-                    }
-                }
-            } catch {
-                logger.debug("listening failed: \(error)")
-            }
-            try? await Task.sleep(for: .milliseconds(500))
-        }
+        await database.watch(channel: Self.channel, for: store, logger: logger, changed)
     }
 }
