@@ -116,15 +116,16 @@ let package = Package(
         // depends on this one never builds them.
         // The sandbox's crash and cross-process coordination tests.
         .executableTarget(
-            name: "SandboxTestHelper", dependencies: ["AppSandbox"], path: "Tests/Helpers/SandboxTestHelper"),
+            name: "SandboxTestHelper", dependencies: ["AppSandbox", "TestSupport"],
+            path: "Tests/Helpers/SandboxTestHelper"),
         // The defaults' cross-process and crash tests.
         .executableTarget(
-            name: "DefaultsTestHelper", dependencies: ["AppDefaults", "AppSandbox"],
+            name: "DefaultsTestHelper", dependencies: ["AppDefaults", "AppSandbox", "TestSupport"],
             path: "Tests/Helpers/DefaultsTestHelper"),
         // The lifecycle's signal tests: an app with an item store.
         .executableTarget(
             name: "LifecycleTestHelper",
-            dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive"],
+            dependencies: ["AppLifecycle", "AppStores", "AppSandbox", "KeyedArchive", "TestSupport"],
             path: "Tests/Helpers/LifecycleTestHelper"
         ),
 

@@ -117,15 +117,7 @@ struct CoordinationAttackTests {
         let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let item = folder.file("item")
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            try? FileCoordinator().coordinate(writingItemAt: item) { _ in
-                holding.signal()
-                release.wait()
-            }
-        }
-        holding.wait()
+        let release = holdWritingCoordination(of: item)
         defer { release.signal() }
         let clock = ContinuousClock()
         let started = clock.now
@@ -144,15 +136,7 @@ struct CoordinationAttackTests {
         let folder = TemporaryDirectory("keepsake-tests")
         defer { folder.remove() }
         let item = folder.file("item")
-        let holding = DispatchSemaphore(value: 0)
-        let release = DispatchSemaphore(value: 0)
-        Thread.detachNewThread {
-            try? FileCoordinator().coordinate(writingItemAt: item) { _ in
-                holding.signal()
-                release.wait()
-            }
-        }
-        holding.wait()
+        let release = holdWritingCoordination(of: item)
         defer { release.signal() }
         // The waiter's lock attempts, each refused while the other thread holds the
         // lock: the first refusal says it is waiting.
@@ -184,5 +168,20 @@ struct CoordinationAttackTests {
         defer { folder.remove() }
         let value = try await FileCoordinator().coordinate(with: [.writingIntent(with: folder.file("item"))]) { 42 }
         #expect(value == 42)
+    }
+
+    /// Holds a writing coordination of `item` on a thread of its own until the returned
+    /// semaphore is signalled; returns once it holds it.
+    private func holdWritingCoordination(of item: URL) -> DispatchSemaphore {
+        let holding = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        Thread.detachNewThread {
+            try? FileCoordinator().coordinate(writingItemAt: item) { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        holding.wait()
+        return release
     }
 }

@@ -325,11 +325,7 @@ import Glibc
 
     @Test func attachedStoreSavesOnBackgroundAndTermination() throws {
         let backend = try InMemoryBackend<Item>()
-        let store = try ItemStore(backend: backend)
-        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
-        store.attach(to: app)
-        app.launch()
-        store.add(Item(name: "one"))
+        let (store, app) = try launchedAppWithOneItem(in: backend)
         app.send(.hidden)
         #expect(try backend.loadItems().map(\.name) == ["one"])
         #expect(!store.isDirty)
@@ -345,11 +341,7 @@ import Glibc
 
     @Test func failedAutomaticSaveIsRecorded() throws {
         let backend = try InMemoryBackend<Item>()
-        let store = try ItemStore(backend: backend)
-        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
-        store.attach(to: app)
-        app.launch()
-        store.add(Item(name: "one"))
+        let (store, app) = try launchedAppWithOneItem(in: backend)
         backend.failNextSaves(1)
         app.send(.hidden)
         #expect(store.lastAutosaveError?.code == .writeFailed)
@@ -357,6 +349,16 @@ import Glibc
         app.send(.terminate)
         #expect(store.lastAutosaveError == nil)
         #expect(try backend.loadItems().count == 1)
+    }
+
+    /// A store of `backend` attached to a launched app, holding the unsaved item "one".
+    private func launchedAppWithOneItem(in backend: InMemoryBackend<Item>) throws -> (ItemStore<Item>, Application) {
+        let store = try ItemStore(backend: backend)
+        let app = Application(scheduler: ManualScheduler(), notificationCenter: NotificationCenter())
+        store.attach(to: app)
+        app.launch()
+        store.add(Item(name: "one"))
+        return (store, app)
     }
 
     @Test func concurrentChangesAndBackgroundSavesAreAllKept() async throws {

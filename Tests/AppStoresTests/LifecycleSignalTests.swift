@@ -22,9 +22,7 @@ struct LifecycleSignalTests {
     func terminationSignalRunsCallbacksInApplesOrderAndSaves(signal: Int32) throws {
         let helper = try LifecycleHelper()
         defer { helper.cleanUp() }
-        try helper.waitFor("didBecomeActive")
-        helper.send("add one")
-        try helper.waitFor("added one")
+        try helper.addOne(saving: false)
         kill(helper.pid, signal)
         let status = try helper.waitForExit()
         #expect(status == .exited(0))
@@ -40,9 +38,7 @@ struct LifecycleSignalTests {
     @Test func terminalStopSavesAndStopsThenContinueComesBack() throws {
         let helper = try LifecycleHelper()
         defer { helper.cleanUp() }
-        try helper.waitFor("didBecomeActive")
-        helper.send("add one")
-        try helper.waitFor("added one")
+        try helper.addOne(saving: false)
         kill(helper.pid, SIGTSTP)
         try helper.waitFor("didSuspend")
         try helper.waitUntilStopped()
@@ -64,10 +60,7 @@ struct LifecycleSignalTests {
     func inPlaceEditOfAClassItemIsSavedInTheBackground() throws {
         let helper = try LifecycleHelper()
         defer { helper.cleanUp() }
-        try helper.waitFor("didBecomeActive")
-        helper.send("add one")
-        helper.send("save")
-        try helper.waitFor("saved")
+        try helper.addOne(saving: true)
         helper.send("rename one edited")
         try helper.waitFor("renamed edited dirty=true")
         kill(helper.pid, SIGTSTP)
@@ -83,10 +76,7 @@ struct LifecycleSignalTests {
     @Test func killLosesWhatWasNotSavedAndGivesNoCallback() throws {
         let helper = try LifecycleHelper()
         defer { helper.cleanUp() }
-        try helper.waitFor("didBecomeActive")
-        helper.send("add one")
-        helper.send("save")
-        try helper.waitFor("saved")
+        try helper.addOne(saving: true)
         helper.send("add two")
         try helper.waitFor("added two")
         kill(helper.pid, SIGKILL)
@@ -128,6 +118,18 @@ final class LifecycleHelper: Sendable {
     func waitFor(_ line: String, occurrence: Int = 1) throws { try process.waitFor(line, occurrence: occurrence) }
     func waitUntilStopped() throws { try process.waitUntilStopped() }
     func waitForExit() throws -> ChildProcess.Status { try process.waitForExit() }
+
+    /// Waits for the app to be active, then adds the item "one", and saves it when `saving`.
+    func addOne(saving: Bool) throws {
+        try waitFor("didBecomeActive")
+        send("add one")
+        if saving {
+            send("save")
+            try waitFor("saved")
+        } else {
+            try waitFor("added one")
+        }
+    }
 
     /// The names in the helper's saved archive.
     func savedNames() throws -> [String] {

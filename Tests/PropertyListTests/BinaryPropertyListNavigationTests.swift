@@ -212,7 +212,7 @@ struct BinaryPropertyListNavigationTests {
         let limits = PropertyListLimits(maxDepth: 128, maxObjectCount: 200_000, maxByteCount: .max)
         var inputs: [(String, [UInt8])] = try Self.binaryCorpusFiles().map { ($0, try Corpus.bytes($0)) }
         inputs += Self.fuzzCorpusFiles()
-        var generator = SplitMix(seed: 0x5EED)
+        var generator = SplitMix64(seed: 0x5EED)
         for (name, bytes) in inputs where bytes.count > 8 && bytes.count <= 64 << 10 {
             for mutation in 0..<20 {
                 var mutated = bytes
@@ -313,20 +313,5 @@ struct BinaryPropertyListNavigationTests {
             }
         }
         return paths
-    }
-}
-
-/// A small seeded generator, so the mutations are the same on every run.
-struct SplitMix {
-    var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E4B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

@@ -143,6 +143,17 @@ struct SharedItemStoreTests {
         return (first, second)
     }
 
+    /// Two stores merging field by field, each having saved an edit of the bike made
+    /// without the other's: the name in the first, the value in the second.
+    func twoStoresMergingEdits(conflicts: ConflictLog) async throws -> (Replica, Replica) {
+        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
+        first.allItems[0].name = "Red bike"
+        try await first.save()
+        second.allItems[0].value = 500
+        try await second.save()
+        return (first, second)
+    }
+
     @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved until settled")
     func staleSaveReportsTheConflict() async throws {
         let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
@@ -208,11 +219,7 @@ struct SharedItemStoreTests {
     @Test("Field by field, last writer wins: a name changed there and a value changed here both survive")
     func fieldMergeKeepsBothEdits() async throws {
         let conflicts = ConflictLog()
-        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
-        first.allItems[0].name = "Red bike"
-        try await first.save()
-        second.allItems[0].value = 500
-        try await second.save()
+        let (first, second) = try await twoStoresMergingEdits(conflicts: conflicts)
         #expect(conflicts.all.map(\.recordID) == ["bike"], "the settled conflict is reported")
         #expect(try await second.reloadIfSaved())
         #expect(try await first.reloadIfSaved())
@@ -224,11 +231,7 @@ struct SharedItemStoreTests {
     @Test("An edit made after a merge, before reloading it, keeps the other side's fields and is no new conflict")
     func editBeforeReloadingAMergeKeepsIt() async throws {
         let conflicts = ConflictLog()
-        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
-        first.allItems[0].name = "Red bike"
-        try await first.save()
-        second.allItems[0].value = 500
-        try await second.save()
+        let (first, second) = try await twoStoresMergingEdits(conflicts: conflicts)
         second.allItems[0].serial = "B1K3"
         try await second.save()
         #expect(try await store("C").allItems == [Gadget("Red bike", value: 500, id: "bike").with(serial: "B1K3")])

@@ -29,21 +29,13 @@
 import AppDefaults
 import AppSandbox
 import Foundation
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-
-func say(_ line: String) {
-    FileHandle.standardOutput.write(Data((line + "\n").utf8))
-}
-
-func fail(_ message: String, code: Int32 = 1) -> Never {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
-    exit(code)
-}
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {

@@ -15,6 +15,7 @@ import AppSandbox
 import AppStores
 import Foundation
 import KeyedArchive
+import TestSupport
 
 #if canImport(Glibc)
 import Glibc
@@ -28,13 +29,6 @@ final class Note: KeyedSecureCoding {
     init(name: String) { self.name = name }
     func encode(with coder: KeyedEncoder) { coder.encode(name, forKey: "name") }
     init(coder: KeyedDecoder) throws { name = try coder.decode(String.self, forKey: "name") }
-}
-
-/// Writes a line straight to the descriptor: standard output is a pipe here, and a
-/// buffered line could still sit in memory when the process stops or is killed.
-func say(_ line: String) {
-    let bytes = Array((line + "\n").utf8)
-    _ = bytes.withUnsafeBytes { write(STDOUT_FILENO, $0.baseAddress, $0.count) }
 }
 
 final class Delegate: ApplicationDelegate {
