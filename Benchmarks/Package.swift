@@ -12,11 +12,12 @@ func library(_ names: String...) -> [Target.Dependency] {
     names.map { .product(name: $0, package: keepsake) }
 }
 
-/// A suite the ordo-one harness runs, in Benchmarks/NAME: the harness and what it measures.
+/// A suite the ordo-one harness runs, in Benchmarks/NAME: the harness, the suites' shared
+/// configurations and what it measures.
 func benchmark(_ name: String, _ dependencies: [Target.Dependency]) -> Target {
     .executableTarget(
         name: name,
-        dependencies: [.product(name: "Benchmark", package: "benchmark")] + dependencies,
+        dependencies: [.product(name: "Benchmark", package: "benchmark"), "BenchmarkSuite"] + dependencies,
         path: "Benchmarks/\(name)",
         plugins: [.plugin(name: "BenchmarkPlugin", package: "benchmark")]
     )
@@ -28,6 +29,8 @@ let package = Package(
     dependencies: [
         .package(path: ".."),
         .package(path: "../Cloud"),
+        // The seeded generator the records are drawn from.
+        .package(path: "../Tests/TestSupport"),
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         // Only the malloc interposer: the runtime interposer is not available here, and
@@ -35,7 +38,13 @@ let package = Package(
         .package(url: "https://github.com/ordo-one/benchmark", from: "1.38.0", traits: ["MallocInterposer"]),
     ],
     targets: [
-        .target(name: "BenchmarkData", dependencies: library("PropertyList", "KeyedArchive")),
+        .target(
+            name: "BenchmarkData",
+            dependencies: library("PropertyList", "KeyedArchive")
+                + [.product(name: "KeepsakeTestSupport", package: "TestSupport")]),
+        // What the harness's suites share; apart from BenchmarkData, which the plain
+        // timers use without the harness's allocator hooks.
+        .target(name: "BenchmarkSuite", dependencies: [.product(name: "Benchmark", package: "benchmark")]),
         .executableTarget(name: "PlainRatios", dependencies: ["BenchmarkData"] + library("PropertyList")),
         // libplist, for PeerRatios: Debian's libplist-dev.
         .systemLibrary(name: "CLibPlist", pkgConfig: "libplist-2.0", providers: [.apt(["libplist-dev"])]),

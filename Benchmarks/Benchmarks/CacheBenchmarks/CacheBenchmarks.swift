@@ -1,5 +1,6 @@
 import AppStores
 import Benchmark
+import BenchmarkSuite
 import Foundation
 
 // MemoryCache (LRU, count and cost limits, one lock) against Foundation's NSCache on
@@ -7,12 +8,7 @@ import Foundation
 // every insert), reading hits, and a mixed read/write pass over a working set twice
 // the limit. Each benchmark iteration does 100k operations.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock],
-        timeUnits: .milliseconds,
-        maxDuration: .seconds(5),
-        maxIterations: 50
-    )
+    Benchmark.defaultConfiguration = .comparison(.milliseconds, maxIterations: 50)
     let operations = 100_000
     let limit = 10_000
     let keys = (0..<(2 * limit)).map { "image-\($0)" }

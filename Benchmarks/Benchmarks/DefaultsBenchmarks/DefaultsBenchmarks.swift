@@ -1,6 +1,7 @@
 import AppDefaults
 import AppSandbox
 import Benchmark
+import BenchmarkSuite
 import Foundation
 
 // Keepsake's Defaults against Foundation's UserDefaults on the same 1,000 keys in the
@@ -8,12 +9,7 @@ import Foundation
 // synchronize; Foundation on Linux saves nothing without synchronize). Both write into
 // a scratch folder: HOME and XDG_CONFIG_HOME point there before Foundation starts.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock],
-        timeUnits: .microseconds,
-        maxDuration: .seconds(5),
-        maxIterations: 500
-    )
+    Benchmark.defaultConfiguration = .comparison(.microseconds, maxIterations: 500)
     // One fixed folder, emptied at every start: the harness starts this process several times.
     let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-bench")
     try? FileManager.default.removeItem(at: scratch)

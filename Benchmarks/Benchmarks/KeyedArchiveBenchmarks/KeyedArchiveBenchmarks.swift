@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkData
+import BenchmarkSuite
 import Foundation
 import KeyedArchive
 
@@ -9,18 +10,13 @@ import KeyedArchive
 // in its setup. NSKeyedArchiver on Linux needs tens of seconds for 100k items, so its
 // benchmarks at 10k and 100k run a single iteration.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .mallocCountTotal],
-        timeUnits: .microseconds,
-        maxDuration: .seconds(10),
-        maxIterations: 20
-    )
-    let single = Benchmark.Configuration(warmupIterations: 0, maxDuration: .seconds(1), maxIterations: 1)
+    Benchmark.defaultConfiguration = .comparison(
+        .microseconds, alsoCounting: [.mallocCountTotal], maxDuration: .seconds(10), maxIterations: 20)
 
     for count in [1_000, 10_000, 100_000] {
         let label = "\(count / 1_000)k"
         let fixture = { Fixtures.shared.fixture(count) }
-        let foundation = count >= 10_000 ? single : Benchmark.defaultConfiguration
+        let foundation = count >= 10_000 ? .singleRun : Benchmark.defaultConfiguration
 
         Benchmark("encode \(label) / keepsake") { _ in
             blackHole(try KeyedArchiver.archivedData(withRootObject: fixture().ours))

@@ -1,5 +1,6 @@
 import Benchmark
 import BenchmarkData
+import BenchmarkSuite
 import Foundation
 import PropertyList
 
@@ -10,12 +11,8 @@ import PropertyList
 // inputs first (100k Foundation dictionaries from a freed value tree) leaves a
 // fragmented heap that slows every later allocation, ours and Foundation's alike.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock, .mallocCountTotal],
-        timeUnits: .milliseconds,
-        maxDuration: .seconds(10),
-        maxIterations: 20
-    )
+    Benchmark.defaultConfiguration = .comparison(
+        .milliseconds, alsoCounting: [.mallocCountTotal], maxDuration: .seconds(10), maxIterations: 20)
     let inputs = { Inputs.shared }
 
     Benchmark("binary read 100k / keepsake") { _ in

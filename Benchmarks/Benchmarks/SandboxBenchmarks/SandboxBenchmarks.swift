@@ -1,17 +1,13 @@
 import AppSandbox
 import Benchmark
+import BenchmarkSuite
 import Foundation
 
 // Durable atomic replace (temp file, fsync, rename, fsync of the directory, with a
 // hard-linked rollback copy) against Foundation's Data.write(options: .atomic), which
 // skips the directory fsync. Same sizes, same folder, same run.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock],
-        timeUnits: .microseconds,
-        maxDuration: .seconds(5),
-        maxIterations: 200
-    )
+    Benchmark.defaultConfiguration = .comparison(.microseconds, maxIterations: 200)
     let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-bench-\(UUID())")
     try! FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
     for (label, size) in [("4 KB", 4 << 10), ("1 MB", 1 << 20), ("32 MB", 32 << 20)] {

@@ -2,6 +2,7 @@ import AppSandbox
 import AppStores
 import Benchmark
 import BenchmarkData
+import BenchmarkSuite
 import Foundation
 import KeyedArchive
 import Locking
@@ -16,17 +17,11 @@ import Locking
 // each benchmark in a process of its own, so fixtures are built lazily in `setup`:
 // only the one a benchmark needs.
 let benchmarks: @Sendable () -> Void = {
-    Benchmark.defaultConfiguration = .init(
-        metrics: [.wallClock],
-        timeUnits: .milliseconds,
-        maxDuration: .seconds(5),
-        maxIterations: 20
-    )
-    let slow = Benchmark.Configuration(warmupIterations: 0, maxDuration: .seconds(1), maxIterations: 1)
+    Benchmark.defaultConfiguration = .comparison(.milliseconds, maxIterations: 20)
 
     for count in [1_000, 10_000, 100_000] {
         let label = "\(count / 1_000)k"
-        let foundationConfiguration = count >= 10_000 ? slow : Benchmark.defaultConfiguration
+        let foundationConfiguration = count >= 10_000 ? .singleRun : Benchmark.defaultConfiguration
 
         Benchmark(
             "item store save \(label) / keepsake",

@@ -1,5 +1,6 @@
 import Foundation
 import PropertyList
+import TestSupport
 
 /// The data every benchmark shares: Homepwner items as the seeds define them (name,
 /// serial number, value in dollars, date created, item key), generated from a fixed
@@ -47,19 +48,8 @@ public enum HomepwnerRecords {
     }
 }
 
-/// A small, fast, seedable generator (Steele et al.'s SplitMix64).
-struct SplitMix64 {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-
+extension SplitMix64 {
+    /// A version 4 UUID from the next two draws.
     mutating func uuidBytes() -> uuid_t {
         let a = next()
         let b = next()

@@ -84,33 +84,35 @@ func libplist(_ which: Case, binary: [UInt8], xml: [UInt8], runs: Int) -> Double
     binary.withUnsafeBytes { plist_from_bin($0.baseAddress, UInt32($0.count), &tree) }
     guard let tree else { return nil }
     defer { plist_free(tree) }
+    /// One run of a libplist reader over `input`, the tree it built freed.
+    func reading(_ input: [UInt8], _ read: (UnsafePointer<CChar>?, UInt32, UnsafeMutablePointer<plist_t?>) -> Void)
+        -> Double
+    {
+        best {
+            var built: plist_t?
+            input.withUnsafeBytes {
+                read($0.baseAddress?.assumingMemoryBound(to: CChar.self), UInt32($0.count), &built)
+            }
+            plist_free(built)
+        }
+    }
+    /// One run of a libplist writer over the tree, what it wrote freed.
+    func writing(
+        _ write: (UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>, UnsafeMutablePointer<UInt32>) -> Void,
+        freeing free: (UnsafeMutablePointer<CChar>?) -> Void
+    ) -> Double {
+        best {
+            var bytes: UnsafeMutablePointer<CChar>?
+            var length: UInt32 = 0
+            write(&bytes, &length)
+            free(bytes)
+        }
+    }
     switch which {
-    case .readBinary:
-        return best {
-            var read: plist_t?
-            binary.withUnsafeBytes { plist_from_bin($0.baseAddress, UInt32($0.count), &read) }
-            plist_free(read)
-        }
-    case .writeXML:
-        return best {
-            var bytes: UnsafeMutablePointer<CChar>?
-            var length: UInt32 = 0
-            plist_to_xml(tree, &bytes, &length)
-            plist_to_xml_free(bytes)
-        }
-    case .writeBinary:
-        return best {
-            var bytes: UnsafeMutablePointer<CChar>?
-            var length: UInt32 = 0
-            plist_to_bin(tree, &bytes, &length)
-            plist_to_bin_free(bytes)
-        }
-    case .readXML:
-        return best {
-            var read: plist_t?
-            xml.withUnsafeBytes { plist_from_xml($0.baseAddress, UInt32($0.count), &read) }
-            plist_free(read)
-        }
+    case .readBinary: return reading(binary) { plist_from_bin($0, $1, $2) }
+    case .writeXML: return writing({ plist_to_xml(tree, $0, $1) }, freeing: { plist_to_xml_free($0) })
+    case .writeBinary: return writing({ plist_to_bin(tree, $0, $1) }, freeing: { plist_to_bin_free($0) })
+    case .readXML: return reading(xml) { plist_from_xml($0, $1, $2) }
     }
 }
 
