@@ -355,6 +355,53 @@ struct SharedItemStoreTests {
         #expect(try await store("C").allItems == first.allItems, "the change reached the table")
     }
 
+    /// The app offers its changes before each save (``PostgresItemStoreBackend/agreement(offering:)``).
+    /// While the database is away, a change counts from the save that first offered
+    /// it, even after a save has failed, so a later change made elsewhere wins its field.
+    @Test("An edit made while the database is away keeps the time it was first offered: a later edit elsewhere wins")
+    func anEditDuringAnOutageKeepsItsFirstOfferedTime() async throws {
+        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
+        defer { proxy.close() }
+        proxy.stall(false)
+        let database = try CloudDatabase(url: proxied)
+        let running = Task { try await database.run() }
+        defer { running.cancel() }
+        let first = try await Replica(
+            PostgresItemStoreBackend<Gadget>(
+                database: database, store: storeName, mergePolicy: .fieldLastWriterWins, replica: "A",
+                timeout: .seconds(2)))
+        first.add(Gadget("Bike", value: 300, id: "bike"))
+        try await first.save()
+        let second = try await store("B", policy: .fieldLastWriterWins)
+
+        proxy.cutOff()
+        first.allItems[0].value = 310
+        _ = try await first.backend.agreement(offering: first.allItems)
+        await #expect(throws: (any Error).self) { try await first.save() }
+        // A second edit while the first save's fate is unknown: offered, though the
+        // table cannot be read to settle the first.
+        first.allItems[0].name = "First's bike"
+        _ = try await first.backend.agreement(offering: first.allItems)
+        await #expect(throws: (any Error).self) { try await first.save() }
+        second.allItems[0].name = "Second's bike"
+        try await second.save()
+
+        proxy.stall(false)
+        let deadline = ContinuousClock.now + .seconds(15)
+        while true {
+            _ = try? await first.backend.agreement(offering: first.allItems)
+            do {
+                try await first.save()
+                break
+            } catch {
+                try #require(ContinuousClock.now < deadline, "the save after the outage failed: \(error)")
+            }
+        }
+        let items = try await store("C").allItems
+        #expect(items.map(\.name) == ["Second's bike"], "the name edited later, elsewhere, wins")
+        #expect(items.map(\.value) == [310], "the value edited here only is kept")
+    }
+
     @Test("A store's watcher is called within a second of another store's save")
     func watchersHearOfSaves() async throws {
         let first = try await store("A")

@@ -62,6 +62,13 @@ final class StallingProxy: Sendable {
     /// Forwards new connections, or holds them unanswered.
     func stall(_ stalls: Bool) { stalled.withLock { $0 = stalls } }
 
+    /// The database goes away: every connection so far ends, and new ones are held
+    /// unanswered until `stall(false)`.
+    func cutOff() {
+        stall(true)
+        for socket in sockets.withLock({ $0 }) { shutdown(socket, Int32(SHUT_RDWR)) }
+    }
+
     /// The next COMMIT a client sends reaches the server, and the client's connection
     /// ends before the server's answer: the transaction is committed, and the client
     /// cannot know it.
