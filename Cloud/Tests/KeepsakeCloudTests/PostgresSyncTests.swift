@@ -211,11 +211,9 @@ struct PostgresSyncTests {
     /// calls after it a new client, which reaches the server once it answers again.
     /// A push of more changes than one transaction takes lands whole.
     @Test func aClientThatGetsNoAnswerTimesOutAndGivesWayToAFreshOne() async throws {
-        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
-        defer { proxy.close() }
-        let database = try CloudDatabase(url: proxied)
-        let running = Task { try await database.run() }
-        defer { running.cancel() }
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        let (proxy, database) = (proxied.proxy, proxied.database)
         let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)", timeout: .seconds(2))
         let stalledClient = ObjectIdentifier(database.client)
         let change = KeyValueChange(
@@ -244,11 +242,9 @@ struct PostgresSyncTests {
     /// A caller cancelled while its exchange waits on a client that never answers
     /// returns at once.
     @Test func aCancelledCallReturnsThoughTheClientNeverAnswers() async throws {
-        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
-        defer { proxy.close() }
-        let database = try CloudDatabase(url: proxied)
-        let running = Task { try await database.run() }
-        defer { running.cancel() }
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        let (proxy, database) = (proxied.proxy, proxied.database)
         let service = PostgresKeyValueSync(database: database, store: "test-\(UUID().uuidString)")
         let reading = Task { try await service.changes(after: 0) }
         try await proxy.waitUntilHoldingARequest()

@@ -329,12 +329,10 @@ struct SharedItemStoreTests {
         "A save that committed though its answer was lost: a delete made next is pushed, an edit is no conflict",
         arguments: [true, false])
     func aSaveWhoseAnswerWasLostKnowsItsOwnRows(deleting: Bool) async throws {
-        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
-        defer { proxy.close() }
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        let (proxy, database) = (proxied.proxy, proxied.database)
         proxy.stall(false)
-        let database = try CloudDatabase(url: proxied)
-        let running = Task { try await database.run() }
-        defer { running.cancel() }
         let first = try await Replica(
             PostgresItemStoreBackend<Gadget>(database: database, store: storeName, replica: "A"))
         first.add(Gadget("Bike", value: 300, id: "bike"))
@@ -360,12 +358,10 @@ struct SharedItemStoreTests {
     /// it, even after a save has failed, so a later change made elsewhere wins its field.
     @Test("An edit made while the database is away keeps the time it was first offered: a later edit elsewhere wins")
     func anEditDuringAnOutageKeepsItsFirstOfferedTime() async throws {
-        let (proxy, proxied) = try StallingProxy.inFrontOfTheTestDatabase()
-        defer { proxy.close() }
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        let (proxy, database) = (proxied.proxy, proxied.database)
         proxy.stall(false)
-        let database = try CloudDatabase(url: proxied)
-        let running = Task { try await database.run() }
-        defer { running.cancel() }
         let first = try await Replica(
             PostgresItemStoreBackend<Gadget>(
                 database: database, store: storeName, mergePolicy: .fieldLastWriterWins, replica: "A",

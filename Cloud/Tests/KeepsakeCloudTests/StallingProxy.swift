@@ -1,4 +1,5 @@
 import Foundation
+import KeepsakeCloud
 import Locking
 import Testing
 
@@ -165,5 +166,26 @@ final class StallingProxy: Sendable {
         address.sin_port = port.bigEndian
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
         return address
+    }
+}
+
+/// A running ``CloudDatabase`` that reaches the test database through a
+/// ``StallingProxy``, stalled until told otherwise. ``close()`` stops both.
+final class ProxiedDatabase: Sendable {
+    let proxy: StallingProxy
+    let database: CloudDatabase
+    private let running: Task<Void, any Error>
+
+    init() throws {
+        let (proxy, url) = try StallingProxy.inFrontOfTheTestDatabase()
+        let database = try CloudDatabase(url: url)
+        self.proxy = proxy
+        self.database = database
+        running = Task { try await database.run() }
+    }
+
+    func close() {
+        running.cancel()
+        proxy.close()
     }
 }
