@@ -153,9 +153,13 @@ public final class HomepwnerServer: Sendable {
             await services.triggerGracefulShutdown()
             for await _ in stopped {}
         })
+        // Nothing is served before SIGTERM is trapped: a SIGTERM sent as soon as the
+        // server says it is serving then saves and stops the app, instead of killing it.
+        let (untilTrapped, trapped) = AsyncStream<Never>.makeStream()
         try await withThrowingTaskGroup(of: Void.self) { group in
             group.addTask {
                 defer { serverStopped.finish() }
+                for await _ in untilTrapped {}
                 do {
                     try await services.run()
                 } catch {
@@ -163,10 +167,29 @@ public final class HomepwnerServer: Sendable {
                     throw error
                 }
             }
-            await application.run(sources: [signals])
+            await application.run(sources: [Trapping(signals: signals, trapped: { trapped.finish() })])
             await services.triggerGracefulShutdown()
             try await group.next()
             group.cancelAll()
+        }
+    }
+}
+
+/// The app's signal source, calling `trapped` once its handlers are installed, or once
+/// it has stopped without installing them.
+private struct Trapping: LifecycleEventSource {
+    let signals: SignalEventSource
+    let trapped: @Sendable () -> Void
+
+    func run(for application: AppLifecycle.Application) async throws {
+        try await run(for: application, whenReady: {})
+    }
+
+    func run(for application: AppLifecycle.Application, whenReady ready: @escaping @Sendable () -> Void) async throws {
+        defer { trapped() }
+        try await signals.run(for: application) {
+            trapped()
+            ready()
         }
     }
 }
