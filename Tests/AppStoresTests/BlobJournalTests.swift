@@ -1,6 +1,7 @@
 import AppSandbox
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 @testable import AppStores
@@ -176,7 +177,10 @@ import Testing
             }
             #expect(failures == 0)
             let fsyncs = faulty.fsyncCount - before
-            #expect(fsyncs < writers * rounds * 3 / 4, "\(fsyncs) fsyncs for \(writers * rounds) changes")
+            // ThreadSanitizer runs the writers nearly one at a time, so fewer overlap; there,
+            // fewer fsyncs than changes still shows that they share.
+            let bound = Sanitizer.active == nil ? writers * rounds * 3 / 4 : writers * rounds
+            #expect(fsyncs < bound, "\(fsyncs) fsyncs for \(writers * rounds) changes")
             newest = try #require(try await store.data(forKey: "shared"))
             #expect(Self.file(faulty.container, "images/shared") == newest, "the file shows what memory says")
         }
