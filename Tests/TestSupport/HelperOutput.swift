@@ -10,16 +10,17 @@ import Darwin
 
 /// Writes `line` to standard output, for the test waiting on it.
 public func say(_ line: String) {
-    write(line + "\n", to: STDOUT_FILENO)
+    writeAll(line + "\n", to: STDOUT_FILENO)
 }
 
 /// Ends the helper with `message` on standard error and exit status `code`.
 public func fail(_ message: String, code: Int32 = 1) -> Never {
-    write(message + "\n", to: STDERR_FILENO)
+    writeAll(message + "\n", to: STDERR_FILENO)
     exit(code)
 }
 
-private func write(_ text: String, to descriptor: Int32) {
+/// Writes all of `text`, again after an interrupted or partial write.
+private func writeAll(_ text: String, to descriptor: Int32) {
     let bytes = Array(text.utf8)
     var written = 0
     while written < bytes.count {
