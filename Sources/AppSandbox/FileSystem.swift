@@ -130,20 +130,23 @@ public struct FileSystem: Sendable {
 
     /// Moves an item; the destination must not exist.
     public func moveItem(at source: URL, to destination: URL) throws(SandboxError) {
-        let from = try locate(source, followFinalLink: false)
-        defer { from.release(system) }
-        let to = try locate(destination, followFinalLink: false)
-        defer { to.release(system) }
-        try engine.move(from, to: to)
+        try withItems(source, destination) { (from, to) throws(SandboxError) in try engine.move(from, to: to) }
     }
 
     /// Copies a file, link or directory tree; the destination must not exist.
     public func copyItem(at source: URL, to destination: URL) throws(SandboxError) {
-        let from = try locate(source, followFinalLink: false)
-        defer { from.release(system) }
-        let to = try locate(destination, followFinalLink: false)
-        defer { to.release(system) }
-        try engine.copy(from, to: to)
+        try withItems(source, destination) { (from, to) throws(SandboxError) in try engine.copy(from, to: to) }
+    }
+
+    /// `body` on the items at two URLs, final links not followed, released after.
+    private func withItems(
+        _ first: URL, _ second: URL, _ body: (Location, Location) throws(SandboxError) -> Void
+    ) throws(SandboxError) {
+        let one = try locate(first, followFinalLink: false)
+        defer { one.release(system) }
+        let other = try locate(second, followFinalLink: false)
+        defer { other.release(system) }
+        try body(one, other)
     }
 
     // MARK: Locating

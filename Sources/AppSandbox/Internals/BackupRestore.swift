@@ -338,7 +338,7 @@ struct BackupRestore {
         let live = container.url.path + "/" + top
         let exists = try engine.exists(Location(parent: root, name: top, path: live))
         if !exists {
-            try rename(staging.fd, top, root, top, path: live)
+            try system.rename(staging.fd, top, root, top, path: live)
             return .created
         }
         do {
@@ -346,11 +346,11 @@ struct BackupRestore {
             return .exchanged
         } catch  where error.rawValue == ENOSYS || error.rawValue == EINVAL {
             // No atomic exchange here: move the old tree aside, then the new one in.
-            try rename(root, top, staging.fd, ".old-" + top, path: live)
+            try system.rename(root, top, staging.fd, ".old-" + top, path: live)
             do {
-                try rename(staging.fd, top, root, top, path: live)
+                try system.rename(staging.fd, top, root, top, path: live)
             } catch {
-                try? rename(staging.fd, ".old-" + top, root, top, path: live)
+                try? system.rename(staging.fd, ".old-" + top, root, top, path: live)
                 throw error
             }
             return .renamed
@@ -367,24 +367,10 @@ struct BackupRestore {
                 try system.renameExchange(staging.fd, top, root, top)
             }
         case .renamed:
-            try rename(root, top, staging.fd, top, path: live)
-            try rename(staging.fd, ".old-" + top, root, top, path: live)
+            try system.rename(root, top, staging.fd, top, path: live)
+            try system.rename(staging.fd, ".old-" + top, root, top, path: live)
         case .created:
-            try rename(root, top, staging.fd, top, path: live)
-        }
-    }
-
-    private func rename(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, path: String)
-        throws(SandboxError)
-    {
-        while true {
-            do {
-                return try system.renameat(fromDirectory, from, toDirectory, to)
-            } catch  where error.rawValue == EINTR {
-                continue
-            } catch {
-                throw SandboxError(errno: error.rawValue, path: path, operation: "rename")
-            }
+            try system.rename(root, top, staging.fd, top, path: live)
         }
     }
 }

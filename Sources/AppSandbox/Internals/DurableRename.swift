@@ -23,16 +23,7 @@ struct DurableRename {
         // The link is dropped once it is no longer the only copy of the previous version.
         var dropPrior = kept
         defer { if dropPrior { try? system.unlinkat(folder, prior, false) } }
-        while true {
-            do {
-                try system.renameat(folder, temporaryName, folder, name)
-                break
-            } catch  where error.rawValue == EINTR {
-                continue
-            } catch {
-                throw SandboxError(errno: error.rawValue, path: path, operation: "rename")
-            }
-        }
+        try system.rename(folder, temporaryName, folder, name, path: path)
         do {
             try engine.sync(folder, path: path)
         } catch {

@@ -197,16 +197,11 @@ struct DurableWriter {
 
     /// Step 6: renames the temporary file over the target, or removes it on failure.
     private func rename() throws(SandboxError) {
-        while true {
-            do {
-                try system.renameat(parent, temporaryName, parent, name)
-                return
-            } catch  where error.rawValue == EINTR {
-                continue
-            } catch {
-                try? system.unlinkat(parent, temporaryName, false)
-                throw SandboxError(errno: error.rawValue, path: path, operation: "rename")
-            }
+        do {
+            try system.rename(parent, temporaryName, parent, name, path: path)
+        } catch {
+            try? system.unlinkat(parent, temporaryName, false)
+            throw error
         }
     }
 

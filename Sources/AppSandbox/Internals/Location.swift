@@ -38,13 +38,31 @@ extension SystemCalls {
     func open(_ directory: Int32, _ name: String, flags: Int32, mode: UInt32 = 0, path: String) throws(SandboxError)
         -> Int32
     {
+        try retryingInterrupts("open", path) { () throws(Errno) in try openat(directory, name, flags, mode) }
+    }
+
+    /// `renameat` retried on `EINTR` (nothing was renamed), mapping failure to a
+    /// ``SandboxError`` for `path`.
+    func rename(_ fromDirectory: Int32, _ from: String, _ toDirectory: Int32, _ to: String, path: String)
+        throws(SandboxError)
+    {
+        try retryingInterrupts("rename", path) { () throws(Errno) in
+            try renameat(fromDirectory, from, toDirectory, to)
+        }
+    }
+
+    /// Runs one call again for as long as it fails with `EINTR`, which did nothing, and
+    /// maps any other failure for `path`.
+    func retryingInterrupts<T>(_ operation: String, _ path: String, _ body: () throws(Errno) -> T)
+        throws(SandboxError) -> T
+    {
         while true {
             do {
-                return try openat(directory, name, flags, mode)
+                return try body()
             } catch  where error.rawValue == EINTR {
                 continue
             } catch {
-                throw SandboxError(errno: error.rawValue, path: path, operation: "open")
+                throw SandboxError(errno: error.rawValue, path: path, operation: operation)
             }
         }
     }
