@@ -127,26 +127,14 @@ extension KeyedDecoder {
     /// ``allowsGenericObjects`` is on. `nil` when absent, `nil`, or on failure (see
     /// ``error``). Corresponds to `decodeObject(forKey:)`.
     public func decodeObject(forKey key: String) -> Any? {
-        guard error == nil else { return nil }
-        do {
-            return try decodeTopLevelObject(forKey: key)
-        } catch {
-            failWithError(error)
-            return nil
-        }
+        recordingFailure { () throws(KeyedArchiveError) in try decodeTopLevelObject(forKey: key) }
     }
 
     /// The object under `key` if it is a `Value`; `nil` when absent, `nil`, or on failure
     /// (see ``error``). `Value` is allowed for this and later calls.
     /// Corresponds to `decodeObject(of:forKey:)`.
     public func decodeObject<Value: KeyedArchivable>(of type: Value.Type, forKey key: String) -> Value? {
-        guard error == nil else { return nil }
-        do {
-            return try decodeIfPresent(type, forKey: key)
-        } catch {
-            failWithError(error)
-            return nil
-        }
+        recordingFailure { () throws(KeyedArchiveError) in try decodeIfPresent(type, forKey: key) }
     }
 
     /// Any object whose class is among `types` (or a subclass of one), for this call and
@@ -272,9 +260,18 @@ extension KeyedDecoder {
     /// ``decodeTopLevelDecodable(_:forKey:)`` with failures recorded in ``error``.
     /// Corresponds to `decodeDecodable(_:forKey:)`.
     public func decodeDecodable<Value: Decodable>(_ type: Value.Type, forKey key: String) -> Value? {
+        recordingFailure { () throws(KeyedArchiveError) in try decodeTopLevelDecodable(type, forKey: key) }
+    }
+}
+
+extension KeyedDecoder {
+    /// Foundation's non-throwing decode calls: `nil` once ``error`` is set, and a
+    /// failure of `decode` recorded there (the first one is kept) instead of thrown.
+    @inline(__always)
+    fileprivate func recordingFailure<Value>(_ decode: () throws(KeyedArchiveError) -> Value?) -> Value? {
         guard error == nil else { return nil }
         do {
-            return try decodeTopLevelDecodable(type, forKey: key)
+            return try decode()
         } catch {
             failWithError(error)
             return nil

@@ -20,7 +20,7 @@ extension PropertyListValue: Hashable {
         case (.uid(let a), .uid(let b)): return a == b
         default:
             if let a = lhs.integerBits, let b = rhs.integerBits { return a == b }
-            if let a = lhs.realValue, let b = rhs.realValue { return sameReal(a, b) }
+            if let a = lhs.doubleValue, let b = rhs.doubleValue { return sameReal(a, b) }
             return false
         }
     }
@@ -36,7 +36,7 @@ extension PropertyListValue: Hashable {
             hasher.combine(bits.negative)
             hasher.combine(bits.magnitude)
         case .real, .float:
-            let value = realValue!
+            let value = doubleValue!
             hasher.combine(2)
             hasher.combine(value.isNaN ? .nan : value)
         case .bool(let b):
@@ -65,14 +65,6 @@ extension PropertyListValue: Hashable {
         switch self {
         case .integer(let i): (i < 0, i.magnitude)
         case .unsignedInteger(let u): (false, u)
-        default: nil
-        }
-    }
-
-    private var realValue: Double? {
-        switch self {
-        case .real(let d): d
-        case .float(let f): Double(f)
         default: nil
         }
     }

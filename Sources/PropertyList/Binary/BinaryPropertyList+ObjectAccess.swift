@@ -39,10 +39,7 @@ extension BinaryPropertyList {
     /// object reference it decodes.
     package func uid(referencedAt payload: Int, position: Int) -> UInt64? {
         withResidentReader { (reader) -> UInt64? in
-            guard let index = reader.reference(at: payload, position: position),
-                let offset = reader.checkedOffset(ofObject: index)
-            else { return nil }
-            return reader.uid(at: offset)
+            reader.checkedOffset(referencedAt: payload, position: position).flatMap { reader.uid(at: $0) }
         }
     }
 
@@ -62,10 +59,7 @@ extension BinaryPropertyList {
     /// malformed, which ``object(at:)`` then reports.
     package func simpleScalar(referencedAt payload: Int, position: Int) -> PropertyListValue? {
         withResidentReader { (reader) -> PropertyListValue? in
-            guard let index = reader.reference(at: payload, position: position),
-                let offset = reader.checkedOffset(ofObject: index)
-            else { return nil }
-            return reader.simpleScalar(at: offset)
+            reader.checkedOffset(referencedAt: payload, position: position).flatMap { reader.simpleScalar(at: $0) }
         }
     }
 
@@ -75,5 +69,15 @@ extension BinaryPropertyList {
     ) throws(Failure) -> Result {
         assert(bytes.isResident, "object access needs a document made from bytes in memory")
         return try withReader(body)
+    }
+}
+
+extension BinaryObjectReader {
+    /// The offset of the object referenced at `position` among the references that start
+    /// at `payload`; `nil` when the reference or the offset is out of range.
+    @inline(__always)
+    fileprivate func checkedOffset(referencedAt payload: Int, position: Int) -> Int? {
+        guard let index = reference(at: payload, position: position) else { return nil }
+        return checkedOffset(ofObject: index)
     }
 }
