@@ -16,7 +16,6 @@ struct AccessorTests {
 
     @Test("Every setter stores the property-list type Apple stores, and every getter reads it back")
     func roundTripsEveryType() throws {
-        defer { fixture.remove() }
         let date = Date(timeIntervalSinceReferenceDate: 812_345_678.25)
         defaults.set("Rusty Spork", forKey: "string")
         defaults.set(42, forKey: "int")
@@ -59,7 +58,6 @@ struct AccessorTests {
 
     @Test("Absent keys read as Apple's zero values")
     func absentKeys() {
-        defer { fixture.remove() }
         #expect(defaults.string(forKey: "none") == nil)
         #expect(defaults.integer(forKey: "none") == 0)
         #expect(defaults.double(forKey: "none") == 0)
@@ -81,14 +79,12 @@ struct AccessorTests {
         ] as [(String, Bool)]
     )
     func boolCoercion(text: String, expected: Bool) {
-        defer { fixture.remove() }
         defaults.set(text, forKey: "flag")
         #expect(defaults.bool(forKey: "flag") == expected)
     }
 
     @Test("Integers and reals read from strings as NSString does; numbers convert among themselves")
     func numberCoercions() throws {
-        defer { fixture.remove() }
         let cases: [(PropertyListValue, Int, Double, Bool, String?)] = [
             ("42", 42, 42, true, "42"),
             ("  -17apples", -17, -17, true, "  -17apples"),  // boolValue skips the sign
@@ -116,7 +112,6 @@ struct AccessorTests {
 
     @Test("Getters of the wrong container type return nil rather than a coerced value")
     func containerMismatches() throws {
-        defer { fixture.remove() }
         defaults.set("text", forKey: "s")
         #expect(defaults.array(forKey: "s") == nil)
         #expect(defaults.dictionary(forKey: "s") == nil)
@@ -134,7 +129,6 @@ struct AccessorTests {
 
     @Test("Setting a value that is not a property list throws a typed error and stores nothing")
     func nonPropertyListValuesThrow() throws {
-        defer { fixture.remove() }
         struct Item { var name = "Spork" }
         defaults.set("kept", forKey: "item")
         var error = #expect(throws: DefaultsError.self) { try defaults.set(Item(), forKey: "item") }
@@ -156,7 +150,6 @@ struct AccessorTests {
 
     @Test("Setting nil removes the key, as Apple's set(nil) does")
     func settingNilRemoves() throws {
-        defer { fixture.remove() }
         defaults.set(3, forKey: "n")
         try defaults.set(nil, forKey: "n")
         #expect(defaults.object(forKey: "n") == nil)
@@ -174,7 +167,6 @@ struct AccessorTests {
 
     @Test("Typed keys read their default until set, and convert as the accessors do")
     func typedKeys() throws {
-        defer { fixture.remove() }
         let rows = Defaults.Key("cardMatrixRows", default: 4)
         let name = Defaults.Key("name", default: "Homepwner")
         let ratio = Defaults.Key("ratio", default: 1.5)
@@ -199,7 +191,6 @@ struct AccessorTests {
 
     @Test("An optional key reads nil when absent, and setting nil removes the key")
     func optionalKeys() throws {
-        defer { fixture.remove() }
         let nickname = Defaults.Key<String?>("nickname", default: nil)
         let fallback = Defaults.Key<Int?>("limit", default: 10)
         #expect(defaults[nickname] == nil)
@@ -216,7 +207,6 @@ struct AccessorTests {
 
     @Test("Codable values are stored as plist trees and read back; mismatches are typed errors")
     func codableValues() throws {
-        defer { fixture.remove() }
         let created = Date(timeIntervalSinceReferenceDate: 800_000_000)
         let layout = Layout(rows: 5, columns: 3, title: nil, created: created)
         try defaults.set(encodable: layout, forKey: "layout")
@@ -245,7 +235,6 @@ struct AccessorTests {
 
     @Test("A Codable value that fails to encode is a typed error; through the subscript it is reported")
     func encodingFailures() throws {
-        defer { fixture.remove() }
         var error = #expect(throws: DefaultsError.self) { try defaults.set(encodable: Unencodable(), forKey: "u") }
         #expect(error?.code == .encodingFailed)
         #expect(error?.underlyingError is Unencodable.Refused)
@@ -261,7 +250,6 @@ struct AccessorTests {
         "Untyped values go through the one plist bridge: a Float stays a Float, a top-level URL is stored, a nested one refused"
     )
     func untypedValuesUseTheSharedBridge() throws {
-        defer { fixture.remove() }
         try defaults.set(Float(1.5) as Any, forKey: "ratio")
         #expect(defaults.object(forKey: "ratio") as? Float == 1.5, "the same answer as the property-list bridge")
         #expect(defaults.double(forKey: "ratio") == 1.5, "the typed getter still coerces")

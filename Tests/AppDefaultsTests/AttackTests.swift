@@ -35,7 +35,6 @@ struct AttackTests {
         "A preferences file linked to a plist outside is neither read nor written",
         arguments: ["absolute", "relative"])
     func linkedPreferencesFile(kind: String) throws {
-        defer { fixture.remove() }
         try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
         let target = kind == "absolute" ? outside.path : "../../../outside.plist"
         try FileManager.default.createSymbolicLink(
@@ -53,7 +52,6 @@ struct AttackTests {
 
     @Test("A Library linked to a folder outside gets no Preferences folder or file there")
     func linkedLibrary() throws {
-        defer { fixture.remove() }
         let container = try fixture.container(app)
         let elsewhere = fixture.url.appendingPathComponent("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
@@ -69,7 +67,6 @@ struct AttackTests {
 
     @Test("A FIFO at the preferences path is refused in bounded time, never waited on")
     func fifo() throws {
-        defer { fixture.remove() }
         try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
         let fifo = preferences.appendingPathComponent("\(app).plist").path
         #expect(mkfifo(fifo, 0o644) == 0)
@@ -87,7 +84,6 @@ struct AttackTests {
 
     @Test("A lock file that is a symbolic link is refused and what it points to left alone")
     func linkedLockFile() throws {
-        defer { fixture.remove() }
         try FileManager.default.createDirectory(at: preferences, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(
             atPath: preferences.appendingPathComponent(".keepsake-\(app).plist.lock").path,
@@ -101,7 +97,6 @@ struct AttackTests {
 
     @Test("A lock file owned by another user or writable by others is refused", arguments: ["owner", "group", "other"])
     func untrustedLockFile(forgery: String) throws {
-        defer { fixture.remove() }
         let forged = Locked<Set<Int32>>([])
         var calls = SystemCalls.live
         calls.openat = { directory, path, flags, mode throws(Errno) in
@@ -136,7 +131,6 @@ struct AttackTests {
 
     @Test("update changes a key from the value saved now: 4 threads × 25 appends through two Defaults keep all 100")
     func updateIsAtomic() throws {
-        defer { fixture.remove() }
         let first = try fixture.defaults()
         let second = try fixture.defaults()
         DispatchQueue.concurrentPerform(iterations: 4) { worker in

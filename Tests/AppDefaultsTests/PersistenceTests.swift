@@ -19,7 +19,6 @@ struct PersistenceTests {
 
     @Test("A change is saved once the write delay passes, not before, and changes within it are saved together")
     func boundedDelayAndCoalescing() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set(1, forKey: "a")
         fixture.scheduler.advance(by: .milliseconds(60))
@@ -42,7 +41,6 @@ struct PersistenceTests {
         "flush, synchronize and the lifecycle hooks save at once",
         arguments: ["flush", "synchronize", "background", "terminate"])
     func immediateSaves(hook: String) throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("now", forKey: "when")
         switch hook {
@@ -56,7 +54,6 @@ struct PersistenceTests {
 
     @Test("The file is a binary plist at Library/Preferences/<domain>.plist, and a fresh Defaults reads it")
     func fileFormatAndReload() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("Spork", forKey: "name")
         try defaults.flush()
@@ -70,7 +67,6 @@ struct PersistenceTests {
 
     @Test("A suite lives in its own file; the global domain in .GlobalPreferences.plist")
     func suiteAndGlobalFiles() throws {
-        defer { fixture.remove() }
         let suite = try fixture.suite("group.com.example.shared")
         suite.set(1, forKey: "fromSuite")
         try suite.setPersistentValues(["AppleLanguages": ["en"]], forName: Defaults.globalDomain)
@@ -82,7 +78,6 @@ struct PersistenceTests {
 
     @Test("Two Defaults on one domain changing different keys lose neither; the same key goes to the last writer")
     func mergeOnWrite() throws {
-        defer { fixture.remove() }
         let one = try fixture.suite("group.shared")
         let two = try fixture.suite("group.shared")
         one.set("one", forKey: "a")
@@ -106,7 +101,6 @@ struct PersistenceTests {
 
     @Test("setPersistentDomain replaces the domain as a whole, also keys others saved")
     func replacingADomain() throws {
-        defer { fixture.remove() }
         let one = try fixture.defaults()
         let two = try fixture.defaults()
         one.set(1, forKey: "old")
@@ -131,7 +125,6 @@ struct PersistenceTests {
         ] as [(String, [UInt8])]
     )
     func corruptFile(kind: String, bytes: [UInt8]) throws {
-        defer { fixture.remove() }
         try FileManager.default.createDirectory(
             at: fileURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data(bytes).write(to: fileURL)
@@ -155,7 +148,6 @@ struct PersistenceTests {
 
     @Test("A file corrupted after loading is moved aside at the next save; the last good values are kept")
     func corruptionFoundWhileSaving() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("kept", forKey: "old")
         try defaults.flush()
@@ -170,7 +162,6 @@ struct PersistenceTests {
 
     @Test("A save that fails keeps the changes and saves them next time")
     func failedSaveIsRetried() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("v", forKey: "k")
         // A directory where the file should be makes the rename fail.
@@ -186,7 +177,6 @@ struct PersistenceTests {
 
     @Test("A released Defaults saves what it has not saved yet")
     func releaseSaves() throws {
-        defer { fixture.remove() }
         do {
             let defaults = try fixture.defaults()
             defaults.set(true, forKey: "released")
@@ -196,7 +186,6 @@ struct PersistenceTests {
 
     @Test("Threads setting, reading and saving at once lose nothing", .timeLimit(.minutes(1)))
     func concurrentUse() async throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         await withTaskGroup(of: Void.self) { group in
             for worker in 0..<8 {
@@ -238,7 +227,6 @@ struct PersistenceTests {
         "A save failing with ENOSPC or EIO keeps the previous file byte for byte and the changes for the next save",
         arguments: [ENOSPC, EIO])
     func injectedFaults(errno: Int32) throws {
-        defer { fixture.remove() }
         let faults = Faults()
         var configuration = fixture.configuration()
         configuration.fileSystem = FileSystem(system: faults.systemCalls)
@@ -261,7 +249,6 @@ struct PersistenceTests {
 
     @Test("A scheduled save that fails is reported and retried with a growing wait until it works")
     func backgroundSaveRetries() throws {
-        defer { fixture.remove() }
         let faults = Faults()
         var configuration = fixture.configuration()
         configuration.fileSystem = FileSystem(system: faults.systemCalls)
@@ -283,7 +270,6 @@ struct PersistenceTests {
 
     @Test("A file another process corrupts is noticed by the check, moved aside, and the last good values saved again")
     func corruptionFoundByTheCheck() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("kept", forKey: "old")
         try defaults.flush()

@@ -53,7 +53,6 @@ struct PreferencesJournalTests {
     @Test(
         "A flush is durable in the process's journal before the plist is replaced: the record holds the plist's bytes")
     func flushRecordsThePlist() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         defaults.set("Bike", forKey: "lastItem")
         try defaults.flush()
@@ -68,7 +67,6 @@ struct PreferencesJournalTests {
 
     @Test("The plist a stopped machine lost is written back from the latest record of the earlier boot, across slots")
     func earlierBootIsReplayed() throws {
-        defer { fixture.remove() }
         try preferences.create()
         try preferences.write(try Self.plist(["v": 1]), to: "\(Self.domain).plist")
         try leaveSlot(3, [(Self.earlierBoot(100), ["v": 2]), (Self.earlierBoot(300), ["v": 3])])
@@ -81,7 +79,6 @@ struct PreferencesJournalTests {
 
     @Test("Records of this boot are never replayed: the plist holds them already, or later saves")
     func thisBootIsNotReplayed() throws {
-        defer { fixture.remove() }
         try preferences.create()
         try preferences.write(try Self.plist(["v": 9]), to: "\(Self.domain).plist")
         try leaveSlot(0, [(PreferencesStamp.now(), ["v": 1])])
@@ -92,7 +89,6 @@ struct PreferencesJournalTests {
 
     @Test("A plist made durable after the last record (its folded stamp) is not replaced by an older record")
     func foldedStampWins() throws {
-        defer { fixture.remove() }
         try preferences.create()
         try preferences.write(try Self.plist(["v": 5]), to: "\(Self.domain).plist")
         try preferences.write(Self.earlierBoot(300).encoded(), to: ".keepsake-\(Self.domain).plist.folded")
@@ -104,7 +100,6 @@ struct PreferencesJournalTests {
 
     @Test("A replay kept from the first read (the lock held elsewhere) runs before the first save, which builds on it")
     func firstSaveBuildsOnTheReplay() throws {
-        defer { fixture.remove() }
         try preferences.create()
         try preferences.write(try Self.plist(["v": 0]), to: "\(Self.domain).plist")
         try leaveSlot(3, [(Self.earlierBoot(100), ["v": 1])])
@@ -125,7 +120,6 @@ struct PreferencesJournalTests {
 
     @Test("A slot another live Defaults holds is never replayed or removed")
     func heldSlotsAreLeftAlone() throws {
-        defer { fixture.remove() }
         let first = try fixture.defaults()
         first.set(1, forKey: "v")
         try first.flush()
@@ -140,7 +134,6 @@ struct PreferencesJournalTests {
 
     @Test("Entering the background folds the journal into the plist; releasing the Defaults removes its slot")
     func foldAndRelease() throws {
-        defer { fixture.remove() }
         do {
             let defaults = try fixture.defaults()
             defaults.set("a", forKey: "k")
@@ -158,7 +151,6 @@ struct PreferencesJournalTests {
 
     @Test("A fold whose durable rewrite of the plist fails keeps the journal's record, and a later fold empties it")
     func failedFoldKeepsTheRecord() throws {
-        defer { fixture.remove() }
         let failing = Locked(false)
         var calls = SystemCalls.live
         calls.fsync = { fd throws(Errno) in
@@ -184,7 +176,6 @@ struct PreferencesJournalTests {
 
     @Test("A journal past 256 KiB is folded by the save that passed it, a flush's or an update's")
     func largeJournalIsFolded() throws {
-        defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let large = String(repeating: "x", count: 100_000)
         for round in 0..<3 {
@@ -199,7 +190,6 @@ struct PreferencesJournalTests {
 
     @Test("Concurrent flushes of changes made before them share one save, and so one fsync")
     func concurrentFlushesShareAnFsync() throws {
-        defer { fixture.remove() }
         let fsyncs = Locked(0)
         var calls = SystemCalls.live
         calls.fsync = { fd throws(Errno) in

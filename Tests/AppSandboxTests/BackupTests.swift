@@ -10,6 +10,9 @@ import Glibc
 
 @Suite("Backup rules, backup and restore")
 struct BackupTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     /// A container filled the way the seeds describe one.
     static func populated() throws -> AppContainer {
         let container = try AppContainer.temporary(identifier: "com.example.Homepwner")
@@ -64,8 +67,6 @@ struct BackupTests {
 
     @Test("Without extended attributes the flag falls back to a list in Library")
     func flagFallback() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         var calls = SystemCalls.live
         calls.setxattr = { _, _, _ throws(Errno) in throw Errno(ENOTSUP) }
         calls.getxattr = { _, _ throws(Errno) in throw Errno(ENOTSUP) }
@@ -102,8 +103,6 @@ struct BackupTests {
     func zipRoundTrip() throws {
         let container = try Self.populated()
         defer { try? container.destroy() }
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("backup.zip")
         let plan = try SandboxBackup.write(container: container, to: zip)
         #expect(plan.items.map(\.path) == Self.expectedPlan)
@@ -148,8 +147,6 @@ struct BackupTests {
         ]
     )
     func hostileArchive(entry: String, code: SandboxError.Code) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("evil.zip")
         try Self.makeZip(zip, entries: ["Documents/fine.txt", entry])
         let container = try AppContainer.temporary()
@@ -165,8 +162,6 @@ struct BackupTests {
 
     @Test("A file that is not a ZIP is reported as an invalid backup")
     func notAZip() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         try Data("PK but not really".utf8).write(to: folder.file("bad.zip"))
         let container = try AppContainer.temporary()
         defer { try? container.destroy() }

@@ -6,6 +6,9 @@ import Testing
 
 @Suite("Container and directories")
 struct ContainerTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     @Test("The default location follows KEEPSAKE_CONTAINERS, then XDG_DATA_HOME, then HOME")
     func defaultLocation() throws {
         let id = "com.example.Homepwner"
@@ -109,8 +112,6 @@ struct ContainerTests {
 
     @Test("Directories are created on first use")
     func createdOnDemand() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let container = try AppContainer(
             identifier: "com.example.Lazy", containersDirectory: folder.file("deep/containers"))
         #expect(!FileManager.default.fileExists(atPath: container.url.path))
@@ -134,8 +135,6 @@ struct ContainerTests {
             (\.temporaryDirectory, "tmp"),
         ] as [(KeyPath<AppContainer, URL> & Sendable, String)])
     func accessorsCreateTheirDirectory(accessor: KeyPath<AppContainer, URL> & Sendable, relative: String) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let container = try AppContainer(identifier: "com.example.New", containersDirectory: folder.file("containers"))
         #expect(!FileManager.default.fileExists(atPath: container.url.path))
         let directory = container[keyPath: accessor]
@@ -146,8 +145,6 @@ struct ContainerTests {
 
     @Test("A new main container is created and announced with its path and where its name came from")
     func newContainerIsAnnounced() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let container = try AppContainer(identifier: "renamed-tool", containersDirectory: folder.file("containers"))
         var announced: [String] = []
         container.announceIfNew(namedAfter: "the executable's name") { announced.append($0) }

@@ -12,6 +12,9 @@ import Glibc
 /// Locks that cannot be trusted, held too long, or waited for by a cancelled task.
 @Suite("Coordination under attack", .timeLimit(.minutes(1)))
 struct CoordinationAttackTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     /// Live calls whose `fstat` lies about descriptors opened on names `matching`:
     /// another owner, or extra permission bits. CI runs as root, so a foreign owner
     /// cannot be made with chown; it is injected here.
@@ -53,8 +56,6 @@ struct CoordinationAttackTests {
 
     @Test("A lock file owned by someone else or writable by others is refused", arguments: [0, 1, 2])
     func untrustedLockFile(forgery: Int) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let (name, change) = Self.forgeries[forgery]
         let calls = ForgedStatus(matching: { $0.hasSuffix(".lock") }, change: change).systemCalls
         let coordinator = FileCoordinator(lockDirectory: nil, system: calls)
@@ -69,8 +70,6 @@ struct CoordinationAttackTests {
 
     @Test("A lock folder owned by someone else or writable by others is refused", arguments: [0, 1, 2])
     func untrustedLockFolder(forgery: Int) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let locks = folder.file("locks")
         try FileManager.default.createDirectory(at: locks, withIntermediateDirectories: true)
         let (name, change) = Self.forgeries[forgery]
@@ -85,8 +84,6 @@ struct CoordinationAttackTests {
 
     @Test("A lock folder that is a symbolic link is refused, and nothing is created where it points")
     func linkedLockFolder() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let elsewhere = folder.file("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder.file("locks"), withDestinationURL: elsewhere)
@@ -100,8 +97,6 @@ struct CoordinationAttackTests {
 
     @Test("A lock file that is a symbolic link is refused and its target left alone")
     func linkedLockFile() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let target = folder.file("victim")
         try Data("keep".utf8).write(to: target)
         try FileManager.default.createSymbolicLink(at: folder.file(".keepsake-item.lock"), withDestinationURL: target)
@@ -114,8 +109,6 @@ struct CoordinationAttackTests {
 
     @Test("A lock held by someone else ends in timedOut, naming the lock, within the timeout")
     func heldLockTimesOut() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let item = folder.file("item")
         let release = holdWritingCoordination(of: item)
         defer { release.signal() }
@@ -133,8 +126,6 @@ struct CoordinationAttackTests {
 
     @Test("The async entry point waits off the cooperative pool and stops when its task is cancelled")
     func cancelledWaitStops() async throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let item = folder.file("item")
         let release = holdWritingCoordination(of: item)
         defer { release.signal() }
@@ -164,8 +155,6 @@ struct CoordinationAttackTests {
 
     @Test("The async entry point runs the accessor once the lock is free")
     func asyncCoordination() async throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let value = try await FileCoordinator().coordinate(with: [.writingIntent(with: folder.file("item"))]) { 42 }
         #expect(value == 42)
     }

@@ -7,6 +7,9 @@ import Testing
 
 @Suite("File coordination")
 struct CoordinationTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     /// Reads the counter as the helper writes it: `count=N` and N % 997 filler bytes.
     static func count(in url: URL) throws -> Int? {
         let text = try String(contentsOf: url, encoding: .utf8)
@@ -22,8 +25,6 @@ struct CoordinationTests {
         .timeLimit(.minutes(2))
     )
     func twoProcesses() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let counter = folder.file("counter.txt")
         let rounds = 60
         let arguments = ["increment", counter.path, String(rounds), folder.file("locks").path]
@@ -40,8 +41,6 @@ struct CoordinationTests {
 
     @Test("Threads of one process exclude each other", .timeLimit(.minutes(1)))
     func threads() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let counter = folder.file("counter")
         // The read-modify-write is deliberately slow-ish (read, then write a new
@@ -65,8 +64,6 @@ struct CoordinationTests {
 
     @Test("Readers share a lock", .timeLimit(.minutes(1)))
     func readersShare() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let item = folder.file("shared")
         // A reader that holds its lock while a second reader takes one proves they
@@ -81,8 +78,6 @@ struct CoordinationTests {
 
     @Test("Several intents in opposite orders do not deadlock", .timeLimit(.minutes(1)))
     func multipleIntents() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
         let first = folder.file("first")
         let second = folder.file("second")
@@ -111,8 +106,6 @@ struct CoordinationTests {
 
     @Test("A path through a linked folder shares the lock of the real path")
     func canonicalLockNames() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.file("real"), withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(at: folder.file("alias"), withDestinationURL: folder.file("real"))
         let coordinator = FileCoordinator(lockDirectory: folder.file("locks"))
@@ -124,8 +117,6 @@ struct CoordinationTests {
 
     @Test("Apple's error-pointer shapes: the accessor runs when the lock is free, the error is set when it is not")
     func errorPointerShapes() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let item = folder.file("person.txt")
         var error: NSError?
         var wrote = false
@@ -158,8 +149,6 @@ struct CoordinationTests {
     @Test(
         "coordinate(with:queue:byAccessor:) runs the accessor on the queue holding the locks", .timeLimit(.minutes(1)))
     func queueShape() async throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let intent = FileAccessIntent.writingIntent(with: folder.file("moi.txt"), options: [])
         let queue = OperationQueue()
         let outcome: String = await withCheckedContinuation { continuation in

@@ -12,6 +12,9 @@ import Glibc
 /// A new directory's entry is synced into its parent before anything is saved in it.
 @Suite("Directory durability")
 struct DirectoryDurabilityTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     /// The live calls, recording every `mkdirat` and `fsync` in order, by descriptor.
     final class CallLog: Sendable {
         enum Event: Equatable {
@@ -54,8 +57,6 @@ struct DirectoryDurabilityTests {
     @Test(
         "Every directory a container makes (container, Library, Preferences, nested folders) is synced into its parent")
     func containerDirectoriesAreSynced() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let log = CallLog()
         let container = AppContainer(
             identifier: "com.example.Durable", url: folder.file("a/b/container"), system: log.systemCalls)
@@ -72,8 +73,6 @@ struct DirectoryDurabilityTests {
 
     @Test("FileSystem.createDirectory syncs the parent of every directory it makes")
     func fileSystemDirectoriesAreSynced() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let log = CallLog()
         try FileSystem(system: log.systemCalls).createDirectory(
             at: folder.file("x/y/z"), withIntermediateDirectories: true)
@@ -83,8 +82,6 @@ struct DirectoryDurabilityTests {
 
     @Test("A failed parent fsync after mkdir is an I/O error, not success")
     func failedParentSyncIsReported() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let log = CallLog()
         log.failDirectorySync.withLock { $0 = true }
         let error = #expect(throws: SandboxError.self) {

@@ -10,6 +10,9 @@ import Glibc
 
 @Suite("Durable atomic writes")
 struct DurableWriteTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     static let errnos: [Int32] = [ENOSPC, EIO, EACCES, EROFS, EINTR]
 
     static func expectedCode(_ errno: Int32) -> SandboxError.Code {
@@ -26,8 +29,6 @@ struct DurableWriteTests {
     /// previous file byte-identical, no temporary file left.
     @Test(arguments: WriteStep.allCases, errnos)
     func faultAtEveryStep(step: WriteStep, errno: Int32) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let target = folder.file("items.archive")
         let previous = Data((0..<5000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         try previous.write(to: target)
@@ -54,8 +55,6 @@ struct DurableWriteTests {
 
     @Test("A failed directory fsync removes a file that did not exist before")
     func directoryFsyncFailureOnNewFile() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let plan = FaultPlan(failing: .directoryFsync, with: EIO)
         let error = #expect(throws: SandboxError.self) {
             try FileSystem(system: plan.systemCalls).write(Data("new".utf8), to: folder.file("fresh"))
@@ -66,8 +65,6 @@ struct DurableWriteTests {
 
     @Test("Short writes are continued until everything is written")
     func shortWrites() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         var calls = SystemCalls.live
         calls.write = { fd, buffer throws(Errno) in
             try SystemCalls.live.write(fd, UnsafeRawBufferPointer(rebasing: buffer.prefix(7)))
@@ -79,8 +76,6 @@ struct DurableWriteTests {
 
     @Test("When cleanup fails too, the original error is the one thrown")
     func originalErrorWins() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         try Data("old".utf8).write(to: folder.file("f"))
         var calls = FaultPlan(failing: .fsync, with: EIO).systemCalls
         calls.unlinkat = { _, _, _ throws(Errno) in throw Errno(EACCES) }
@@ -94,8 +89,6 @@ struct DurableWriteTests {
 
     @Test("The replaced file keeps its permission bits and owner")
     func modeAndOwnerKept() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let target = folder.file("secret")
         try Data("v1".utf8).write(to: target)
         chmod(target.path, 0o640)
@@ -114,8 +107,6 @@ struct DurableWriteTests {
 
     @Test("A new file gets the usual mode for new files (0666 less the umask)")
     func newFileMode() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let mask = umask(0o022)
         defer { umask(mask) }
         try FileSystem.default.write(Data("x".utf8), to: folder.file("new"))
@@ -126,8 +117,6 @@ struct DurableWriteTests {
 
     @Test("Writing through a symbolic link replaces its target and keeps the link")
     func writeFollowsLink() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         try Data("old".utf8).write(to: folder.file("real"))
         try FileManager.default.createSymbolicLink(atPath: folder.file("alias").path, withDestinationPath: "real")
         try FileSystem.default.write(Data("new".utf8), to: folder.file("alias"))
@@ -137,8 +126,6 @@ struct DurableWriteTests {
 
     @Test("Writing onto a directory fails with isADirectory and changes nothing")
     func writeOntoDirectory() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         try FileManager.default.createDirectory(at: folder.file("dir"), withIntermediateDirectories: false)
         let error = #expect(throws: SandboxError.self) { try FileSystem.default.write(Data(), to: folder.file("dir")) }
         #expect(error?.code == .isADirectory)
@@ -147,8 +134,6 @@ struct DurableWriteTests {
 
     @Test("Strings are written and read in the encoding asked for")
     func stringEncodings() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let text = "Grüße, 世界"
         try FileSystem.default.write(text, to: folder.file("utf16"), encoding: .utf16LittleEndian)
         #expect(try Data(contentsOf: folder.file("utf16")) == text.data(using: .utf16LittleEndian))

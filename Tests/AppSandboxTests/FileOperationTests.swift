@@ -5,11 +5,15 @@ import Testing
 @testable import AppSandbox
 
 @Suite("File operations in a directory")
-struct FileOperationTests {
+final class FileOperationTests {
+    /// A container of each test's own (a suite instance is made per test), destroyed after it.
+    let container: AppContainer
+
+    init() throws { container = try AppContainer.temporary() }
+    deinit { try? container.destroy() }
+
     @Test("Write, read and replace data and text")
     func writeAndRead() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let documents = container.directory(.documents)
         try documents.write(Data([1, 2, 3]), to: "items.archive")
         #expect(try documents.contents(of: "items.archive") == Data([1, 2, 3]))
@@ -30,8 +34,6 @@ struct FileOperationTests {
             ("file/below", .notADirectory),
         ])
     func readErrors(path: String, code: SandboxError.Code) throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let documents = container.directory(.documents)
         try documents.createDirectory("folder")
         try documents.write(Data(), to: "file")
@@ -42,8 +44,6 @@ struct FileOperationTests {
 
     @Test("Writing into a missing folder fails like Data.write: no such file")
     func missingFolder() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let error = #expect(throws: SandboxError.self) {
             try container.directory(.documents).write(Data(), to: "photos/a.jpg")
         }
@@ -56,8 +56,6 @@ struct FileOperationTests {
 
     @Test("Create folders with and without intermediates")
     func createDirectories() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let support = container.directory(.applicationSupport)
         try support.createDirectory("a/b/c")
         try support.createDirectory("a/b/c")  // exists: fine with intermediates
@@ -77,8 +75,6 @@ struct FileOperationTests {
 
     @Test("List, and enumerate with a skipped subtree")
     func listAndEnumerate() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let documents = container.directory(.documents)
         try documents.createDirectory("photos/2024")
         try documents.createDirectory("cache/thumbs")
@@ -102,8 +98,6 @@ struct FileOperationTests {
 
     @Test("Move, copy and remove")
     func moveCopyRemove() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let documents = container.directory(.documents)
         try documents.createDirectory("tree/sub")
         try documents.write(Data("leaf".utf8), to: "tree/sub/leaf")
@@ -139,8 +133,6 @@ struct FileOperationTests {
 
     @Test("Attributes of an item")
     func attributes() throws {
-        let container = try AppContainer.temporary()
-        defer { try? container.destroy() }
         let documents = container.directory(.documents)
         let before = Date().addingTimeInterval(-5)
         try documents.write(Data(count: 123), to: "f")

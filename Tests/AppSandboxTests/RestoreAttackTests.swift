@@ -17,6 +17,9 @@ import Glibc
     .enabled(if: Python.executable != nil, "needs python3 to forge archives")
 )
 struct RestoreAttackTests {
+    /// A folder of each test's own (a suite instance is made per test), removed after it.
+    let folder = TemporaryDirectory("keepsake-tests")
+
     /// A container with something in both restored directories, plus Caches and tmp.
     static func container(system: SystemCalls = .live) throws -> AppContainer {
         let temporary = try AppContainer.temporary(identifier: "com.example.Attacked")
@@ -91,8 +94,6 @@ struct RestoreAttackTests {
 
     @Test("An entry failing its CRC-32 after good entries is refused, nothing restored")
     func badChecksum() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("bad-crc.zip")
         try Self.forge(
             zip,
@@ -115,8 +116,6 @@ struct RestoreAttackTests {
 
     @Test("An entry whose data ends before its declared size is refused, nothing restored")
     func truncatedEntry() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("truncated.zip")
         // A stored entry declaring 100 000 bytes (and their CRC) of which only 1 000
         // are in the file: the archive ends first.
@@ -148,8 +147,6 @@ struct RestoreAttackTests {
         "A deflate stream running past its entry's data to the end of the file is refused, not looped on",
         .timeLimit(.minutes(1)))
     func endlessDeflateStream() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("endless.zip")
         // A non-final stored deflate block announcing 65 535 bytes with 10 present:
         // read in buffer-size chunks to end of file, it never ends (ZIPFoundation's
@@ -175,8 +172,6 @@ struct RestoreAttackTests {
 
     @Test("A file cut short (its central directory lost) is refused")
     func truncatedFile() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let source = try Self.container()
         defer { try? source.destroy() }
         let zip = folder.file("cut.zip")
@@ -196,8 +191,6 @@ struct RestoreAttackTests {
             (["Documents/a.txt", "Documents/b.txt/inside"], "Documents/b.txt/inside"),
         ])
     func fileVersusFolder(entries: [String], culprit: String) throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("clash.zip")
         try BackupTests.makeZip(zip, entries: entries)
         let error = try Self.expectRefused(zip)
@@ -229,8 +222,6 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb is refused by its compression ratio before anything is written")
     func bombByRatio() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
         let error = try Self.expectRefused(zip)
@@ -241,8 +232,6 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb is refused by the total size limit")
     func bombByTotal() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("bomb.zip")
         try Self.forgeBomb(zip)
         let limits = SandboxBackup.Limits(maxTotalBytes: 16 << 20, maxCompressionRatio: 10_000)
@@ -253,8 +242,6 @@ struct RestoreAttackTests {
 
     @Test("A ZIP bomb lying about its size is stopped while streaming, after the declared bytes")
     func bombLyingAboutItsSize() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("liar.zip")
         try Self.forgeBomb(zip, declaring: 1000)
         // Its declared ratio is tiny, so only the bytes coming out can tell.
@@ -266,8 +253,6 @@ struct RestoreAttackTests {
 
     @Test("More entries than the limit are refused")
     func tooManyEntries() throws {
-        let folder = TemporaryDirectory("keepsake-tests")
-        defer { folder.remove() }
         let zip = folder.file("many.zip")
         try BackupTests.makeZip(zip, entries: (0..<20).map { "Documents/n\($0)" })
         let error = try Self.expectRefused(zip, limits: .init(maxEntries: 10))

@@ -6,9 +6,8 @@ import Testing
 
 /// `keepsake archive|unarchive`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
-final class ArchiveCommandTests {
+final class ArchiveCommandTests: ScratchFiles {
     let scratch = TemporaryDirectory("keepsake-archive-cli")
-    var directory: URL { scratch.url }
 
     @Test(arguments: [("binary1", PropertyListFormat.binary), ("xml1", .xml)])
     func archiveStoresAPropertyListAsFoundationCollections(_ flag: String, _ format: PropertyListFormat) throws {

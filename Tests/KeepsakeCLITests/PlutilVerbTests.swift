@@ -7,7 +7,7 @@ import Testing
 /// swift|objc`, checked against the Swift toolchain's own `plutil` where it keeps
 /// Apple's documented behaviour, and on their own where it does not.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
-final class PlutilVerbTests {
+final class PlutilVerbTests: ScratchFiles {
     /// The toolchain's `plutil`, installed with Swift on Linux.
     static let plutil: URL? = {
         let path = ProcessInfo.processInfo.environment["PATH"] ?? ""
@@ -36,13 +36,6 @@ final class PlutilVerbTests {
     ]
 
     let scratch = TemporaryDirectory("keepsake-plutil")
-    var directory: URL { scratch.url }
-
-    func file(_ name: String, _ value: PropertyListValue, format: PropertyListFormat = .binary) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(try PropertyListWriter(format: format).write(value)).write(to: url)
-        return url.path
-    }
 
     static func run(plutil arguments: [String]) throws -> CLIRunner.Result {
         try CLIRunner.run(try #require(plutil), arguments)
@@ -260,16 +253,12 @@ final class PlutilVerbTests {
 /// Key paths beginning with `-` (real keys, such as the error codes of a string table)
 /// and Objective-C output that no C standard can misread.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
-final class PlutilEdgeTests {
+final class PlutilEdgeTests: ScratchFiles {
     let scratch = TemporaryDirectory("keepsake-edges")
-    var directory: URL { scratch.url }
 
     /// An error-string table, keyed by negative codes as such tables are.
     func errorTable() throws -> String {
-        let path = directory.appendingPathComponent("Errors.plist").path
-        let table: PropertyListValue = ["-122": "offline", "-1424": "timed out", "items": ["-1": "x"]]
-        try Data(try PropertyListWriter.xml.write(table)).write(to: URL(fileURLWithPath: path))
-        return path
+        try file("Errors.plist", ["-122": "offline", "-1424": "timed out", "items": ["-1": "x"]], format: .xml)
     }
 
     func read(_ path: String) throws -> PropertyListValue {

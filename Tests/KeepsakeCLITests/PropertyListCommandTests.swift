@@ -10,15 +10,8 @@ import Glibc
 
 /// `keepsake print|lint|convert`, run as a user would run them.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
-final class PropertyListCommandTests {
+final class PropertyListCommandTests: ScratchFiles {
     let scratch = TemporaryDirectory("keepsake-cli")
-    var directory: URL { scratch.url }
-
-    func file(_ name: String, _ value: PropertyListValue, format: PropertyListFormat = .binary) throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(try PropertyListWriter(format: format).write(value)).write(to: url)
-        return url.path
-    }
 
     @Test func printShowsEveryValue() throws {
         let path = try file("item.plist", ["name": "Rusty Spork", "valueInDollars": 42, "tags": ["a"]])

@@ -7,15 +7,8 @@ import Testing
 /// `keepsake unarchive` on archives made to break it: every run ends in a printed tree
 /// (exit 0) or a typed error (exit 1), never a signal, in bounded time and memory.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
-final class UnarchiveHostileInputTests {
+final class UnarchiveHostileInputTests: ScratchFiles {
     let scratch = TemporaryDirectory("keepsake-unarchive")
-    var directory: URL { scratch.url }
-
-    private func file(_ bytes: [UInt8], _ name: String = "in.archive") throws -> String {
-        let url = directory.appendingPathComponent(name)
-        try Data(bytes).write(to: url)
-        return url.path
-    }
 
     // MARK: Reproduction 1: deep chains
 

@@ -6,7 +6,9 @@ import Testing
 
 /// The JSON reader and writer, checked against libplist's reference renderings and,
 /// for tricky inputs, against Python's `json` module as a peer.
-struct JSONPropertyListTests {
+struct JSONPropertyListTests: ReadsOneTextFormat {
+    static let format = PropertyListFormat.json
+
     // MARK: Reference files
 
     @Test(.requiresCorpus) func int64ExtremesReadExactlyAndWriteBackByteForByte() throws {
@@ -229,27 +231,6 @@ struct JSONPropertyListTests {
 
     // MARK: Malformed input, one kind per case
 
-    struct Malformed: Sendable, CustomTestStringConvertible {
-        let name: String
-        let bytes: [UInt8]
-        let code: PropertyListError.Code
-        let line: Int
-        let column: Int
-        var testDescription: String { name }
-
-        init(_ name: String, _ text: String, _ code: PropertyListError.Code, line: Int = 1, column: Int) {
-            self.init(name, Array(text.utf8), code, line: line, column: column)
-        }
-
-        init(_ name: String, _ bytes: [UInt8], _ code: PropertyListError.Code, line: Int = 1, column: Int) {
-            self.name = name
-            self.bytes = bytes
-            self.code = code
-            self.line = line
-            self.column = column
-        }
-    }
-
     static let malformed: [Malformed] = [
         Malformed("empty input", "", .truncated, column: 1),
         Malformed("only white space", " \n ", .truncated, line: 2, column: 2),
@@ -405,18 +386,6 @@ struct JSONPropertyListTests {
     }
 
     // MARK: Helpers
-
-    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError)
-        -> PropertyListValue
-    {
-        try PropertyListReader(limits: limits).read(bytes, as: .json)
-    }
-
-    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError)
-        -> PropertyListValue
-    {
-        try read(Array(text.utf8), limits: limits)
-    }
 
     private func write(_ value: PropertyListValue, _ options: JSONWritingOptions = .init()) throws(PropertyListError)
         -> [UInt8]

@@ -6,7 +6,9 @@ import Testing
 
 /// The OpenStep reader and writer, checked against the corpus, hand-read files and
 /// Foundation's own old-style parser (CoreFoundation's, on this platform) as a peer.
-struct OpenStepPropertyListTests {
+struct OpenStepPropertyListTests: ReadsOneTextFormat {
+    static let format = PropertyListFormat.openStep
+
     // MARK: Corpus
 
     /// Every file the manifest lists as OpenStep.
@@ -183,86 +185,49 @@ struct OpenStepPropertyListTests {
 
     // MARK: Malformed input, one kind per case
 
-    struct Malformed: Sendable, CustomTestStringConvertible {
-        let name: String
-        let bytes: [UInt8]
-        let code: PropertyListError.Code
-        let line: Int
-        let column: Int
-        /// CoreFoundation is more lenient than we are on this input.
-        var foundationAccepts = false
-        var testDescription: String { name }
-    }
-
     static let malformed: [Malformed] = [
-        Malformed(name: "entry without ';'", bytes: Array("{ a = b }".utf8), code: .syntaxError, line: 1, column: 9),
-        Malformed(name: "array without ','", bytes: Array("(a b)".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(
-            name: "array with an empty element", bytes: Array("(a,,)".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(name: "array of only a comma", bytes: Array("(,)".utf8), code: .syntaxError, line: 1, column: 2),
-        Malformed(
-            name: "dictionary key missing", bytes: Array("{\n  = b; }".utf8), code: .syntaxError, line: 2, column: 3),
-        Malformed(
-            name: "dictionary key not a string", bytes: Array("{ (a) = b; }".utf8), code: .syntaxError, line: 1,
-            column: 3),
-        Malformed(
-            name: "dictionary value missing", bytes: Array("{ a = ; }".utf8), code: .syntaxError, line: 1, column: 7),
-        Malformed(
-            name: "neither '=' nor ';' after key", bytes: Array("{ a b; }".utf8), code: .syntaxError, line: 1, column: 5
-        ),
-        Malformed(
-            name: "character outside the unquoted set", bytes: Array("(a, +b)".utf8), code: .syntaxError, line: 1,
-            column: 5),
-        Malformed(
-            name: "unterminated quoted string", bytes: Array("(\n\"abc".utf8), code: .truncated, line: 2, column: 1),
-        Malformed(
-            name: "backslash at end of input", bytes: Array("\"abc\\".utf8), code: .truncated, line: 1, column: 1),
-        Malformed(name: "unterminated array", bytes: Array("(a,".utf8), code: .truncated, line: 1, column: 4),
-        Malformed(name: "unterminated dictionary", bytes: Array("{ a = b;".utf8), code: .truncated, line: 1, column: 9),
-        Malformed(name: "dictionary ends after '='", bytes: Array("{ a =".utf8), code: .truncated, line: 1, column: 6),
-        Malformed(name: "unterminated data", bytes: Array("<0fbd".utf8), code: .truncated, line: 1, column: 1),
+        Malformed("entry without ';'", "{ a = b }", .syntaxError, column: 9),
+        Malformed("array without ','", "(a b)", .syntaxError, column: 4),
+        Malformed("array with an empty element", "(a,,)", .syntaxError, column: 4),
+        Malformed("array of only a comma", "(,)", .syntaxError, column: 2),
+        Malformed("dictionary key missing", "{\n  = b; }", .syntaxError, line: 2, column: 3),
+        Malformed("dictionary key not a string", "{ (a) = b; }", .syntaxError, column: 3),
+        Malformed("dictionary value missing", "{ a = ; }", .syntaxError, column: 7),
+        Malformed("neither '=' nor ';' after key", "{ a b; }", .syntaxError, column: 5),
+        Malformed("character outside the unquoted set", "(a, +b)", .syntaxError, column: 5),
+        Malformed("unterminated quoted string", "(\n\"abc", .truncated, line: 2, column: 1),
+        Malformed("backslash at end of input", "\"abc\\", .truncated, column: 1),
+        Malformed("unterminated array", "(a,", .truncated, column: 4),
+        Malformed("unterminated dictionary", "{ a = b;", .truncated, column: 9),
+        Malformed("dictionary ends after '='", "{ a =", .truncated, column: 6),
+        Malformed("unterminated data", "<0fbd", .truncated, column: 1),
         // CoreFoundation reads a comment that is never closed as white space, so a file cut
         // inside its first comment is an empty dictionary there; we refuse it (policy).
-        Malformed(
-            name: "unterminated comment", bytes: Array("/* a = b;".utf8), code: .truncated, line: 1, column: 1,
-            foundationAccepts: true),
-        Malformed(
-            name: "unterminated comment after a value", bytes: Array("(a) /* b".utf8), code: .truncated, line: 1,
-            column: 5, foundationAccepts: true),
-        Malformed(name: "data with a split byte", bytes: Array("<0 f>".utf8), code: .syntaxError, line: 1, column: 3),
-        Malformed(
-            name: "data with a non-hex character", bytes: Array("<0g>".utf8), code: .syntaxError, line: 1, column: 3),
-        Malformed(
-            name: "data with a vertical tab", bytes: Array("<0f\u{0B}bd>".utf8), code: .syntaxError, line: 1, column: 4),
-        Malformed(
-            name: "junk after the top-level value", bytes: Array("(a)\n}".utf8), code: .syntaxError, line: 2, column: 1),
-        Malformed(
-            name: "lone slash after the top-level value", bytes: Array("(a)/".utf8), code: .syntaxError, line: 1,
-            column: 4),
-        Malformed(
-            name: "invalid UTF-8 in a quoted string", bytes: [0x28, 0x22, 0x61, 0xFF, 0x22, 0x29], code: .invalidString,
-            line: 1, column: 2),
-        Malformed(
-            name: "invalid UTF-8 in a comment", bytes: [0x2F, 0x2F, 0xC3, 0x0A, 0x61], code: .invalidString, line: 1,
-            column: 1),
-        Malformed(name: "non-ASCII outside quotes", bytes: Array("(é)".utf8), code: .syntaxError, line: 1, column: 2),
-        Malformed(
-            name: "NUL byte outside quotes", bytes: [0x61, 0x00, 0x3D, 0x62, 0x3B], code: .syntaxError, line: 1,
-            column: 2),
-        Malformed(name: "empty input", bytes: [], code: .truncated, line: 1, column: 1),
-        Malformed(name: "byte-order mark only", bytes: [0xEF, 0xBB, 0xBF], code: .truncated, line: 1, column: 4),
+        Malformed("unterminated comment", "/* a = b;", .truncated, column: 1, foundationAccepts: true),
+        Malformed("unterminated comment after a value", "(a) /* b", .truncated, column: 5, foundationAccepts: true),
+        Malformed("data with a split byte", "<0 f>", .syntaxError, column: 3),
+        Malformed("data with a non-hex character", "<0g>", .syntaxError, column: 3),
+        Malformed("data with a vertical tab", "<0f\u{0B}bd>", .syntaxError, column: 4),
+        Malformed("junk after the top-level value", "(a)\n}", .syntaxError, line: 2, column: 1),
+        Malformed("lone slash after the top-level value", "(a)/", .syntaxError, column: 4),
+        Malformed("invalid UTF-8 in a quoted string", [0x28, 0x22, 0x61, 0xFF, 0x22, 0x29], .invalidString, column: 2),
+        Malformed("invalid UTF-8 in a comment", [0x2F, 0x2F, 0xC3, 0x0A, 0x61], .invalidString, column: 1),
+        Malformed("non-ASCII outside quotes", "(é)", .syntaxError, column: 2),
+        Malformed("NUL byte outside quotes", [0x61, 0x00, 0x3D, 0x62, 0x3B], .syntaxError, column: 2),
+        Malformed("empty input", [], .truncated, column: 1),
+        Malformed("byte-order mark only", [0xEF, 0xBB, 0xBF], .truncated, column: 4),
         // CoreFoundation drops a dangling byte and keeps a lone surrogate (U+FFFD in Swift);
         // a broken encoding is corruption to us, as invalid UTF-8 is to both.
         Malformed(
-            name: "UTF-16 with an odd byte count", bytes: [0xFF, 0xFE, 0x61, 0x00, 0x62], code: .invalidString, line: 0,
-            column: 0, foundationAccepts: true),
+            "UTF-16 with an odd byte count", [0xFF, 0xFE, 0x61, 0x00, 0x62], .invalidString, line: 0, column: 0,
+            foundationAccepts: true),
         Malformed(
-            name: "UTF-16 with a lone surrogate", bytes: [0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00],
-            code: .invalidString, line: 0, column: 0, foundationAccepts: true),
+            "UTF-16 with a lone surrogate", [0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00], .invalidString, line: 0,
+            column: 0, foundationAccepts: true),
         // CoreFoundation stops at the first thing that is not a key and drops the rest.
         Malformed(
-            name: "junk after strings-file entries", bytes: Array("a = b;\n} c = d;".utf8), code: .syntaxError, line: 2,
-            column: 1, foundationAccepts: true),
+            "junk after strings-file entries", "a = b;\n} c = d;", .syntaxError, line: 2, column: 1,
+            foundationAccepts: true),
     ]
 
     @Test(arguments: malformed)
@@ -357,20 +322,6 @@ struct OpenStepPropertyListTests {
             #expect(error?.code == .unsupportedValue)
             #expect(error?.keyPath == "[0]")
         }
-    }
-
-    // MARK: Helpers
-
-    private func read(_ bytes: [UInt8], limits: PropertyListLimits = .default) throws(PropertyListError)
-        -> PropertyListValue
-    {
-        try PropertyListReader(limits: limits).read(bytes, as: .openStep)
-    }
-
-    private func read(_ text: String, limits: PropertyListLimits = .default) throws(PropertyListError)
-        -> PropertyListValue
-    {
-        try read(Array(text.utf8), limits: limits)
     }
 }
 

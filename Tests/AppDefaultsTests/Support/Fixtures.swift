@@ -31,8 +31,11 @@ final class DefaultsRegistry: Sendable {
     }
 }
 
-/// A folder of containers made for one test, removed at the end.
-struct TestContainers {
+/// A folder of containers made for one test, removed with the value: a suite holds one
+/// as a stored property (Swift Testing makes a suite instance per test). A test that makes
+/// one as a local calls ``remove()`` in a `defer`, since a local may be released after its
+/// last use rather than at the end of its scope.
+final class TestContainers: Sendable {
     let url: URL
     let scheduler = ManualScheduler()
     let log = ErrorLog()
@@ -95,6 +98,10 @@ struct TestContainers {
     func remove() {
         made.flushAll()
         try? FileManager.default.removeItem(at: url)
+    }
+
+    deinit {
+        remove()
     }
 }
 

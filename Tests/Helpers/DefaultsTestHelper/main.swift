@@ -61,6 +61,15 @@ func configuration(writeDelay: Duration = .milliseconds(50)) -> Defaults.Configu
     return configuration
 }
 
+/// Saves now; a failed save ends the helper with the error.
+func flushOrFail(_ defaults: Defaults) {
+    do {
+        try defaults.flush()
+    } catch {
+        fail("flush failed: \(error)")
+    }
+}
+
 switch arguments[1] {
 case "set" where arguments.count == 6:
     let defaults = Defaults(container: container(arguments[3]), configuration: configuration(writeDelay: .seconds(60)))
@@ -88,11 +97,7 @@ case "crash-writer" where arguments.count == 4:
         defaults.set(
             Data(repeating: UInt8(truncatingIfNeeded: counter), count: 50_000 + (counter % 7) * 20_000),
             forKey: "payload")
-        do {
-            try defaults.flush()
-        } catch {
-            fail("flush failed: \(error)")
-        }
+        flushOrFail(defaults)
         say("saved \(counter)")
     }
 
@@ -110,19 +115,9 @@ case "hammer" where arguments.count == 7:
     for round in 0..<rounds {
         defaults.set(round, forKey: "\(name)-\(round)")
         defaults.set("\(name)-\(round)", forKey: "shared")
-        if round % 3 != 2 {
-            do {
-                try defaults.flush()
-            } catch {
-                fail("flush failed: \(error)")
-            }
-        }
+        if round % 3 != 2 { flushOrFail(defaults) }
     }
-    do {
-        try defaults.flush()
-    } catch {
-        fail("flush failed: \(error)")
-    }
+    flushOrFail(defaults)
     say("done")
 
 case "keys" where arguments.count == 6:
@@ -130,11 +125,7 @@ case "keys" where arguments.count == 6:
     let defaults = Defaults(container: container(arguments[3]), configuration: configuration())
     for index in 0..<count {
         defaults.set(index, forKey: "\(arguments[4])-\(index)")
-        do {
-            try defaults.flush()
-        } catch {
-            fail("flush failed: \(error)")
-        }
+        flushOrFail(defaults)
     }
     say("done")
 
