@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 /// Homepwner in a real browser: headless Chromium fills the forms and uploads a
@@ -15,8 +16,9 @@ import Testing
         .enabled(if: Chromium.path != nil, "chromium is not installed; .ci/run installs it (apt-get install chromium)"),
         .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
     func itemsAndPhotoSurviveRestart() throws {
-        let containers = try temporaryFolder("homepwner-browser")
-        defer { try? FileManager.default.removeItem(at: containers) }
+        let scratch = TemporaryDirectory("homepwner-browser")
+        defer { scratch.remove() }
+        let containers = scratch.url
         let photoFile = containers.appendingPathComponent("camera.png")
         try RealImages.png.write(to: photoFile)
 
@@ -107,10 +109,12 @@ import Testing
         .enabled(if: Chromium.path != nil, "chromium is not installed; .ci/run installs it (apt-get install chromium)"),
         .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
     func crossOriginFormIsRefused() async throws {
-        let containers = try temporaryFolder("homepwner-cross-origin")
-        defer { try? FileManager.default.removeItem(at: containers) }
-        let otherContainers = try temporaryFolder("homepwner-other-origin")
-        defer { try? FileManager.default.removeItem(at: otherContainers) }
+        let scratch = TemporaryDirectory("homepwner-cross-origin")
+        defer { scratch.remove() }
+        let containers = scratch.url
+        let otherScratch = TemporaryDirectory("homepwner-other-origin")
+        defer { otherScratch.remove() }
+        let otherContainers = otherScratch.url
         let target = try ServerProcess(containers: containers)
         // Another server on another port is another origin, as any other site would be.
         let other = try ServerProcess(containers: otherContainers)

@@ -15,7 +15,9 @@ import Glibc
 @Suite(
     "Crash recovery", .serialized,
     .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
-struct CrashRecoveryTests {
+struct CrashRecoveryTests: ContainersOfItsOwn {
+    let scratch = TemporaryDirectory("homepwner-tests")
+
     /// What the server acknowledged, across rounds.
     final class Acknowledged: Sendable {
         struct State {
@@ -63,8 +65,6 @@ struct CrashRecoveryTests {
         "kill -9 right after an acknowledgement, 20 rounds of sequential creates and deletes or 50 concurrent clients: nothing acknowledged is lost or undone"
     )
     func killAfterAcknowledgementLosesNothing() async throws {
-        let containers = try temporaryFolder("homepwner-crash")
-        defer { try? FileManager.default.removeItem(at: containers) }
         let acknowledged = Acknowledged()
         try await Self.killRounds(20, seed: 27, acknowledged: acknowledged) {
             try ServerProcess(containers: containers)
@@ -79,8 +79,6 @@ struct CrashRecoveryTests {
         "kill -9 right after a photo upload or removal is acknowledged, 12 rounds: every acknowledged photo is served whole, and no removed one comes back"
     )
     func killAfterAPhotoAcknowledgementLosesNothing() async throws {
-        let containers = try temporaryFolder("homepwner-photo-crash")
-        defer { try? FileManager.default.removeItem(at: containers) }
         var random = SplitMix64(seed: 41)
         /// Each item's acknowledged photo; `nil` once its removal was acknowledged.
         var photos: [String: Data?] = [:]

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 extension OnTheTestDatabase {
@@ -9,8 +10,9 @@ extension OnTheTestDatabase {
     struct DatabaseSecretTests {
         @Test("Homepwner started with a password in its database URL prints the URL with *** in its place")
         func passwordIsNotPrinted() throws {
-            let containers = try temporaryFolder("homepwner-secret")
-            defer { try? FileManager.default.removeItem(at: containers) }
+            let scratch = TemporaryDirectory("homepwner-secret")
+            defer { scratch.remove() }
+            let containers = scratch.url
             // The test server trusts local connections, so any password is accepted.
             let plain = try #require(TestDatabase.url)
             let withPassword = plain.replacingOccurrences(of: "@", with: ":hunter2-not-shown@", options: [], range: nil)

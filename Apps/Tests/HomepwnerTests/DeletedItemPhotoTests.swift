@@ -16,11 +16,7 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to stop the database and read it")
     )
     struct DeletedItemPhotoTests {
-        let shared: SharedInstances
-
-        init() throws {
-            shared = try SharedInstances(folder: "homepwner-deleted-photos")
-        }
+        let shared = SharedInstances(folder: "homepwner-deleted-photos")
 
         /// An item named `itemName` with `photo`, on `server`, known to `others` with its photo.
         func itemWithPhoto(_ itemName: String, _ photo: Data, on server: ServerProcess, seenBy others: [ServerProcess])
@@ -56,14 +52,11 @@ extension OnTheTestDatabase {
             "With the database down, one instance deletes an item and the other then edits it: once it is back, the item returns on both, with its photo"
         )
         func aLaterEditBringsBackItemAndPhoto() async throws {
-            defer { shared.removeContainers() }
             let (first, second) = (try shared.start("first"), try shared.start("second"))
             let photo = RealImages.png + Data(repeating: 9, count: 600_000)
             let key = try await itemWithPhoto("Bike", photo, on: first, seenBy: [second])
 
-            try TestDatabase.control("pause")
-            var outcome: Result<Void, any Error> = .success(())
-            do {
+            try await TestDatabase.whileAway("pause", restoredBy: "resume") {
                 #expect(
                     try await HTTP.send("DELETE", first.baseURL.appendingPathComponent("items/\(key)")).status == 204)
                 try await Task.sleep(for: .milliseconds(20))
@@ -71,11 +64,7 @@ extension OnTheTestDatabase {
                     second.baseURL.appendingPathComponent("items/\(key)"),
                     [("name", "Red bike"), ("valueInDollars", "500")])
                 #expect(edited.status == 303)
-            } catch {
-                outcome = .failure(error)
             }
-            try TestDatabase.control("resume")
-            try outcome.get()
 
             for server in [first, second] {
                 try await waitUntil("the edited item and its photo are on \(server.baseURL)", timeout: .seconds(15)) {
@@ -94,7 +83,6 @@ extension OnTheTestDatabase {
             "kill -9 right after a delete is acknowledged: after the restart the deletion reaches the database, and once forgotten no row, photo or chunk of the item remains"
         )
         func killAfterADeleteLeavesNoOrphanPhoto() async throws {
-            defer { shared.removeContainers() }
             let retention = ["--tombstone-retention", "0"]
             let first = try shared.start("first", retention)
             let photo = RealImages.png + Data(repeating: 3, count: 300_000)

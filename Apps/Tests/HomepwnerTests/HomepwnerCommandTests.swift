@@ -6,7 +6,9 @@ import Testing
 @Suite(
     "homepwner command", .serialized,
     .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
-struct HomepwnerCommandTests {
+struct HomepwnerCommandTests: ContainersOfItsOwn {
+    let scratch = TemporaryDirectory("homepwner-tests")
+
     struct Result {
         var status: Int32
         /// Standard output and error together, in the order written.
@@ -41,8 +43,6 @@ struct HomepwnerCommandTests {
 
     @Test("HOMEPWNER_PORT picks the port when --port is absent")
     func portFromEnvironment() async throws {
-        let containers = try temporaryFolder("homepwner-env")
-        defer { try? FileManager.default.removeItem(at: containers) }
         let server = try ServerProcess(
             containers: containers, arguments: ["--container", containers.path], environment: ["HOMEPWNER_PORT": "0"])
         #expect(server.port != 8080 && server.port > 0)
@@ -55,8 +55,6 @@ struct HomepwnerCommandTests {
     /// then and kill the server (exit 143): one start in five on a loaded machine.
     @Test("SIGTERM sent the moment the server says it is serving stops it cleanly, every time")
     func sigtermAtTheServingLine() throws {
-        let containers = try temporaryFolder("homepwner-early-term")
-        defer { try? FileManager.default.removeItem(at: containers) }
         for start in 1...20 {
             let server = try ServerProcess(containers: containers)
             #expect(try server.terminate() == 0, "start \(start): \(server.log)")
@@ -65,8 +63,6 @@ struct HomepwnerCommandTests {
 
     @Test("A port in use fails with a message, and the other server goes on")
     func portInUse() async throws {
-        let containers = try temporaryFolder("homepwner-busy")
-        defer { try? FileManager.default.removeItem(at: containers) }
         let first = try ServerProcess(containers: containers)
         let other = containers.appendingPathComponent("other")
         let result = try run(["--port", "\(first.port)", "--container", other.path])

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -11,7 +12,9 @@ import Glibc
     "Idle connections",
     .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"),
     .enabled(if: canOpen(1_200), "the file descriptor limit allows fewer than 1,200 sockets"))
-struct IdleConnectionTests {
+struct IdleConnectionTests: ContainersOfItsOwn {
+    let scratch = TemporaryDirectory("homepwner-tests")
+
     /// A TCP connection to 127.0.0.1:`port` that sends nothing.
     static func connect(to port: Int) throws -> Int32 {
         let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -40,8 +43,6 @@ struct IdleConnectionTests {
         "1,000 idle connections: a fresh GET answers within 1 s, and the server closes at least 95% of them within its timeout"
     )
     func idleConnectionsAreClosed() async throws {
-        let containers = try temporaryFolder("homepwner-idle")
-        defer { try? FileManager.default.removeItem(at: containers) }
         let timeout = 5
         let server = try ServerProcess(
             containers: containers,
@@ -70,8 +71,6 @@ struct IdleConnectionTests {
 
     @Test("At the cap, a new connection waits to be accepted until an idle one is closed, then is answered")
     func theCapQueuesNewConnections() async throws {
-        let containers = try temporaryFolder("homepwner-cap")
-        defer { try? FileManager.default.removeItem(at: containers) }
         let server = try ServerProcess(
             containers: containers,
             arguments: [

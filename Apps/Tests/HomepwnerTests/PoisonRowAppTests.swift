@@ -11,11 +11,7 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to write rows with psql"))
     struct PoisonRowAppTests {
-        let shared: SharedInstances
-
-        init() throws {
-            shared = try SharedInstances(folder: "homepwner-poison")
-        }
+        let shared = SharedInstances(folder: "homepwner-poison")
 
         /// Key-value rows with a timestamp of 2^63-1, one in the year 3000, and one whose
         /// value is no property list; item rows with those timestamps, copied from the
@@ -46,7 +42,6 @@ extension OnTheTestDatabase {
             "Rows no instance would write are quarantined once; both instances stay up, restart, and still exchange a create and a setting within 10 s"
         )
         func instancesOutlivePoisonRows() async throws {
-            defer { shared.removeContainers() }
             var (first, second) = (try shared.start("first"), try shared.start("second"))
             let seeded = try await HTTP.postForm(
                 first.baseURL.appendingPathComponent("items"), [("name", "Bike"), ("valueInDollars", "300")])

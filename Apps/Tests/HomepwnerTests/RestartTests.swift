@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 #if canImport(Glibc)
@@ -7,11 +8,11 @@ import Glibc
 
 /// The built server as a child process: what it acknowledged is there after a restart.
 @Suite("Restarts", .serialized, .enabled(if: ServerProcess.executable != nil, "the homepwner executable is not built"))
-struct RestartTests {
+struct RestartTests: ContainersOfItsOwn {
+    let scratch = TemporaryDirectory("homepwner-tests")
+
     @Test("Items, photos and settings survive SIGTERM and a restart")
     func sigtermSavesEverything() async throws {
-        let containers = try temporaryFolder("homepwner-restart")
-        defer { try? FileManager.default.removeItem(at: containers) }
         var server = try ServerProcess(containers: containers)
         var base = server.baseURL
         #expect(
@@ -55,8 +56,6 @@ struct RestartTests {
 
     @Test("Entering the background saves: a page hidden, then SIGKILL, loses nothing")
     func backgroundSaves() async throws {
-        let containers = try temporaryFolder("homepwner-background")
-        defer { try? FileManager.default.removeItem(at: containers) }
         var server = try ServerProcess(containers: containers)
         var base = server.baseURL
         for name in ["A", "B", "C"] {
@@ -80,8 +79,6 @@ struct RestartTests {
         let clients = 8
         let duration: Duration = .seconds(3)
         let maxRequestsPerClient = 2_000
-        let containers = try temporaryFolder("homepwner-load")
-        defer { try? FileManager.default.removeItem(at: containers) }
         var server = try ServerProcess(containers: containers)
         let base = server.baseURL
         for client in 0..<clients {
@@ -156,8 +153,9 @@ struct RestartTests {
         let writers = 6
         var generator = SystemRandomNumberGenerator()
         for round in 0..<10 {
-            let containers = try temporaryFolder("homepwner-sigterm-\(round)")
-            defer { try? FileManager.default.removeItem(at: containers) }
+            let scratch = TemporaryDirectory("homepwner-sigterm-\(round)")
+            defer { scratch.remove() }
+            let containers = scratch.url
             var server = try ServerProcess(containers: containers)
             let base = server.baseURL
             let child = server.child

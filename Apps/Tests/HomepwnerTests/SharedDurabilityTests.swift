@@ -14,17 +14,12 @@ extension OnTheTestDatabase {
         .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage),
         .enabled(if: TestDatabase.script != nil, "needs KEEPSAKE_TEST_DATABASE_SCRIPT to stop and start the database"))
     struct SharedDurabilityTests {
-        let shared: SharedInstances
-
-        init() throws {
-            shared = try SharedInstances(folder: "homepwner-shared-crash")
-        }
+        let shared = SharedInstances(folder: "homepwner-shared-crash")
 
         @Test(
             "Database crashed, creates and edits on two instances, SIGTERM both: both exit within 5 s, and after restarts every acknowledged change is on both within 10 s"
         )
         func databaseCrashThenSigterm() async throws {
-            defer { shared.removeContainers() }
             var servers = try ["first", "second"].map { try shared.start($0) }
             // One item known to both before the crash, to edit on both sides.
             let seeded = try await HTTP.postForm(
@@ -35,10 +30,8 @@ extension OnTheTestDatabase {
             }
             let bike = try await HTTP.items(servers[0].baseURL)[0].itemKey
 
-            try TestDatabase.control("crash")
             var created: [String] = []
-            var outcome: Result<Void, any Error> = .success(())
-            do {
+            try await TestDatabase.whileAway("crash", restoredBy: "resume") {
                 for (index, server) in servers.enumerated() {
                     for number in 0..<20 {
                         let name = "offline-\(index)-\(number)"
@@ -64,17 +57,8 @@ extension OnTheTestDatabase {
                     as: UTF8.self)
                 #expect(settings.contains("id=\"outbox\""), "the settings page shows what waits for the database")
                 #expect(!settings.contains("<strong id=\"pending-items\">0</strong>"), "the pending items are counted")
-                for server in servers {
-                    let start = ContinuousClock.now
-                    #expect(try server.terminate(timeout: .seconds(20)) == 0)
-                    let took = ContinuousClock.now - start
-                    #expect(took < .seconds(5), "SIGTERM took \(took) with the database down")
-                }
-            } catch {
-                outcome = .failure(error)
+                for server in servers { try expectPromptStop(server, "with the database down") }
             }
-            try TestDatabase.control("resume")
-            try outcome.get()
 
             servers = try ["first", "second"].map { try shared.start($0) }
             for server in servers {
@@ -92,7 +76,6 @@ extension OnTheTestDatabase {
             "kill -9 right after an acknowledgement, with a database, 20 rounds of sequential creates and deletes or 50 concurrent clients: nothing lost or undone, here and on a second instance"
         )
         func killAfterAcknowledgementInSharedMode() async throws {
-            defer { shared.removeContainers() }
             let acknowledged = CrashRecoveryTests.Acknowledged()
             try await CrashRecoveryTests.killRounds(20, seed: 28, acknowledged: acknowledged) {
                 try shared.start("first")
@@ -116,14 +99,11 @@ extension OnTheTestDatabase {
             "With PostgreSQL stopped by SIGSTOP, pages and a create answer within 100 ms, and SIGTERM exits within 5 s"
         )
         func pagesAnswerWhileTheDatabaseHangs() async throws {
-            defer { shared.removeContainers() }
             let server = try shared.start("frozen")
             #expect(
                 try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Before")]).status
                     == 303)
-            try TestDatabase.control("freeze")
-            var outcome: Result<Void, any Error> = .success(())
-            do {
+            try await TestDatabase.whileAway("freeze", restoredBy: "thaw") {
                 // Let the app's next exchange with the database start and hang.
                 _ = try await HTTP.postForm(server.baseURL.appendingPathComponent("items"), [("name", "Hanging")])
                 for path in ["", "settings", "items/x", "api/items", "container"] {
@@ -139,18 +119,19 @@ extension OnTheTestDatabase {
                 let took = ContinuousClock.now - start
                 #expect(created.status == 303)
                 #expect(took < .milliseconds(100), "a create took \(took) with the database frozen")
-                let stopping = ContinuousClock.now
-                #expect(try server.terminate(timeout: .seconds(20)) == 0)
-                let stopped = ContinuousClock.now - stopping
-                #expect(stopped < .seconds(5), "SIGTERM took \(stopped) with the database frozen")
-            } catch {
-                outcome = .failure(error)
+                try expectPromptStop(server, "with the database frozen")
             }
-            try TestDatabase.control("thaw")
-            try outcome.get()
             let restarted = try shared.start("frozen")
             #expect(Set(try await HTTP.items(restarted.baseURL).map(\.name)) == ["Before", "Hanging", "During"])
             #expect(try restarted.terminate() == 0)
+        }
+
+        /// SIGTERM ends `server` with status 0 within 5 s, `circumstance` notwithstanding.
+        private func expectPromptStop(_ server: ServerProcess, _ circumstance: String) throws {
+            let start = ContinuousClock.now
+            #expect(try server.terminate(timeout: .seconds(20)) == 0)
+            let took = ContinuousClock.now - start
+            #expect(took < .seconds(5), "SIGTERM took \(took) \(circumstance)")
         }
     }
 }

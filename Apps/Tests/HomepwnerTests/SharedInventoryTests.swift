@@ -28,6 +28,20 @@ enum TestDatabase {
         try #require(result.status == .exited(0), "test-database.sh \(command) failed: \(result.status)")
     }
 
+    /// `body` with the database taken away by `command` (`pause`, `crash`, `freeze`),
+    /// then given back by `restore` (`resume`, `thaw`) whether `body` threw or not, so
+    /// that a failing test leaves the database up for the tests after it.
+    static func whileAway(
+        _ command: String, restoredBy restore: String, isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Void
+    ) async throws {
+        try control(command)
+        let outcome: Result<Void, any Error>
+        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        try control(restore)
+        try outcome.get()
+    }
+
     /// Runs `statements` in the test database as its owner, as anyone with the
     /// database's URL could; returns the rows, a line each, values separated by `|`.
     static func sql(_ statements: String) throws -> String {
@@ -48,14 +62,15 @@ extension OnTheTestDatabase {
     @Suite(
         "Two instances on one database", .serialized, .enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage))
     @MainActor struct SharedInventoryTests {
-        let containers: URL
+        let scratch = TemporaryDirectory("homepwner-shared")
+        var containers: URL { scratch.url }
         let first: ServerProcess
         let second: ServerProcess
 
         init() throws {
             let url = try #require(TestDatabase.url)
             let name = "test.homepwner.\(UUID().uuidString)"
-            containers = try temporaryFolder("homepwner-shared")
+            let containers = scratch.url
             let firstContainers = containers.appendingPathComponent("first").path
             first = try ServerProcess(
                 containers: containers,
@@ -72,7 +87,6 @@ extension OnTheTestDatabase {
         func stop() throws {
             #expect(try first.terminate() == 0)
             #expect(try second.terminate() == 0)
-            try? FileManager.default.removeItem(at: containers)
         }
 
         /// Waits until `condition` holds, at most `timeout`; returns how long it took.
@@ -166,8 +180,7 @@ extension OnTheTestDatabase {
                 try await HTTP.items(second.baseURL).map(\.name) == ["Bike"]
             }
             let key = try await HTTP.items(first.baseURL)[0].itemKey
-            try TestDatabase.control("pause")
-            let whileAway: () async throws -> Void = {
+            try await TestDatabase.whileAway("pause", restoredBy: "resume") {
                 // Each instance still takes edits with the database away; they wait in memory.
                 let renamed = try await HTTP.postForm(
                     first.baseURL.appendingPathComponent("items/\(key)"),
@@ -179,10 +192,6 @@ extension OnTheTestDatabase {
                 #expect(try await HTTP.items(first.baseURL).map(\.name) == ["Red bike"])
                 #expect(try await HTTP.items(second.baseURL).map(\.valueInDollars) == [500])
             }
-            let away: Result<Void, any Error>
-            do { away = .success(try await whileAway()) } catch { away = .failure(error) }
-            try TestDatabase.control("resume")
-            try away.get()
             for server in [first, second] {
                 _ = try await waitUntil("both edits reach \(server.baseURL)", timeout: .seconds(30)) {
                     let items = try await HTTP.items(server.baseURL)

@@ -17,7 +17,7 @@ extension OnTheTestDatabase {
         )
         func instancesRunOnTheirGrantedRole() async throws {
             let admin = try #require(TestDatabase.url)
-            let shared = try SharedInstances(folder: "homepwner-tenant")
+            let shared = SharedInstances(folder: "homepwner-tenant")
             defer { shared.removeContainers() }
             let database = try CloudDatabase(url: admin)
             let client = Task { try await database.run() }

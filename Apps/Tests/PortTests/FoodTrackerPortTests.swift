@@ -7,22 +7,10 @@ import Testing
 /// run as a user would run it: its meals survive the process, and an archive it cannot
 /// read is neither lost nor overwritten.
 @Suite(.enabled(if: Port.executable(named: "FoodTrackerPort") != nil, "FoodTrackerPort is not built"))
-final class FoodTrackerPortTests {
-    let containers: URL
-    var archive: URL { containers.appendingPathComponent("FoodTrackerPort/Documents/meals") }
-
-    init() throws {
-        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-port-\(UUID())")
-        try FileManager.default.createDirectory(at: containers, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: containers)
-    }
-
-    func run(_ arguments: String...) throws -> Port.Result {
-        try Port.run("FoodTrackerPort", arguments, containers: containers)
-    }
+final class FoodTrackerPortTests: PortSuite {
+    static let port = "FoodTrackerPort"
+    let scratch = TemporaryDirectory("keepsake-foodtracker-port")
+    var archive: URL { container.appendingPathComponent("Documents/meals") }
 
     @Test("First launch shows the sample meals; an added meal is saved and read by the next process")
     func mealsPersistAcrossLaunches() throws {

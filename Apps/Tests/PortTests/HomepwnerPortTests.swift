@@ -11,22 +11,10 @@ import Glibc
 /// on entering the background is there for the next process, an item changed in place
 /// included, and an archive copied from the iOS app loads after one `setClass` call.
 @Suite(.enabled(if: Port.executable(named: "HomepwnerPort") != nil, "HomepwnerPort is not built"))
-final class HomepwnerPortTests {
-    let containers: URL
-    var archive: URL { containers.appendingPathComponent("HomepwnerPort/Documents/items.archive") }
-
-    init() throws {
-        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-homepwner-\(UUID())")
-        try FileManager.default.createDirectory(at: containers, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: containers)
-    }
-
-    func run(_ arguments: String...) throws -> Port.Result {
-        try Port.run("HomepwnerPort", arguments, containers: containers)
-    }
+final class HomepwnerPortTests: PortSuite {
+    static let port = "HomepwnerPort"
+    let scratch = TemporaryDirectory("keepsake-homepwner-port")
+    var archive: URL { container.appendingPathComponent("Documents/items.archive") }
 
     @Test("Items added are saved when the app enters the background, in Apple's callback order")
     func itemsPersistAcrossLaunches() throws {
@@ -50,10 +38,9 @@ final class HomepwnerPortTests {
     @Test("The first run says which container it made and why it has that name; later runs say nothing")
     func newContainerIsAnnounced() throws {
         let first = try run("add", "Bike", "300")
-        let container = containers.appendingPathComponent("HomepwnerPort").path
         #expect(
             first.errors.contains(
-                "keepsake: new app container HomepwnerPort (from the executable's name) at \(container)"),
+                "keepsake: new app container HomepwnerPort (from the executable's name) at \(container.path)"),
             "\(first.errors)")
         let second = try run()
         #expect(!second.errors.contains("new app container"), "\(second.errors)")
@@ -63,7 +50,7 @@ final class HomepwnerPortTests {
         "An item changed in place is saved on entering the background (SIGTSTP); after kill -9 a new process reads it")
     func inPlaceEditIsSavedOnEnteringTheBackground() throws {
         _ = try run("add", "Bike", "300")
-        let app = try Port.start("HomepwnerPort", ["rename", "0", "Red bike", "--wait"], containers: containers)
+        let app = try start("rename", "0", "Red bike", "--wait")
         defer { app.end() }
         try app.waitFor("waiting")
         #expect(app.lines.contains("Red bike: $300"), "the edit is made through the item's reference")
@@ -87,7 +74,7 @@ final class HomepwnerPortTests {
         let next = try run()
         #expect(next.output.contains("Bike: $300 (photo)\n"))
         let documents = try FileManager.default.contentsOfDirectory(
-            atPath: containers.appendingPathComponent("HomepwnerPort/Documents").path)
+            atPath: container.appendingPathComponent("Documents").path)
         #expect(documents.filter { $0 != "items.archive" }.count == 1, "one photo file, named by the item's key")
     }
 

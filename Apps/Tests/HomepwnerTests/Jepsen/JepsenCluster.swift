@@ -17,7 +17,7 @@ final class JepsenCluster: Sendable {
     private let stopped = Locked<Set<Int>>([])
 
     init(replicas: Int) throws {
-        instances = try SharedInstances(folder: "homepwner-jepsen")
+        instances = SharedInstances(folder: "homepwner-jepsen")
         servers = Locked(Array(repeating: nil, count: replicas))
         for replica in 0..<replicas { try start(replica) }
     }

@@ -182,9 +182,12 @@ enum RealImages {
     )!
 }
 
-/// A fresh folder for containers, removed by the caller.
-func temporaryFolder(_ name: String) throws -> URL {
-    let folder = FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)")
-    try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    return folder
+/// A suite whose tests each start Homepwner on a containers folder of their own (Swift
+/// Testing makes a suite instance per test), removed after the test.
+protocol ContainersOfItsOwn {
+    var scratch: TemporaryDirectory { get }
+}
+
+extension ContainersOfItsOwn {
+    var containers: URL { scratch.url }
 }

@@ -1,14 +1,18 @@
 import Foundation
+import TestSupport
 
 /// Homepwner instances sharing one inventory through the test database, each with a
-/// container of its own in one temporary folder.
+/// container of its own in one temporary folder. The folder goes with the value: a
+/// suite holds one as a stored property; a test that makes one as a local calls
+/// ``removeContainers()`` in a `defer`.
 struct SharedInstances {
-    let containers: URL
+    private let scratch: TemporaryDirectory
+    var containers: URL { scratch.url }
     /// The inventory's name in the database, new for each test.
     let name = "test.homepwner.\(UUID().uuidString)"
 
-    init(folder: String) throws {
-        containers = try temporaryFolder(folder)
+    init(folder: String) {
+        scratch = TemporaryDirectory(folder)
     }
 
     /// Starts the instance whose container is named `instance`, with `extra` arguments,
@@ -25,7 +29,7 @@ struct SharedInstances {
             ] + extra)
     }
 
-    func removeContainers() { try? FileManager.default.removeItem(at: containers) }
+    func removeContainers() { scratch.remove() }
 }
 
 /// Waits until `condition` holds, trying every 50 ms, at most `timeout`.
