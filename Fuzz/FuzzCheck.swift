@@ -1,3 +1,11 @@
+/// libFuzzer's entry point, the same for every target: each input goes to the
+/// `checkFuzzInput` of the target's own file.
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
+    checkFuzzInput(Array(UnsafeRawBufferPointer(start: start, count: count)))
+    return 0
+}
+
 /// What every fuzz target checks: reading never crashes, hangs or runs away (the
 /// fuzzer watches for that), and whatever reads successfully survives a binary round
 /// trip unchanged; a difference is a bug and stops the fuzzer.

@@ -1,4 +1,4 @@
-// libFuzzer entry point for the keyed unarchiver; built by scripts/fuzz.sh together
+// The fuzz target for the keyed unarchiver; built by scripts/fuzz.sh together
 // with the PropertyList and KeyedArchive sources as one module.
 //
 // Each input is opened as an archive and decoded four ways: every top-level object
@@ -9,10 +9,8 @@
 
 import Foundation
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    ArchiveFuzzCheck.check(Array(UnsafeRawBufferPointer(start: start, count: count)))
-    return 0
+func checkFuzzInput(_ bytes: [UInt8]) {
+    ArchiveFuzzCheck.check(bytes)
 }
 
 enum ArchiveFuzzCheck {

@@ -1,4 +1,4 @@
-// libFuzzer entry point for the lazy binary document; built by scripts/fuzz.sh together
+// The fuzz target for the lazy binary document; built by scripts/fuzz.sh together
 // with the PropertyList sources as one module.
 //
 // An input is a key path and a document: its first byte is the key path's length, the
@@ -8,10 +8,8 @@
 // full tree holds at that path. The same document read piece by piece, as a file is,
 // must give the same answers and fail with the same codes.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    LazyDocumentFuzzCheck.check(Array(UnsafeRawBufferPointer(start: start, count: count)))
-    return 0
+func checkFuzzInput(_ bytes: [UInt8]) {
+    LazyDocumentFuzzCheck.check(bytes)
 }
 
 enum LazyDocumentFuzzCheck {

@@ -1,8 +1,6 @@
-// libFuzzer entry point for the openstep reader; built by scripts/fuzz.sh together with
+// The fuzz target for the openstep reader; built by scripts/fuzz.sh together with
 // the PropertyList sources as one module.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    FuzzCheck.readAndRoundTrip(Array(UnsafeRawBufferPointer(start: start, count: count)), as: .openStep)
-    return 0
+func checkFuzzInput(_ bytes: [UInt8]) {
+    FuzzCheck.readAndRoundTrip(bytes, as: .openStep)
 }

@@ -1,14 +1,12 @@
-// libFuzzer entry point for `keepsake unarchive`'s renderer; built by scripts/fuzz.sh
+// The fuzz target for `keepsake unarchive`'s renderer; built by scripts/fuzz.sh
 // together with the PropertyList and KeyedArchive sources as one module.
 //
 // Each input is rendered as text and as JSON. Rendering may fail with a typed error,
 // never crash, hang or run away (the fuzzer watches for that); text streamed in small
 // chunks must equal text rendered whole, and JSON must be JSON.
 
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ start: UnsafeRawPointer, _ count: Int) -> CInt {
-    UnarchiveFuzzCheck.check(Array(UnsafeRawBufferPointer(start: start, count: count)))
-    return 0
+func checkFuzzInput(_ bytes: [UInt8]) {
+    UnarchiveFuzzCheck.check(bytes)
 }
 
 enum UnarchiveFuzzCheck {

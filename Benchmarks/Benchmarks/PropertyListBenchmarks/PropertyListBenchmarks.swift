@@ -15,45 +15,29 @@ let benchmarks: @Sendable () -> Void = {
         .milliseconds, alsoCounting: [.mallocCountTotal], maxDuration: .seconds(10), maxIterations: 20)
     let inputs = { Inputs.shared }
 
-    Benchmark("binary read 100k / keepsake") { _ in
-        blackHole(try PropertyListReader().read(inputs().binary))
-    } setup: {
-        _ = inputs().binary
-    }
-    Benchmark("binary read 100k / Foundation") { _ in
-        blackHole(try PropertyListSerialization.propertyList(from: inputs().binaryData, format: nil))
-    } setup: {
-        _ = inputs().binaryData
-    }
-    Benchmark("binary write 100k / keepsake") { _ in
-        blackHole(try PropertyListWriter.binary.write(inputs().value))
-    } setup: {
-        _ = inputs().value
-    }
-    Benchmark("binary write 100k / Foundation") { _ in
-        blackHole(try PropertyListSerialization.data(fromPropertyList: inputs().object, format: .binary, options: 0))
-    } setup: {
-        _ = inputs().object
-    }
-    Benchmark("xml read 100k / keepsake") { _ in
-        blackHole(try PropertyListReader().read(inputs().xml))
-    } setup: {
-        _ = inputs().xml
-    }
-    Benchmark("xml read 100k / Foundation") { _ in
-        blackHole(try PropertyListSerialization.propertyList(from: inputs().xmlData, format: nil))
-    } setup: {
-        _ = inputs().xmlData
-    }
-    Benchmark("xml write 100k / keepsake") { _ in
-        blackHole(try PropertyListWriter.xml.write(inputs().value))
-    } setup: {
-        _ = inputs().value
-    }
-    Benchmark("xml write 100k / Foundation") { _ in
-        blackHole(try PropertyListSerialization.data(fromPropertyList: inputs().object, format: .xml, options: 0))
-    } setup: {
-        _ = inputs().object
+    for (name, format, theirs) in [
+        ("binary", PropertyListFormat.binary, PropertyListSerialization.PropertyListFormat.binary), ("xml", .xml, .xml),
+    ] {
+        Benchmark("\(name) read 100k / keepsake") { _ in
+            blackHole(try PropertyListReader().read(inputs().bytes(format)))
+        } setup: {
+            _ = inputs().bytes(format)
+        }
+        Benchmark("\(name) read 100k / Foundation") { _ in
+            blackHole(try PropertyListSerialization.propertyList(from: inputs().data(format), format: nil))
+        } setup: {
+            _ = inputs().data(format)
+        }
+        Benchmark("\(name) write 100k / keepsake") { _ in
+            blackHole(try PropertyListWriter(format: format).write(inputs().value))
+        } setup: {
+            _ = inputs().value
+        }
+        Benchmark("\(name) write 100k / Foundation") { _ in
+            blackHole(try PropertyListSerialization.data(fromPropertyList: inputs().object, format: theirs, options: 0))
+        } setup: {
+            _ = inputs().object
+        }
     }
 }
 
@@ -70,4 +54,8 @@ final class Inputs: @unchecked Sendable {
     lazy var xml = try! PropertyListWriter.xml.write(value)
     lazy var binaryData = Data(binary)
     lazy var xmlData = Data(xml)
+
+    /// The records written in `format` (binary or XML), as bytes and as `Data`.
+    func bytes(_ format: PropertyListFormat) -> [UInt8] { format == .xml ? xml : binary }
+    func data(_ format: PropertyListFormat) -> Data { format == .xml ? xmlData : binaryData }
 }

@@ -143,23 +143,28 @@ struct SharedItemStoreTests {
         return (first, second)
     }
 
-    /// Two stores merging field by field, each having saved an edit of the bike made
-    /// without the other's: the name in the first, the value in the second.
-    func twoStoresMergingEdits(conflicts: ConflictLog) async throws -> (Replica, Replica) {
-        let (first, second) = try await twoStoresWithABike(policy: .fieldLastWriterWins, conflicts: conflicts)
+    /// Two stores of the bike with crossing edits: the first has saved a new name; the
+    /// second holds a new value, made without that name, and not saved yet.
+    func twoStoresWithCrossingEdits(
+        policy: MergePolicy, conflicts: ConflictLog? = nil
+    ) async throws -> (Replica, Replica) {
+        let (first, second) = try await twoStoresWithABike(policy: policy, conflicts: conflicts)
         first.allItems[0].name = "Red bike"
         try await first.save()
         second.allItems[0].value = 500
+        return (first, second)
+    }
+
+    /// Two stores merging field by field, each having saved its crossing edit.
+    func twoStoresMergingEdits(conflicts: ConflictLog) async throws -> (Replica, Replica) {
+        let (first, second) = try await twoStoresWithCrossingEdits(policy: .fieldLastWriterWins, conflicts: conflicts)
         try await second.save()
         return (first, second)
     }
 
     @Test("A stale save fails with the conflict error and all three versions; nothing of it is saved until settled")
     func staleSaveReportsTheConflict() async throws {
-        let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
-        first.allItems[0].name = "Red bike"
-        try await first.save()
-        second.allItems[0].value = 500
+        let (first, second) = try await twoStoresWithCrossingEdits(policy: .reportConflicts)
         let error = try await #require(throws: StoreError.self) { try await second.save() }
         #expect(error.code == .conflict)
         let conflict = try #require(error.conflicts.first)
@@ -204,10 +209,7 @@ struct SharedItemStoreTests {
 
     @Test("reload() drops the changes a conflict refused, for the server's versions")
     func reloadTakesTheServersVersions() async throws {
-        let (first, second) = try await twoStoresWithABike(policy: .reportConflicts)
-        first.allItems[0].name = "Red bike"
-        try await first.save()
-        second.allItems[0].value = 500
+        let (first, second) = try await twoStoresWithCrossingEdits(policy: .reportConflicts)
         await #expect(throws: StoreError.self) { try await second.save() }
         try await second.reload()
         #expect(second.allItems == [Gadget("Red bike", value: 300, id: "bike")] && !second.isDirty)
