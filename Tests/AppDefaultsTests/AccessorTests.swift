@@ -6,8 +6,10 @@ import Testing
 /// Typed accessors with Apple's coercions, typed keys and Codable values.
 @Suite("Accessors")
 struct AccessorTests {
-    let fixture: TestContainers
+    // Declared first so that it goes first: a Defaults saves what is left when it is
+    // released, which would make the fixture's folder again after its removal.
     let defaults: Defaults
+    let fixture: TestContainers
 
     init() throws {
         fixture = try TestContainers()
