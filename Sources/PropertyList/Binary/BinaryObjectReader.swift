@@ -45,6 +45,14 @@ struct BinaryObjectReader {
         return Int(BinaryPropertyListTrailer.readSized(bytes, at: trailer.offsetTableOffset + index * size, size: size))
     }
 
+    /// Where the object referenced at `position` among the references that start at
+    /// `payload` starts; `nil` when the reference names no object.
+    @inline(__always)
+    func checkedOffset(referencedAt payload: Int, position: Int) -> Int? {
+        guard let index = reference(at: payload, position: position) else { return nil }
+        return checkedOffset(ofObject: index)
+    }
+
     /// The object number stored at `position` among the references that start at
     /// `payload`, whose extent the caller checked; `nil` when it names no object.
     @inline(__always)

@@ -71,13 +71,3 @@ extension BinaryPropertyList {
         return try withReader(body)
     }
 }
-
-extension BinaryObjectReader {
-    /// The offset of the object referenced at `position` among the references that start
-    /// at `payload`; `nil` when the reference or the offset is out of range.
-    @inline(__always)
-    fileprivate func checkedOffset(referencedAt payload: Int, position: Int) -> Int? {
-        guard let index = reference(at: payload, position: position) else { return nil }
-        return checkedOffset(ofObject: index)
-    }
-}

@@ -255,8 +255,7 @@ private struct KeyShape {
         var used: UInt64 = 0
         return keyBytes.withUnsafeBytes { known in
             for position in 0..<header.count {
-                guard let object = reader.reference(at: header.payload, position: position),
-                    let offset = reader.checkedOffset(ofObject: object),
+                guard let offset = reader.checkedOffset(referencedAt: header.payload, position: position),
                     let text = reader.asciiStringPayload(at: offset),
                     let which = firstKey(
                         holding: UnsafeRawBufferPointer(rebasing: reader.bytes[text]), in: known, from: position,
