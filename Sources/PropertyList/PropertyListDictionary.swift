@@ -120,8 +120,13 @@ public struct PropertyListDictionary: Sendable {
         return old
     }
 
-    /// The value at `position` in order, without copying its key.
-    func value(atPosition position: Int) -> PropertyListValue { entries.value(at: position) }
+    /// The entries in order where they are stored; see
+    /// ``DictionaryEntries/withUnsafeEntries(_:)``.
+    func withUnsafeEntries<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<Entry>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        try entries.withUnsafeEntries(body)
+    }
 
     private func position(of key: String) -> Int? {
         if entries.count > Self.linearSearchLimit, let index = entries.index { return index[key] }

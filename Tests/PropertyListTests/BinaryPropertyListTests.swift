@@ -137,4 +137,23 @@ struct BinaryPropertyListTests {
             back["c"]?.arrayValue?.first?.stringValue.map { Array($0.unicodeScalars) }
                 == Array(decomposed.unicodeScalars))
     }
+
+    /// The intern table through many doublings: every string keeps the first number it
+    /// was given, whether met again as the same storage, as a copy with storage of its
+    /// own, or as a small string held inline; strings that differ only in their last
+    /// bytes (which the hash reads as one overlapping word) stay apart.
+    @Test func internTableGivesEachStringOneNumberThroughGrowth() {
+        var table = BinaryInternTable<String>()
+        let strings = (0..<20_000).map { "item-\($0)-" + String(repeating: "x", count: $0 % 40) }
+        for (number, string) in strings.enumerated() {
+            #expect(table.claim(string, next: number) == (number, true), "\(string)")
+        }
+        for (number, string) in strings.enumerated() {
+            let copy = String(decoding: Array(string.utf8), as: UTF8.self)
+            #expect(table.claim(string, next: -1) == (number, false))
+            #expect(table.claim(copy, next: -1) == (number, false))
+        }
+        let lastByteDiffers = "item-39-" + String(repeating: "x", count: 38) + "y"
+        #expect(table.claim(lastByteDiffers, next: 20_000) == (20_000, true))
+    }
 }

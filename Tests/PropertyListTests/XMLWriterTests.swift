@@ -177,6 +177,35 @@ struct XMLWriterTests {
         }
     }
 
+    @Test("a document whose escapes outgrow the size walk's count is written whole")
+    func writesEscapesBeyondTheSizeEstimate() throws {
+        let text = String(repeating: "<&>", count: 5_000)
+        let written = try Self.write(["k": .string(text)])
+        let escaped = String(repeating: "&lt;&amp;&gt;", count: 5_000)
+        #expect(written.hasSuffix("\t<string>\(escaped)</string>\n</dict>\n</plist>\n"))
+        #expect(try PropertyListReader().read(Array(written.utf8)) == ["k": .string(text)])
+    }
+
+    @Test("the size walk counts every byte the writer writes when there are no escapes, reals or dates")
+    func sizeWalkCountsWhatTheWriterWrites() throws {
+        let (data300, _) = Self.bytes(300)
+        // Base64 lines at every indent up to past the cap of eight tabs.
+        var deep: PropertyListValue = ["deep": data300, "n": 123_456_789]
+        for level in 0..<10 {
+            deep = [deep, .data(Data(count: level * 7 + 1)), .integer(Int64(-level) * 1_000_003)]
+        }
+        let value: PropertyListValue = [
+            "plain": "Homepwner", "unicode": "Grüße, 東京, 😀", "": "", "yes": true, "no": false,
+            "extremes": [.integer(.max), .integer(.min), .unsignedInteger(.max), 0, 9, 10],
+            "empty": [[], [:]], "uids": [.uid(PropertyListUID(0)), .uid(PropertyListUID(4_000_000_000))],
+            "deep": deep,
+        ]
+        let text = try Self.write(value)
+        let header = try #require(text.range(of: "<plist version=\"1.0\">\n"))
+        let body = text[header.upperBound...].utf8.count - "</plist>\n".utf8.count
+        #expect(XMLDocumentSize.count(of: value, maxDepth: PropertyListLimits.default.maxDepth) == body)
+    }
+
     @Test func keepsTheDictionarysKeyOrder() throws {
         var dictionary = PropertyListDictionary()
         for key in ["zeta", "alpha", "mu"] { dictionary[key] = .bool(true) }

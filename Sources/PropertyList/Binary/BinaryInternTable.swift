@@ -3,37 +3,57 @@
 /// The binary writer looks up every string and number it writes; Swift's `Dictionary`
 /// spends most of that time in SipHash, which guards against hash flooding. Our keys
 /// come from the caller's own value, not from an attacker, so a fast multiplicative
-/// hash is enough.
+/// hash is enough. Each slot keeps the lower half of its key's hash beside the entry,
+/// the bits that pick its slot and some more: a probe that meets another key is mostly
+/// told apart without reading that key, and growing the table hashes nothing again.
 struct BinaryInternTable<Key: BinaryInternKey> {
-    private var slots = [Int32](repeating: -1, count: 64)
-    private var keys: [Key] = []
-    private var numbers: [Int] = []
+    private struct Slot {
+        /// The lower 32 bits of the key's hash, whose lowest bits pick the slot.
+        var hash: UInt32
+        /// The entry's position, or -1 for an empty slot.
+        var entry: Int32
+
+        static var empty: Slot { Slot(hash: 0, entry: -1) }
+    }
+
+    private struct Entry {
+        let key: Key
+        let number: Int
+    }
+
+    private var slots = [Slot](repeating: .empty, count: 64)
+    private var entries: [Entry] = []
 
     /// The number `key` already has, or `next`, which it is given.
     mutating func claim(_ key: Key, next: Int) -> (index: Int, isNew: Bool) {
+        let hash = UInt32(truncatingIfNeeded: key.internHash)
         let mask = slots.count - 1
-        var slot = Int(truncatingIfNeeded: key.internHash) & mask
+        var slot = Int(hash) & mask
         while true {
-            let entry = slots[slot]
-            if entry < 0 { break }
-            if keys[Int(entry)].isSameKey(as: key) { return (numbers[Int(entry)], false) }
+            let found = slots[slot]
+            if found.entry < 0 { break }
+            if found.hash == hash {
+                let entry = entries[Int(found.entry)]
+                if entry.key.isSameKey(as: key) { return (entry.number, false) }
+            }
             slot = (slot + 1) & mask
         }
-        slots[slot] = Int32(keys.count)
-        keys.append(key)
-        numbers.append(next)
-        if keys.count * 2 > slots.count { grow() }
+        slots[slot] = Slot(hash: hash, entry: Int32(entries.count))
+        entries.append(Entry(key: key, number: next))
+        if entries.count * 2 > slots.count { grow() }
         return (next, true)
     }
 
+    /// Doubles the slots, placing each entry again by the hash bits its slot keeps.
     private mutating func grow() {
-        slots = [Int32](repeating: -1, count: slots.count * 2)
-        let mask = slots.count - 1
-        for (entry, key) in keys.enumerated() {
-            var slot = Int(truncatingIfNeeded: key.internHash) & mask
-            while slots[slot] >= 0 { slot = (slot + 1) & mask }
-            slots[slot] = Int32(entry)
+        var grown = [Slot](repeating: .empty, count: slots.count * 2)
+        let mask = grown.count - 1
+        for old in slots where old.entry >= 0 {
+            var slot = Int(old.hash) & mask
+            while grown[slot].entry >= 0 { slot = (slot + 1) & mask }
+            grown[slot] = old
         }
+        slots = grown
     }
 }
 
@@ -58,18 +78,21 @@ extension UInt64: BinaryInternKey {
 
 extension String: BinaryInternKey {
     func isSameKey(as other: String) -> Bool {
-        let inPlace = utf8.withContiguousStorageIfAvailable { mine in
-            other.utf8.withContiguousStorageIfAvailable { theirs in
+        // The same storage, or the same small string held inline, is the same bytes:
+        // the common case when a reader shared one string among many records.
+        if unsafeBitCast(self, to: (UInt64, UInt64).self) == unsafeBitCast(other, to: (UInt64, UInt64).self) {
+            return true
+        }
+        return withUTF8Bytes { mine in
+            other.withUTF8Bytes { theirs in
                 UnsafeRawBufferPointer(mine).hasSameBytes(as: UnsafeRawBufferPointer(theirs))
             }
         }
-        return (inPlace ?? nil) ?? utf8.elementsEqual(other.utf8)
     }
 
     /// The UTF-8 bytes eight at a time, multiplied and folded (in the spirit of FxHash).
     var internHash: UInt64 {
-        var string = self
-        return string.withUTF8 { bytes in
+        withUTF8Bytes { bytes in
             let raw = UnsafeRawBufferPointer(bytes)
             var hash = UInt64(raw.count) &* multiplier
             var offset = 0
@@ -78,14 +101,17 @@ extension String: BinaryInternKey {
                     (hash.rotatedLeft(by: 5) ^ raw.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* multiplier
                 offset += 8
             }
-            var tail: UInt64 = 0
-            var shift: UInt64 = 0
-            while offset < raw.count {
-                tail |= UInt64(raw[offset]) << shift
-                shift += 8
-                offset += 1
+            if offset < raw.count {
+                // The last bytes: with eight or more in all, the final word, overlapping
+                // bytes already mixed in; otherwise each byte.
+                var tail: UInt64 = 0
+                if raw.count >= 8 {
+                    tail = raw.loadUnaligned(fromByteOffset: raw.count - 8, as: UInt64.self)
+                } else {
+                    for position in offset..<raw.count { tail |= UInt64(raw[position]) << (8 * UInt64(position)) }
+                }
+                hash = (hash.rotatedLeft(by: 5) ^ tail) &* multiplier
             }
-            hash = (hash.rotatedLeft(by: 5) ^ tail) &* multiplier
             return hash ^ (hash >> 29)
         }
     }

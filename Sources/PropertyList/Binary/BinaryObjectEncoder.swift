@@ -55,8 +55,7 @@ package enum BinaryObjectEncoder {
     /// ASCII strings as bytes, all others as big-endian UTF-16, as Apple writes them.
     @inlinable
     package static func appendString(_ string: String, to output: inout [UInt8]) {
-        var string = string
-        let wroteASCII = string.withUTF8 { utf8 in
+        let wroteASCII = string.withUTF8Bytes { utf8 in
             guard ASCIIBytes.areASCII(UnsafeRawBufferPointer(utf8)) else { return false }
             appendMarker(0x5, count: utf8.count, to: &output)
             output.append(contentsOf: utf8)

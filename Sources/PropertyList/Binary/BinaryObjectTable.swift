@@ -82,25 +82,39 @@ struct BinaryObjectTable {
         var containers = 0
         var scalarBytes = 0
 
+        /// Inlined into the loops over a container's elements, as ``add(_:depth:)`` is.
+        @inline(__always)
         mutating func measure(_ value: PropertyListValue, depth: Int, maxDepth: Int) {
             objects += 1
             scalarBytes = min(scalarBytes + 10, Self.limit)
             switch value {
-            case .array(let elements):
-                guard depth < maxDepth else { return }
-                containers += 1
-                references += elements.count
-                for element in elements { measure(element, depth: depth + 1, maxDepth: maxDepth) }
-            case .dictionary(let dictionary):
-                guard depth < maxDepth else { return }
-                containers += 1
-                objects += dictionary.count
-                references += dictionary.count * 2
-                for position in 0..<dictionary.count {
-                    measure(dictionary.value(atPosition: position), depth: depth + 1, maxDepth: maxDepth)
-                }
+            case .array, .dictionary: measureContainer(value, depth: depth, maxDepth: maxDepth)
             case .string(let string): scalarBytes = min(scalarBytes + string.utf8.count, Self.limit)
             case .data(let data): scalarBytes = min(scalarBytes + data.count, Self.limit)
+            default: break
+            }
+        }
+
+        @inline(never)
+        private mutating func measureContainer(_ value: PropertyListValue, depth: Int, maxDepth: Int) {
+            guard depth < maxDepth else { return }
+            containers += 1
+            switch value {
+            case .array(let elements):
+                references += elements.count
+                elements.withUnsafeBufferPointer { elements in
+                    for position in elements.indices {
+                        measure(elements[position], depth: depth + 1, maxDepth: maxDepth)
+                    }
+                }
+            case .dictionary(let dictionary):
+                objects += dictionary.count
+                references += dictionary.count * 2
+                dictionary.withUnsafeEntries { entries in
+                    for position in entries.indices {
+                        measure(entries[position].value, depth: depth + 1, maxDepth: maxDepth)
+                    }
+                }
             default: break
             }
         }
@@ -108,44 +122,14 @@ struct BinaryObjectTable {
 
     /// Adds `value`, which sits inside `depth` containers, and everything below it;
     /// returns its object number.
+    ///
+    /// Inlined into the loops over a container's elements, so that a scalar is looked up
+    /// where it is stored: passed to a call, each would be retained and released.
     /// - Throws: ``PropertyListError`` `.limitExceeded`, with the key path, for a
     ///   container inside `maxDepth` others; the table is then unusable.
-    @discardableResult
+    @inline(__always) @discardableResult
     mutating func add(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
         switch value {
-        case .array(let elements):
-            guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            let start = reserveReferences(elements.count)
-            let index = number(
-                Container(
-                    number: offsets.count, marker: 0xA, start: start, count: elements.count,
-                    scalarsBefore: output.count))
-            for (position, element) in elements.enumerated() {
-                do {
-                    references[start + position] = try add(element, depth: depth + 1)
-                } catch {
-                    throw error.inside(index: position)
-                }
-            }
-            return index
-        case .dictionary(let dictionary):
-            guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
-            let start = reserveReferences(dictionary.count * 2)
-            let index = number(
-                Container(
-                    number: offsets.count, marker: 0xD, start: start, count: dictionary.count,
-                    scalarsBefore: output.count))
-            for (position, entry) in dictionary.enumerated() {
-                references[start + position] = addString(entry.key)
-            }
-            for (position, entry) in dictionary.enumerated() {
-                do {
-                    references[start + dictionary.count + position] = try add(entry.value, depth: depth + 1)
-                } catch {
-                    throw error.inside(key: entry.key)
-                }
-            }
-            return index
         case .string(let string):
             return addString(string)
         case .integer(let integer):
@@ -164,6 +148,53 @@ struct BinaryObjectTable {
             return unique(uids.claim(uid.value, next: offsets.count), value)
         case .bool(let bool):
             return unique(Self.claim(bool, in: &booleans, next: offsets.count), value)
+        case .array, .dictionary:
+            return try addContainer(value, depth: depth)
+        }
+    }
+
+    @inline(never)
+    private mutating func addContainer(_ value: PropertyListValue, depth: Int) throws(PropertyListError) -> Int {
+        guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
+        switch value {
+        case .array(let elements):
+            let start = reserveReferences(elements.count)
+            let index = number(
+                Container(
+                    number: offsets.count, marker: 0xA, start: start, count: elements.count,
+                    scalarsBefore: output.count))
+            try elements.withUnsafeBufferPointer { elements throws(PropertyListError) in
+                for position in elements.indices {
+                    do throws(PropertyListError) {
+                        references[start + position] = try add(elements[position], depth: depth + 1)
+                    } catch {
+                        throw error.inside(index: position)
+                    }
+                }
+            }
+            return index
+        case .dictionary(let dictionary):
+            let start = reserveReferences(dictionary.count * 2)
+            let index = number(
+                Container(
+                    number: offsets.count, marker: 0xD, start: start, count: dictionary.count,
+                    scalarsBefore: output.count))
+            try dictionary.withUnsafeEntries { entries throws(PropertyListError) in
+                for position in entries.indices {
+                    references[start + position] = addString(entries[position].key)
+                }
+                for position in entries.indices {
+                    do throws(PropertyListError) {
+                        references[start + entries.count + position] = try add(
+                            entries[position].value, depth: depth + 1)
+                    } catch {
+                        throw error.inside(key: entries[position].key)
+                    }
+                }
+            }
+            return index
+        default:
+            return try add(value, depth: depth)
         }
     }
 

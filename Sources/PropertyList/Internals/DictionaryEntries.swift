@@ -81,10 +81,14 @@ struct DictionaryEntries: RandomAccessCollection, MutableCollection, @unchecked 
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
-    /// The value at `position`, without copying its key.
-    func value(at position: Int) -> PropertyListValue {
-        precondition(position >= 0 && position < count, "entry index out of range")
-        return block.withUnsafeMutablePointerToElements { $0[start + position].value }
+    /// The entries where they are stored, for walks that read every key and value
+    /// without copying each entry out (which retains and releases both).
+    func withUnsafeEntries<Result, Failure: Error>(
+        _ body: (UnsafeBufferPointer<Entry>) throws(Failure) -> Result
+    ) throws(Failure) -> Result {
+        let entries = block.withUnsafeMutablePointerToElements { $0 + start }
+        defer { withExtendedLifetime(block) {} }
+        return try body(UnsafeBufferPointer(start: entries, count: count))
     }
 
     subscript(position: Int) -> Entry {

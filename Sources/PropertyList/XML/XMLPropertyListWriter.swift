@@ -38,8 +38,8 @@ enum XMLPropertyListWriter {
 
         """
     private static let footer: StaticString = "</plist>\n"
-    private static let maximumLineLength = 76
-    private static let maximumDataIndent = 8
+    static let maximumLineLength = 76
+    static let maximumDataIndent = 8
 
     /// - Throws: ``PropertyListError``, naming the key path: `.unsupportedValue` for a
     ///   date that is not finite, `.limitExceeded` for a container (a UID's
@@ -47,21 +47,27 @@ enum XMLPropertyListWriter {
     static func write(_ value: PropertyListValue, maxDepth: Int = PropertyListLimits.default.maxDepth)
         throws(PropertyListError) -> [UInt8]
     {
-        var writing = Writing(maxDepth: maxDepth)
-        writing.sink.append(header)
-        try writing.append(value, indent: 0)
-        writing.sink.append(footer)
-        return writing.sink.bytes()
+        // A sixteenth more than the walk counts, for a few escapes per line of text.
+        let body = XMLDocumentSize.count(of: value, maxDepth: maxDepth)
+        let estimate = header.utf8CodeUnitCount + body + body / 16 + footer.utf8CodeUnitCount
+        return try ByteSink.collect(estimatedCount: estimate) { sink throws(PropertyListError) in
+            var writing = Writing(sink: sink, maxDepth: maxDepth)
+            writing.sink.append(header)
+            try writing.append(value, indent: 0)
+            writing.sink.append(footer)
+            return writing.sink
+        }
     }
 
     /// One document being written: the bytes, and a scratch buffer for the dates and
     /// data that other encoders render.
     private struct Writing: ~Copyable {
-        var sink = ByteSink(capacity: 4096)
+        var sink: ByteSink
         var scratch: [UInt8] = []
         let maxDepth: Int
 
-        init(maxDepth: Int) {
+        init(sink: consuming ByteSink, maxDepth: Int) {
+            self.sink = sink
             self.maxDepth = maxDepth
         }
 
@@ -113,13 +119,15 @@ enum XMLPropertyListWriter {
                 guard indent < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
                 guard !dictionary.isEmpty else { return sink.append("<dict/>\n") }
                 sink.append("<dict>\n")
-                for (key, element) in dictionary {
-                    do {
-                        sink.append(0x09, count: indent + 1)
-                        appendElement("<key>", "</key>\n", escaping: key)
-                        try append(element, indent: indent + 1)
-                    } catch {
-                        throw error.inside(key: key)
+                try dictionary.withUnsafeEntries { entries throws(PropertyListError) in
+                    for entry in entries {
+                        do throws(PropertyListError) {
+                            sink.append(0x09, count: indent + 1)
+                            appendElement("<key>", "</key>\n", escaping: entry.key)
+                            try append(entry.value, indent: indent + 1)
+                        } catch {
+                            throw error.inside(key: entry.key)
+                        }
                     }
                 }
                 sink.append(0x09, count: indent)
@@ -151,15 +159,13 @@ enum XMLPropertyListWriter {
         /// needs no escaping.
         private mutating func appendElement(_ opening: StaticString, _ closing: StaticString, text: String) {
             sink.append(opening)
-            var text = text
-            text.withUTF8 { sink.append($0) }
+            text.withUTF8Bytes { sink.append($0) }
             sink.append(closing)
         }
 
         private mutating func appendElement(_ opening: StaticString, _ closing: StaticString, escaping string: String) {
             sink.append(opening)
-            var string = string
-            string.withUTF8 { appendEscaped($0) }
+            string.withUTF8Bytes { appendEscaped($0) }
             sink.append(closing)
         }
 
