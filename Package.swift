@@ -95,6 +95,12 @@ let package = Package(
             name: "KeepsakeCommandLine",
             dependencies: ["PropertyList", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
+        // Release builds make a position-dependent executable: a start then applies no
+        // relocations (80,000 of them with the Swift libraries linked in), which takes
+        // 2.5 MB off `keepsake extract`'s peak memory (BENCHMARKS.md). Debug builds stay
+        // position-independent, for the sanitizers. The Swift libraries are linked in by
+        // `--static-swift-stdlib` (README): given here as `-static-stdlib`, the link
+        // misses the Core Foundation symbols that option adds.
         .executableTarget(
             name: "KeepsakeCLI",
             dependencies: [
@@ -104,6 +110,9 @@ let package = Package(
                 "AppSandbox",
                 "AppDefaults",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            linkerSettings: [
+                .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))
             ]
         ),
 
