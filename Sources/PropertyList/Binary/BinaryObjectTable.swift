@@ -158,11 +158,7 @@ struct BinaryObjectTable {
         guard depth < maxDepth else { throw .nestedTooDeeply(maxDepth: maxDepth) }
         switch value {
         case .array(let elements):
-            let start = reserveReferences(elements.count)
-            let index = number(
-                Container(
-                    number: offsets.count, marker: 0xA, start: start, count: elements.count,
-                    scalarsBefore: output.count))
+            let (index, start) = number(marker: 0xA, count: elements.count)
             try elements.withUnsafeBufferPointer { elements throws(PropertyListError) in
                 for position in elements.indices {
                     do throws(PropertyListError) {
@@ -174,11 +170,7 @@ struct BinaryObjectTable {
             }
             return index
         case .dictionary(let dictionary):
-            let start = reserveReferences(dictionary.count * 2)
-            let index = number(
-                Container(
-                    number: offsets.count, marker: 0xD, start: start, count: dictionary.count,
-                    scalarsBefore: output.count))
+            let (index, start) = number(marker: 0xD, count: dictionary.count)
             try dictionary.withUnsafeEntries { entries throws(PropertyListError) in
                 for position in entries.indices {
                     references[start + position] = addString(entries[position].key)
@@ -262,15 +254,15 @@ struct BinaryObjectTable {
         return claim.index
     }
 
-    private mutating func number(_ container: Container) -> Int {
+    /// Numbers a container of `count` elements (entries, for a dictionary) and makes
+    /// room for its references; returns its number and where its references start.
+    private mutating func number(marker: UInt8, count: Int) -> (number: Int, references: Int) {
+        let container = Container(
+            number: offsets.count, marker: marker, start: references.count, count: count,
+            scalarsBefore: output.count)
+        references.append(contentsOf: repeatElement(0, count: container.referenceCount))
         offsets.append(0)
         containers.append(container)
-        return container.number
-    }
-
-    private mutating func reserveReferences(_ count: Int) -> Int {
-        let start = references.count
-        references.append(contentsOf: repeatElement(0, count: count))
-        return start
+        return (container.number, container.start)
     }
 }
