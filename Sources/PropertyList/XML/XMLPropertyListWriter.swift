@@ -236,9 +236,3 @@ enum XMLPropertyListWriter {
         }
     }
 }
-
-extension String {
-    fileprivate func leftPadded(to width: Int) -> String {
-        String(repeating: "0", count: max(0, width - count)) + self
-    }
-}
