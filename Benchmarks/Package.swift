@@ -49,6 +49,8 @@ let package = Package(
         // libplist, for PeerRatios: Debian's libplist-dev.
         .systemLibrary(name: "CLibPlist", pkgConfig: "libplist-2.0", providers: [.apt(["libplist-dev"])]),
         .executableTarget(name: "PeerRatios", dependencies: ["BenchmarkData", "CLibPlist"] + library("PropertyList")),
+        // Foundation's archiver and unarchiver as whole processes, for scripts/unarchive-benchmark.sh.
+        .executableTarget(name: "FoundationArchives", dependencies: ["BenchmarkData"]),
         .executableTarget(
             name: "InstructionCounts",
             dependencies: ["BenchmarkData"] + library("PropertyList", "KeyedArchive", "AppDefaults", "AppSandbox")

@@ -89,21 +89,32 @@ struct UnarchiveCommand: ParsableCommand {
     }
 
     func run() throws {
-        let archive = try PropertyListInput.bytes(file)
-        if classes { return try PropertyListOutput.write(Array(SecureCodingReport.classes(archive).utf8), to: output) }
+        if classes {
+            let archive = try PropertyListInput.bytes(file)
+            return try PropertyListOutput.write(Array(SecureCodingReport.classes(archive).utf8), to: output)
+        }
         if let simulate {
-            let (text, decoded) = SecureCodingReport.simulation(archive, allowing: simulate)
+            let (text, decoded) = SecureCodingReport.simulation(try PropertyListInput.bytes(file), allowing: simulate)
             try PropertyListOutput.write(Array(text.utf8), to: output)
             guard decoded else { throw ExitCode.failure }
             return
         }
+        // A binary file is read whole in one go, into the memory the decoder reads.
+        let decoder =
+            if let binary = try PropertyListInput.binaryFile(file) {
+                try KeyedDecoder(binaryArchive: binary)
+            } else {
+                try KeyedDecoder(bytes: PropertyListInput.bytes(file))
+            }
         guard !PropertyListOutput.isStandardOutput(output) else {
             // Standard output is written as the rendering proceeds, so a large one is
             // never held whole.
-            try ArchiveRenderer.render(archive, as: format.rendering) { try PropertyListOutput.write($0, to: "-") }
+            try ArchiveRenderer.render(decoder, as: format.rendering) { try PropertyListOutput.write($0, to: "-") }
             return
         }
-        try PropertyListOutput.write(try ArchiveRenderer.render(archive, as: format.rendering), to: output)
+        var rendered: [UInt8] = []
+        try ArchiveRenderer.render(decoder, as: format.rendering) { rendered.append(contentsOf: $0) }
+        try PropertyListOutput.write(rendered, to: output)
     }
 }
 

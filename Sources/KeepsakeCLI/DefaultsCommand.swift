@@ -82,7 +82,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Read: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Print the domain, or the bare value of one key.")
+        static let configuration = CommandConfiguration(
+            commandName: "read", abstract: "Print the domain, or the bare value of one key.")
 
         @OptionGroup var location: DomainOptions
 
@@ -105,6 +106,7 @@ struct DefaultsCommand: ParsableCommand {
 
     struct Write: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "write",
             abstract: "Set one key.",
             discussion: """
                 VALUE is a plist literal ('(a, b)', '{ k = v; }'), else a string. Typed: \
@@ -130,7 +132,8 @@ struct DefaultsCommand: ParsableCommand {
     }
 
     struct Delete: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove one key, or the whole domain.")
+        static let configuration = CommandConfiguration(
+            commandName: "delete", abstract: "Remove one key, or the whole domain.")
 
         @OptionGroup var location: DomainOptions
 
@@ -154,6 +157,7 @@ struct DefaultsCommand: ParsableCommand {
 
     struct Domains: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "domains",
             abstract: "List the domains saved in the container, comma-separated.")
 
         @OptionGroup var location: DomainOptions
@@ -172,6 +176,7 @@ struct DefaultsCommand: ParsableCommand {
 
     struct Export: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "export",
             abstract: "Write the domain as an XML plist to a file (- is standard output).")
 
         @OptionGroup var location: DomainOptions
@@ -188,6 +193,7 @@ struct DefaultsCommand: ParsableCommand {
 
     struct Import: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "import",
             abstract: "Replace the domain with a plist dictionary read from a file (- is standard input).")
 
         @OptionGroup var location: DomainOptions

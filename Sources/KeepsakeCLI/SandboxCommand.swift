@@ -28,6 +28,7 @@ struct SandboxCommand: ParsableCommand {
 
     struct Show: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Print the container's directories, their sizes and what a backup includes.")
 
         @OptionGroup var location: ContainerOptions
@@ -49,7 +50,8 @@ struct SandboxCommand: ParsableCommand {
     }
 
     struct Backup: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write what the backup rules include to a ZIP file.")
+        static let configuration = CommandConfiguration(
+            commandName: "backup", abstract: "Write what the backup rules include to a ZIP file.")
 
         @OptionGroup var location: ContainerOptions
 
@@ -64,6 +66,7 @@ struct SandboxCommand: ParsableCommand {
 
     struct Restore: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "restore",
             abstract: "Restore a backup ZIP into the container, all or nothing; files not in it are kept.")
 
         @OptionGroup var location: ContainerOptions

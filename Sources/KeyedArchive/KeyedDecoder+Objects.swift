@@ -12,6 +12,16 @@ extension KeyedDecoder {
         return Int(uid.value)
     }
 
+    /// ``ArchiveObjects/asciiText(_:)`` of entry `uid`: an ASCII string of a binary
+    /// archive in place, without making a string.
+    func readASCIIText(_ uid: Int) throws(KeyedArchiveError) -> UnsafeRawBufferPointer? {
+        do {
+            return try objects.asciiText(uid)
+        } catch {
+            throw error.located(uid: uid)
+        }
+    }
+
     func readEntry(_ uid: Int) throws(KeyedArchiveError) -> ArchiveObjectEntry {
         do {
             return try objects.entry(uid)

@@ -145,6 +145,16 @@ public final class KeyedDecoder {
         try self.init(opened: ArchiveObjects.open(bytes, limits: limits), limits: limits)
     }
 
+    /// Opens the binary archive `source` holds (a file, say), read whole at once into the
+    /// memory it is decoded from, without the copies of reading it to bytes first.
+    /// - Throws: ``KeyedArchiveError`` when `source` cannot be read or holds no binary
+    ///   keyed archive.
+    package convenience init(binaryArchive source: any RandomAccessBytes, limits: PropertyListLimits = .default)
+        throws(KeyedArchiveError)
+    {
+        try self.init(opened: ArchiveObjects.open(binaryArchive: source, limits: limits), limits: limits)
+    }
+
     private init(opened: (objects: ArchiveObjects, top: InstanceFields), limits: PropertyListLimits) {
         let (objects, top) = opened
         self.objects = objects

@@ -46,6 +46,26 @@ final class ArchiveCommandTests: ScratchFiles {
         #expect(result.stdout == "\"root\" => {\n  \"a\" => [\n    0 => 1\n    1 => 2\n  ]\n}\n")
     }
 
+    /// A binary archive in a regular file is read whole in one go, standard input as a
+    /// stream: both print the same in every format, and fail alike on malformed archives.
+    @Test(.requiresCorpus)
+    func unarchiveOfAFileAndOfStandardInputAgree() throws {
+        let malformed = Corpus.files(under: "archives/malformed/bpylist2")
+        try #require(!malformed.isEmpty, "no malformed archives in the corpus")
+        let names = ["archives/apple/R-macos-Mac-GUI/English.lproj_RConsole.nib_keyedobjects.nib"] + malformed
+        for name in names {
+            let file = try #require(Corpus.url(name))
+            let data = try Data(contentsOf: file)
+            for format in ["text", "json", "xml1"] {
+                let fromFile = try CLIRunner.run(["unarchive", file.path, "--format", format])
+                let fromInput = try CLIRunner.run(["unarchive", "-", "--format", format], stdin: data)
+                #expect(fromFile.status == fromInput.status, "\(name) \(format)")
+                #expect(fromFile.stdout == fromInput.stdout, "\(name) \(format)")
+                #expect(fromFile.stderr == fromInput.stderr, "\(name) \(format)")
+            }
+        }
+    }
+
     @Test(.requiresCorpus)
     func hostileArchivesFailWithAMessage() throws {
         let files = Corpus.files(under: "archives/malformed/bpylist2")

@@ -90,4 +90,54 @@ struct ArchiveRendererTests {
         #expect(error?.code == .uidOutOfRange)
         #expect(chunks == 0)
     }
+
+    /// Foundation's own archive of items, whose writer stores every key string once per
+    /// object and every string as an ASCII object: each item comes back in the JSON with
+    /// its fields, read from keys compared and strings shown in place.
+    @Test(arguments: [PropertyListSerialization.PropertyListFormat.binary, .xml])
+    func foundationsItemArchiveRendersEveryItem(_ format: PropertyListSerialization.PropertyListFormat) throws {
+        let items = Item.samples(300)
+        let data = FoundationPeer.archive(items.map(FoundationItem.init), format: format)
+        let json = try JSONSerialization.jsonObject(with: Data(try ArchiveRenderer.render([UInt8](data), as: .json)))
+        let rendered = try #require((json as? [String: Any])?["root"] as? [[String: Any]])
+        #expect(rendered.count == items.count)
+        for (item, object) in zip(items, rendered) {
+            #expect(object["$class"] as? String == FoundationItem.archivedName)
+            #expect(object["name"] as? String == item.name)
+            #expect(object["itemKey"] as? String == item.itemKey)
+            #expect(object["serialNumber"] as? String == item.serialNumber)
+            #expect(object["valueInDollars"] as? Int == item.valueInDollars)
+            let date = try #require((object["dateCreated"] as? [String: String])?["$date"])
+            #expect(date == ISO8601DateFormatter().string(from: item.dateCreated))
+        }
+    }
+
+    /// More distinct keys than the decoder's key cache has slots, so keys share slots:
+    /// every field keeps its own name and value.
+    @Test func objectsWithManyKeysKeepEveryField() throws {
+        let keys = (0..<600).map { "field\($0)" }
+        let fields = [("$class", Builder.uid(2))] + keys.enumerated().map { ($1, PropertyListValue.integer(Int64($0))) }
+        let bytes = Builder.archive(["$null", .dictionary(PropertyListDictionary(fields)), Builder.classEntry("Wide")])
+        let json = try JSONSerialization.jsonObject(with: Data(try ArchiveRenderer.render(bytes, as: .json)))
+        let root = try #require((json as? [String: Any])?["root"] as? [String: Any])
+        for (position, key) in keys.enumerated() { #expect(root[key] as? Int == position, "\(key)") }
+    }
+
+    /// JSON dates are ISO 8601 text within the years 0 to 9999, whose text has four
+    /// digits, and seconds since 2001 outside them, as `keepsake unarchive --help` says.
+    @Test func jsonDatesOutsideFourDigitYearsAreSeconds() throws {
+        let firstOfYear0 = -63_145_526_400.0
+        let firstOfYear10000 = 252_423_993_600.0
+        let dates: PropertyListValue = [
+            .date(Date(timeIntervalSinceReferenceDate: firstOfYear0 - 1)),
+            .date(Date(timeIntervalSinceReferenceDate: firstOfYear0)),
+            .date(Date(timeIntervalSinceReferenceDate: firstOfYear10000 - 1)),
+            .date(Date(timeIntervalSinceReferenceDate: firstOfYear10000)),
+        ]
+        let data = try KeyedArchiver.archivedData(withRootObject: dates)
+        let json = try JSONSerialization.jsonObject(with: Data(try ArchiveRenderer.render([UInt8](data), as: .json)))
+        let root = try #require((json as? [String: Any])?["root"] as? [[String: Any]])
+        #expect(root.map { $0["$date"] as? Double } == [firstOfYear0 - 1, nil, nil, firstOfYear10000])
+        #expect(root.map { $0["$date"] as? String } == [nil, "0000-01-01T00:00:00Z", "9999-12-31T23:59:59Z", nil])
+    }
 }

@@ -96,6 +96,22 @@ struct DecoderAPITests {
         #expect(try KeyedUnarchiver.unarchivedObject(ofClass: [String].self, from: Data(bytes)) == ["a", "b"])
     }
 
+    /// A binary archive's keys, compared in place, match what a text archive's keys,
+    /// compared as strings, match: `K` is found by a Kelvin sign (canonically equal in
+    /// Swift) in both, and not by another letter.
+    @Test func binaryAndXMLArchivesFindKeysAlike() throws {
+        var found: [[Int]] = []
+        for format in [PropertyListFormat.binary, .xml] {
+            let encoder = KeyedEncoder(outputFormat: format)
+            encoder.encode(7, forKey: "K")
+            encoder.encode(8, forKey: "caf\u{E9}")
+            let decoder = try KeyedDecoder(bytes: [UInt8](encoder.encodedData))
+            found.append(["K", "\u{212A}", "k", "cafe\u{301}", "caf\u{E9}"].map { decoder.decodeInteger(forKey: $0) })
+        }
+        #expect(found[0] == [7, 7, 0, 8, 8])
+        #expect(found[0] == found[1])
+    }
+
     struct Lenient: KeyedSecureCoding {
         static var supportsSecureCoding: Bool { true }
         var name: String?

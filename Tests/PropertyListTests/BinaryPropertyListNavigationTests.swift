@@ -203,6 +203,20 @@ struct BinaryPropertyListNavigationTests {
         #expect(try plist.value(at: "4000") == "item 4000")
     }
 
+    /// A document read whole from a source reads the source once, all of it, and answers
+    /// as one made from its bytes; a source that fails is `.readFailed` at opening.
+    @Test func aDocumentReadWholeFromASourceAnswersAsItsBytes() throws {
+        let bytes = try PropertyListWriter.binary.write(.array((0..<5_000).map { .string("item \($0)") }))
+        let source = CountingSource(bytes)
+        let whole = try BinaryPropertyList(readingAll: source)
+        #expect(source.bytesGiven == bytes.count)
+        #expect(try whole.topValue() == (try BinaryPropertyList(bytes: bytes).topValue()))
+        #expect(source.bytesGiven == bytes.count, "answers read the source again")
+        source.fails(true)
+        let opening = #expect(throws: PropertyListError.self) { try BinaryPropertyList(readingAll: source) }
+        #expect(opening?.code == .readFailed)
+    }
+
     /// The lazy document and the full reader accept and refuse exactly the same files:
     /// every binary file of the corpus, the fuzzers' corpora when present, and
     /// deterministic mutations of the corpus files. Accepting means building the whole

@@ -194,6 +194,50 @@ struct JSONPropertyListTests: ReadsOneTextFormat {
 
     // MARK: Constructs
 
+    /// Strings are escaped eight bytes at a time where none needs it: every byte that
+    /// does (a quote, a backslash, a control character), at every position around a word,
+    /// in text of every length up to three words, is escaped as a byte-by-byte escaper
+    /// escapes it, and integers are their decimal digits.
+    @Test func stringsEscapeAsByteByByteAtEveryPosition() {
+        func reference(_ bytes: [UInt8]) -> [UInt8] {
+            var output: [UInt8] = [UInt8(ascii: "\"")]
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "\""): output += Array(#"\""#.utf8)
+                case UInt8(ascii: "\\"): output += Array(#"\\"#.utf8)
+                case 0x08: output += Array(#"\b"#.utf8)
+                case 0x09: output += Array(#"\t"#.utf8)
+                case 0x0A: output += Array(#"\n"#.utf8)
+                case 0x0C: output += Array(#"\f"#.utf8)
+                case 0x0D: output += Array(#"\r"#.utf8)
+                case ..<0x20: output += Array(String(format: "\\u%04x", byte).utf8)
+                default: output.append(byte)
+                }
+            }
+            return output + [UInt8(ascii: "\"")]
+        }
+        let special: [UInt8] = [0x22, 0x5C, 0x00, 0x08, 0x0A, 0x1F, 0x7F, 0xC3, 0xA9, 0x20, 0x21, 0x5B, 0x5D]
+        for length in 0...24 {
+            for position in 0..<max(length, 1) {
+                for byte in special {
+                    var bytes = [UInt8](repeating: UInt8(ascii: "a"), count: length)
+                    if length > 0 { bytes[position] = byte }
+                    var written: [UInt8] = []
+                    bytes.withUnsafeBytes { JSONString.append(utf8: $0, into: &written) }
+                    #expect(written == reference(bytes), "\(bytes)")
+                }
+            }
+        }
+        for value in [Int64.min, -1, 0, 7, 10, 1_234_567_890, .max] {
+            var written: [UInt8] = []
+            JSONString.appendDecimal(value, into: &written)
+            #expect(String(decoding: written, as: UTF8.self) == String(value))
+        }
+        var unsigned: [UInt8] = []
+        JSONString.appendDecimal(UInt64.max, into: &unsigned)
+        #expect(String(decoding: unsigned, as: UTF8.self) == String(UInt64.max))
+    }
+
     @Test func scalarsAndContainers() throws {
         let value = try read(
             #" {"s": "x", "i": -42, "u": 18446744073709551615, "r": 2.5e3, "t": true, "f": false, "a": [], "o": {}} "#)

@@ -10,23 +10,8 @@ enum OpenedPropertyList {
     case tree(PropertyListValue)
 
     static func open(_ path: String) throws -> OpenedPropertyList {
-        guard path != "-", let file = try? FileSystem.default.openForReading(URL(fileURLWithPath: path)) else {
-            // Standard input, or no regular file (a pipe from `<(…)`, /dev/stdin, a FIFO):
-            // read as a stream, which also reports a missing file.
-            return try open(bytes: PropertyListInput.bytes(path))
-        }
-        let magic = Array("bplist".utf8)
-        if try bytes(of: file, count: min(magic.count, file.count)) == magic {
-            return .binary(try BinaryPropertyList(reading: file))
-        }
-        return .tree(try PropertyListReader().read(bytes(of: file, count: file.count)))
-    }
-
-    /// The first `count` bytes of `file`.
-    private static func bytes(of file: RandomAccessFile, count: Int) throws -> [UInt8] {
-        var bytes = [UInt8](repeating: 0, count: count)
-        try bytes.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
-        return bytes
+        if let file = try PropertyListInput.binaryFile(path) { return .binary(try BinaryPropertyList(reading: file)) }
+        return try open(bytes: PropertyListInput.bytes(path))
     }
 
     private static func open(bytes: [UInt8]) throws -> OpenedPropertyList {

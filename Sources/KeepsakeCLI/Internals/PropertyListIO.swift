@@ -11,6 +11,21 @@ enum PropertyListInput {
         return [UInt8](try handle.readToEnd() ?? Data())
     }
 
+    /// The file at `path`, open, when it is a file that can be read at any offset and
+    /// begins as a binary property list does; `nil` for standard input, anything else
+    /// that cannot be opened so (a pipe from `<(…)`, /dev/stdin, a FIFO, a missing file:
+    /// ``bytes(_:)`` reads it as a stream, or reports it), and the other formats.
+    static func binaryFile(_ path: String) throws -> RandomAccessFile? {
+        guard path != "-", let file = try? FileSystem.default.openForReading(URL(fileURLWithPath: path)) else {
+            return nil
+        }
+        let magic = Array("bplist".utf8)
+        guard file.count >= magic.count else { return nil }
+        var start = [UInt8](repeating: 0, count: magic.count)
+        try start.withUnsafeMutableBytes { try file.read(into: $0, at: 0) }
+        return start == magic ? file : nil
+    }
+
     static func read(_ path: String) throws -> PropertyListValue {
         try readWithFormat(path).value
     }

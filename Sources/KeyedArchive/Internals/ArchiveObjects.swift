@@ -1,5 +1,13 @@
 import Foundation
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// Random access to an archive's `$objects`, decoding one entry at a time.
 ///
 /// A binary archive is never materialised as a whole: each entry is read from the
@@ -33,13 +41,10 @@ final class ArchiveObjects {
     @exclusivity(unchecked)
     #endif
     private var byteCount = 0
-    /// Key strings by object number, direct-mapped: writers store each key string once,
-    /// so a handful of numbers recur in every object and a key is compared as a Swift
-    /// string instead of decoded again. Only `binaryKey` touches them, between calls.
-    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
-    @exclusivity(unchecked)
-    #endif
-    private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
+    /// Key strings made so far, direct-mapped by a hash of their bytes: a handful of keys
+    /// recur in every object, whether the writer stores each key once (Apple's, ours)
+    /// or once per object (swift-corelibs Foundation's), so a key's string is made once.
+    /// Only `key(at:in:)` touches them, between calls.
     #if !KEEPSAKE_EXCLUSIVITY_CHECKS
     @exclusivity(unchecked)
     #endif
@@ -58,6 +63,19 @@ final class ArchiveObjects {
         return try opened.get()
     }
 
+    /// Opens the binary archive `source` holds, read whole at once, and returns it with
+    /// the fields of `$top`.
+    /// - Throws: ``KeyedArchiveError``, as ``open(_:limits:)``.
+    static func open(binaryArchive source: any RandomAccessBytes, limits: PropertyListLimits)
+        throws(KeyedArchiveError) -> (objects: ArchiveObjects, top: InstanceFields)
+    {
+        do {
+            return try openBinary(BinaryPropertyList(readingAll: source, limits: limits), limits: limits)
+        } catch {
+            throw mapped(error)
+        }
+    }
+
     /// A binary archive is copied once into the document that the decoder reads; a
     /// text one is read to a tree.
     private static func open(_ bytes: UnsafeRawBufferPointer, limits: PropertyListLimits) throws(KeyedArchiveError)
@@ -71,12 +89,16 @@ final class ArchiveObjects {
                 return try openBinary(BinaryPropertyList(copying: bytes, limits: limits), limits: limits)
             }
             return try openTree(PropertyListReader(limits: limits).read([UInt8](bytes), as: format), limits: limits)
-        } catch let error as PropertyListError {
-            throw KeyedArchiveError.propertyList(error)
-        } catch let error as KeyedArchiveError {
-            throw error
         } catch {
-            throw KeyedArchiveError(.invalidPropertyList, "the archive cannot be read", underlyingError: error)
+            throw mapped(error)
+        }
+    }
+
+    private static func mapped(_ error: any Error) -> KeyedArchiveError {
+        switch error {
+        case let error as PropertyListError: KeyedArchiveError.propertyList(error)
+        case let error as KeyedArchiveError: error
+        default: KeyedArchiveError(.invalidPropertyList, "the archive cannot be read", underlyingError: error)
         }
     }
 
@@ -172,6 +194,17 @@ final class ArchiveObjects {
         }
     }
 
+    /// The text of entry `uid`, which the caller has checked to be in range, when it is
+    /// an ASCII string of a binary archive: where it lies in the document (which lives
+    /// as long as this object), counted as ``entry(_:)`` and the string it makes count;
+    /// `nil` for any other entry.
+    /// - Throws: ``KeyedArchiveError`` `.limitExceeded`.
+    func asciiText(_ uid: Int) throws(KeyedArchiveError) -> UnsafeRawBufferPointer? {
+        guard let text = plist?.asciiString(ofObject: numbers[uid]) else { return nil }
+        try account(values: 2, bytes: text.count)
+        return text
+    }
+
     // MARK: Fields
 
     /// The position of `key` among `fields`, trying `hint` first: decoders read keys in
@@ -190,14 +223,40 @@ final class ArchiveObjects {
         }
     }
 
+    /// Whether the key at `position` is `key`, as Swift compares strings. An ASCII key
+    /// is compared in place, without making a string.
     private func binaryKey(at position: Int, payload: Int, equals key: String) -> Bool {
         guard let number = plist?.reference(at: payload, position: position) else { return false }
-        let slot = number & (Self.keyCacheSize - 1)
-        if keyNumbers[slot] == number { return keyStrings[slot] == key }
+        if let text = plist?.asciiString(ofObject: number),
+            let decided = key.withUTF8Bytes({ Self.asciiKey(text, equals: $0) })
+        {
+            return decided
+        }
         guard case .scalar(.string(let string))? = try? plist?.object(at: number) else { return false }
-        keyNumbers[slot] = number
-        keyStrings[slot] = string
         return string == key
+    }
+
+    /// Whether the ASCII key `text` equals the key `utf8`, or `nil` when only a string
+    /// comparison can tell: an ASCII text is canonically equal to another text only
+    /// byte for byte, or to a longer one with non-ASCII bytes (a Kelvin sign is `K`).
+    private static func asciiKey(_ text: UnsafeRawBufferPointer, equals utf8: UnsafeBufferPointer<UInt8>) -> Bool? {
+        if same(text, utf8) { return true }
+        return utf8.count > text.count && utf8.contains(where: { $0 >= 0x80 }) ? nil : false
+    }
+
+    private static func same(_ text: UnsafeRawBufferPointer, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
+        text.count == utf8.count && (text.isEmpty || memcmp(text.baseAddress!, utf8.baseAddress!, text.count) == 0)
+    }
+
+    /// The string of the ASCII key `text`, made once (see `keyStrings`).
+    private func cachedKey(_ text: UnsafeRawBufferPointer) -> String {
+        var hash: UInt32 = 2_166_136_261
+        for byte in text { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
+        let slot = Int(hash) & (Self.keyCacheSize - 1)
+        if keyStrings[slot].withUTF8Bytes({ Self.same(text, $0) }) { return keyStrings[slot] }
+        let key = String(decoding: text, as: UTF8.self)
+        keyStrings[slot] = key
+        return key
     }
 
     /// The key at `position`.
@@ -207,9 +266,11 @@ final class ArchiveObjects {
         case .tree(let keys, _):
             return keys[position]
         case .binary(let payload):
-            guard let number = plist?.reference(at: payload, position: position),
-                case .scalar(.string(let key))? = try? plist?.object(at: number)
-            else {
+            guard let number = plist?.reference(at: payload, position: position) else {
+                throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
+            }
+            if let text = plist?.asciiString(ofObject: number) { return cachedKey(text) }
+            guard case .scalar(.string(let key))? = try? plist?.object(at: number) else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
             }
             return key

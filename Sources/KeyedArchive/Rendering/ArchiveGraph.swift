@@ -1,4 +1,4 @@
-package import Foundation
+import Foundation
 
 /// A keyed archive's object graph as stored: one node per `$objects` entry, read on
 /// demand and kept, with references left as UIDs.
@@ -8,19 +8,19 @@ package import Foundation
 /// twice (shared, or inside itself) is recognised as the same node. Foundation's value
 /// classes that refer to nothing else worth showing (`NSString`, `NSData`, `NSDate`,
 /// `NSUUID`, `NSURL`) are decoded by the unarchiver's own rules into leaves; objects of
-/// any other class become ``Node/object(className:classChain:fields:)``. Which kind an
+/// any other class become ``Node/object(_:fields:)``. Which kind an
 /// entry is follows its `$classname` only, as the unarchiver decides: `$classes` is
 /// shown, never trusted.
 ///
 /// Reading counts against the archive's ``PropertyListLimits`` as the unarchiver does.
 ///
 /// ```swift
-/// let graph = try ArchiveGraph(bytes: bytes, limits: .default)
+/// let graph = try ArchiveGraph(KeyedDecoder(bytes: bytes))
 /// for (key, value) in graph.top { print(key, value) }
 /// ```
-package final class ArchiveGraph {
+final class ArchiveGraph {
     /// A value as a `$top` key, a field or an element holds it.
-    package enum Value {
+    enum Value {
         /// `$null`.
         case null
         /// The `$objects` entry with this UID (never 0).
@@ -34,15 +34,27 @@ package final class ArchiveGraph {
     }
 
     /// A value that refers to nothing.
-    package enum Leaf {
+    enum Leaf {
         /// A string, number, boolean, date or data.
         case scalar(PropertyListValue)
+        /// An ASCII string of a binary archive, where it lies in the document, which
+        /// lives as long as the graph: most strings, shown without making a `String`.
+        case asciiText(UnsafeRawBufferPointer)
         case uuid(UUID)
         case url(URL)
+
+        /// The leaf's string, if it is one.
+        var string: String? {
+            switch self {
+            case .scalar(.string(let string)): string
+            case .asciiText(let text): String(decoding: text, as: UTF8.self)
+            default: nil
+            }
+        }
     }
 
     /// One `$objects` entry.
-    package enum Node {
+    enum Node {
         case leaf(Leaf)
         /// An `NSArray`, or a plain array entry.
         case array([Value])
@@ -51,23 +63,28 @@ package final class ArchiveGraph {
         /// An `NSDictionary`: `keys[i]` maps to `values[i]`.
         case dictionary(keys: [Value], values: [Value])
         /// An object of any other class.
-        case object(className: String, classChain: [String], fields: [(key: String, value: Value)])
+        case object(ArchivedClass, fields: [(key: String, value: Value)])
     }
 
     /// The keys of `$top` with their values, in stored order.
-    package let top: [(key: String, value: Value)]
+    let top: [(key: String, value: Value)]
     /// The number of `$objects` entries: UIDs are `1..<objectCount`.
-    package var objectCount: Int { decoder.slots.count }
-    package var limits: PropertyListLimits { decoder.limits }
+    var objectCount: Int { decoder.slots.count }
+    var limits: PropertyListLimits { decoder.limits }
 
     private let decoder: KeyedDecoder
-    /// Nodes read so far, by UID.
+    /// Nodes read so far, by UID. Each access is short and never spans a call that could
+    /// reach it again, so the dynamic exclusivity checks are off, except in debug builds
+    /// (KEEPSAKE_EXCLUSIVITY_CHECKS, Package.swift).
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
     private var nodes: [Node?]
 
-    /// Opens an archive in any property-list format and reads its `$top`.
-    /// - Throws: ``KeyedArchiveError`` when the bytes are not a keyed archive.
-    package init(bytes: [UInt8], limits: PropertyListLimits) throws(KeyedArchiveError) {
-        let decoder = try KeyedDecoder(bytes: bytes, limits: limits)
+    /// Reads the `$top` of the archive `decoder` has opened, which nothing has decoded
+    /// from yet.
+    /// - Throws: ``KeyedArchiveError`` when a `$top` value is malformed.
+    init(_ decoder: KeyedDecoder) throws(KeyedArchiveError) {
         let fields = decoder.frame.fields
         var top: [(key: String, value: Value)] = []
         top.reserveCapacity(fields.count)
@@ -88,7 +105,7 @@ package final class ArchiveGraph {
     /// - Throws: ``KeyedArchiveError`` when the entry is malformed: a dictionary without
     ///   a valid `$class`, a Foundation collection without its references, a `nil`
     ///   element, a class description used as an object.
-    package func node(_ uid: Int) throws(KeyedArchiveError) -> Node {
+    func node(_ uid: Int) throws(KeyedArchiveError) -> Node {
         if let known = nodes[uid] { return known }
         let node = try read(uid)
         nodes[uid] = node
@@ -100,6 +117,7 @@ package final class ArchiveGraph {
             throw KeyedArchiveError(
                 .invalidObject, "UID \(uid) is the class description of \(archivedClass.name), not an object", uid: uid)
         }
+        if let text = try decoder.readASCIIText(uid) { return .leaf(.asciiText(text)) }
         let entry = try decoder.readEntry(uid)
         guard case .instance(let fields) = entry else {
             guard case .scalar(let value) = entry else { preconditionFailure("two cases") }
@@ -161,7 +179,7 @@ package final class ArchiveGraph {
                 throw error.prefixed(by: key)
             }
         }
-        return .object(className: archivedClass.name, classChain: archivedClass.chain, fields: values)
+        return .object(archivedClass, fields: values)
     }
 
     /// A stored value with its UIDs checked. Inline containers were read within the

@@ -7,6 +7,8 @@ struct ArchiveJSONSink: ArchiveByteSink {
     private var empty: [Bool] = []
     /// Whether each open JSON container holds `[key, value]` pairs.
     private var pairs: [Bool] = []
+    /// `,"$class":…,"$classes":[…]` by class entry, written once per class.
+    private var classMembers: [ObjectIdentifier: [UInt8]] = [:]
 
     mutating func beginTop() {
         open("{", pairs: false)
@@ -14,7 +16,11 @@ struct ArchiveJSONSink: ArchiveByteSink {
 
     mutating func key(_ key: String, depth: Int) {
         separate()
-        JSONString.append(Self.escaped(key), into: &rendered.pending)
+        if key.utf8.first == UInt8(ascii: "$") {
+            JSONString.append(Self.escaped(key), into: &rendered.pending)
+        } else {
+            JSONString.append(key, into: &rendered.pending)
+        }
         rendered.pending.append(UInt8(ascii: ":"))
     }
 
@@ -34,23 +40,25 @@ struct ArchiveJSONSink: ArchiveByteSink {
     mutating func leaf(_ leaf: ArchiveGraph.Leaf) {
         switch leaf {
         case .scalar(.string(let string)): JSONString.append(string, into: &rendered.pending)
-        case .scalar(.integer(let integer)): append(String(integer))
-        case .scalar(.unsignedInteger(let integer)): append(String(integer))
+        case .asciiText(let text): JSONString.append(utf8: text, into: &rendered.pending)
+        case .scalar(.integer(let integer)): JSONString.appendDecimal(integer, into: &rendered.pending)
+        case .scalar(.unsignedInteger(let integer)): JSONString.appendDecimal(integer, into: &rendered.pending)
         case .scalar(.real(let real)): appendReal(real)
         case .scalar(.float(let float)): appendReal(Double(float))
         case .scalar(.bool(let bool)): append(bool ? "true" : "false")
         case .scalar(.data(let data)): wrapped("$data", data.base64EncodedString())
         case .scalar(.date(let date)):
-            if let text = try? PropertyListWriter(format: .json, jsonOptions: .init(date: .iso8601)).write(.date(date))
-            {
-                append("{\"$date\":")
-                rendered.pending.append(contentsOf: text)
-                append("}")
+            append("{\"$date\":")
+            let seconds = date.timeIntervalSinceReferenceDate
+            if ISO8601Date.fourDigitYears.contains(seconds) {
+                rendered.pending.append(UInt8(ascii: "\""))
+                // Within four-digit years the formatter cannot fail.
+                try? ISO8601Date.format(seconds, into: &rendered.pending)
+                rendered.pending.append(UInt8(ascii: "\""))
             } else {
-                append("{\"$date\":")
-                appendReal(date.timeIntervalSinceReferenceDate)
-                append("}")
+                appendReal(seconds)
             }
+            append("}")
         case .scalar(let other): wrapped("$value", other.description)  // UIDs and containers never reach here.
         case .uuid(let uuid): wrapped("$uuid", uuid.uuidString)
         case .url(let url): wrapped("$url", url.absoluteString)
@@ -62,37 +70,35 @@ struct ArchiveJSONSink: ArchiveByteSink {
     }
 
     mutating func reference(to container: ArchiveContainer) {
-        append("{\"$ref\":\(container.uid ?? 0)}")
+        append("{\"$ref\":")
+        appendDecimal(container.uid ?? 0)
+        append("}")
     }
 
     mutating func begin(_ container: ArchiveContainer, depth: Int) {
         let identity = container.number != nil ? container.uid : nil
         switch container.kind {
-        case .object(let className, let classChain):
-            append("{\"$id\":\(container.uid ?? 0),\"$class\":")
-            JSONString.append(className, into: &rendered.pending)
-            append(",\"$classes\":[")
-            for (position, name) in classChain.enumerated() {
-                if position > 0 { rendered.pending.append(UInt8(ascii: ",")) }
-                JSONString.append(name, into: &rendered.pending)
-            }
-            append("]")
+        case .object(let archivedClass):
+            append("{\"$id\":")
+            appendDecimal(container.uid ?? 0)
+            rendered.pending.append(contentsOf: members(of: archivedClass))
             open("", pairs: false, empty: false)
         case .dictionary:
             if let identity {
-                append("{\"$id\":\(identity)")
+                append("{\"$id\":")
+                appendDecimal(identity)
                 open("", pairs: false, empty: false)
             } else {
                 open("{", pairs: false)
             }
         case .array:
-            if let identity { append("{\"$id\":\(identity),\"$array\":") }
+            if let identity { wrapperOpening("$array", identity: identity) }
             open("[", pairs: false)
         case .set:
-            append(identity.map { "{\"$id\":\($0),\"$set\":" } ?? "{\"$set\":")
+            wrapperOpening("$set", identity: identity)
             open("[", pairs: false)
         case .pairs:
-            append(identity.map { "{\"$id\":\($0),\"$entries\":" } ?? "{\"$entries\":")
+            wrapperOpening("$entries", identity: identity)
             open("[", pairs: true)
         }
     }
@@ -115,7 +121,35 @@ struct ArchiveJSONSink: ArchiveByteSink {
         append("}\n")
     }
 
-    private mutating func open(_ opening: String, pairs isPairs: Bool, empty isEmpty: Bool = true) {
+    /// `{"$id":UID,"KEY":`, or `{"KEY":` without an identity.
+    private mutating func wrapperOpening(_ key: StaticString, identity: Int?) {
+        append("{")
+        if let identity {
+            append("\"$id\":")
+            appendDecimal(identity)
+            append(",")
+        }
+        append("\"")
+        append(key)
+        append("\":")
+    }
+
+    /// The members every object of `archivedClass` begins with after its `$id`.
+    private mutating func members(of archivedClass: ArchivedClass) -> [UInt8] {
+        if let known = classMembers[ObjectIdentifier(archivedClass)] { return known }
+        var members = Array(",\"$class\":".utf8)
+        JSONString.append(archivedClass.name, into: &members)
+        members.append(contentsOf: ",\"$classes\":[".utf8)
+        for (position, name) in archivedClass.chain.enumerated() {
+            if position > 0 { members.append(UInt8(ascii: ",")) }
+            JSONString.append(name, into: &members)
+        }
+        members.append(UInt8(ascii: "]"))
+        classMembers[ObjectIdentifier(archivedClass)] = members
+        return members
+    }
+
+    private mutating func open(_ opening: StaticString, pairs isPairs: Bool, empty isEmpty: Bool = true) {
         append(opening)
         empty.append(isEmpty)
         pairs.append(isPairs)
@@ -130,22 +164,28 @@ struct ArchiveJSONSink: ArchiveByteSink {
         }
     }
 
-    private mutating func wrapped(_ key: String, _ value: String) {
-        append("{\"\(key)\":")
+    private mutating func wrapped(_ key: StaticString, _ value: String) {
+        append("{\"")
+        append(key)
+        append("\":")
         JSONString.append(value, into: &rendered.pending)
         append("}")
     }
 
     private mutating func appendReal(_ real: Double) {
         if real.isFinite {
-            append(real.description)
+            rendered.pending.append(contentsOf: real.description.utf8)
         } else {
             wrapped("$real", real.isNaN ? "nan" : real < 0 ? "-inf" : "inf")
         }
     }
 
-    private mutating func append(_ text: String) {
-        rendered.pending.append(contentsOf: text.utf8)
+    private mutating func append(_ text: StaticString) {
+        rendered.pending.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private mutating func appendDecimal(_ value: Int) {
+        JSONString.appendDecimal(Int64(value), into: &rendered.pending)
     }
 
     /// Keys that begin with `$` get another, so they cannot be taken for `$id`, `$ref`…

@@ -65,16 +65,25 @@ package enum ArchiveRenderer {
         return output
     }
 
-    /// Renders `bytes` in chunks of about `chunkSize` bytes, handing each to `write` as
-    /// it is ready, so text and JSON need no memory for the whole output. Every entry
-    /// reached is read, and the count of values checked, before the first chunk; a
-    /// bound passed later (output size) stops the rendering after some chunks.
+    /// Renders `bytes` in chunks as ``render(_:as:chunkSize:write:)`` does.
     /// - Throws: ``KeyedArchiveError`` as ``render(_:as:limits:)``, or what `write` throws.
     package static func render(
         _ bytes: [UInt8], as format: Format, limits: PropertyListLimits = .default, chunkSize: Int = 1 << 16,
         write: ([UInt8]) throws -> Void
     ) throws {
-        let graph = try ArchiveGraph(bytes: bytes, limits: limits)
+        try render(KeyedDecoder(bytes: bytes, limits: limits), as: format, chunkSize: chunkSize, write: write)
+    }
+
+    /// Renders the archive `decoder` has opened (and nothing has decoded from yet),
+    /// within the decoder's limits, in chunks of about `chunkSize` bytes, handing each to
+    /// `write` as it is ready, so text and JSON need no memory for the whole output.
+    /// Every entry reached is read, and the count of values checked, before the first
+    /// chunk; a bound passed later (output size) stops the rendering after some chunks.
+    /// - Throws: ``KeyedArchiveError`` as ``render(_:as:limits:)``, or what `write` throws.
+    package static func render(
+        _ decoder: KeyedDecoder, as format: Format, chunkSize: Int = 1 << 16, write: ([UInt8]) throws -> Void
+    ) throws {
+        let graph = try ArchiveGraph(decoder)
         switch format {
         case .text:
             var walk = ArchiveWalk(graph: graph, sink: ArchiveTextSink())
@@ -83,7 +92,7 @@ package enum ArchiveRenderer {
             var walk = ArchiveWalk(graph: graph, sink: ArchiveJSONSink())
             try walk.run(chunkSize: chunkSize, write: write)
         case .propertyList(let format):
-            var walk = ArchiveWalk(graph: graph, sink: ArchiveTreeSink(maxDepth: limits.maxDepth))
+            var walk = ArchiveWalk(graph: graph, sink: ArchiveTreeSink(maxDepth: decoder.limits.maxDepth))
             try walk.run(chunkSize: .max, write: write)
             let written: [UInt8]
             do {
@@ -100,7 +109,7 @@ package enum ArchiveRenderer {
 /// identity (objects always, collections when shared).
 struct ArchiveContainer {
     enum Kind {
-        case object(className: String, classChain: [String])
+        case object(ArchivedClass)
         case array
         case set
         /// A dictionary whose keys are all strings.
@@ -124,7 +133,7 @@ struct ArchiveContainer {
     /// A container written before: `number` as ``ArchiveWalk`` records it (-1 for none).
     init(node: ArchiveGraph.Node, number: Int, uid: Int) {
         switch node {
-        case .object(let className, let classChain, _): kind = .object(className: className, classChain: classChain)
+        case .object(let archivedClass, _): kind = .object(archivedClass)
         case .set: kind = .set
         case .dictionary: kind = .dictionary
         case .leaf, .array: kind = .array
@@ -293,10 +302,8 @@ struct ArchiveWalk<Sink: ArchiveRenderSink> {
         switch node {
         case .leaf:
             preconditionFailure("leaves are written, not opened")
-        case .object(let className, let classChain, let fields):
-            (kind, items, steps) = (
-                .object(className: className, classChain: classChain), .entries(fields), fields.count
-            )
+        case .object(let archivedClass, let fields):
+            (kind, items, steps) = (.object(archivedClass), .entries(fields), fields.count)
         case .array(let elements):
             (kind, items, steps) = (.array, .elements(elements), elements.count)
         case .set(let members):
@@ -338,7 +345,7 @@ struct ArchiveWalk<Sink: ArchiveRenderSink> {
             case .scalar(.string(let string)):
                 entries.append((string, value))
             case .reference(let uid):
-                guard case .leaf(.scalar(.string(let string))) = try graph.node(uid) else { return nil }
+                guard case .leaf(let leaf) = try graph.node(uid), let string = leaf.string else { return nil }
                 entries.append((string, value))
             default:
                 return nil
@@ -364,17 +371,17 @@ struct ArchiveWalk<Sink: ArchiveRenderSink> {
             case .array(let elements):
                 pending.append(contentsOf: elements)
             case .dictionary(let entries):
-                pending.append(contentsOf: entries.lazy.map(\.value))
+                for entry in entries { pending.append(entry.value) }
             case .reference(let uid):
-                let node = try graph.node(uid)
                 guard reachCounts[uid] == 0 else {
+                    // Read on its first reach.
                     reachCounts[uid] = 2
                     continue
                 }
                 reachCounts[uid] = 1
-                switch node {
+                switch try graph.node(uid) {
                 case .leaf: continue
-                case .object(_, _, let fields): pending.append(contentsOf: fields.lazy.map(\.value))
+                case .object(_, let fields): for field in fields { pending.append(field.value) }
                 case .array(let elements), .set(let elements): pending.append(contentsOf: elements)
                 case .dictionary(let keys, let values):
                     pending.append(contentsOf: keys)

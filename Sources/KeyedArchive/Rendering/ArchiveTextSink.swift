@@ -33,6 +33,7 @@ struct ArchiveTextSink: ArchiveByteSink {
     mutating func leaf(_ leaf: ArchiveGraph.Leaf) {
         switch leaf {
         case .scalar(let value): append(value.description)
+        case .asciiText(let text): append(PropertyListValue.string(String(decoding: text, as: UTF8.self)).description)
         case .uuid(let uuid): append("UUID(\(uuid.uuidString))")
         case .url(let url): append("URL(\(url.absoluteString))")
         }
@@ -74,7 +75,7 @@ struct ArchiveTextSink: ArchiveByteSink {
     /// `<Class #n>` for an object, `#n` for a collection.
     private static func label(_ container: ArchiveContainer) -> String {
         let number = container.number.map { "#\($0)" } ?? "#?"
-        if case .object(let className, _) = container.kind { return "<\(className) \(number)>" }
+        if case .object(let archivedClass) = container.kind { return "<\(archivedClass.name) \(number)>" }
         return number
     }
 

@@ -54,6 +54,9 @@ struct ArchiveTreeSink: ArchiveRenderSink {
         case .scalar(let value):
             byteCount += 8 + value.payloadByteCount
             attach(value)
+        case .asciiText(let text):
+            byteCount += 8 + text.count
+            attach(.string(String(decoding: text, as: UTF8.self)))
         case .uuid(let uuid):
             try attachWrapped(["$uuid": .string(uuid.uuidString)], bytes: 36)
         case .url(let url):
@@ -77,12 +80,12 @@ struct ArchiveTreeSink: ArchiveRenderSink {
         let identity: PropertyListValue? = container.number != nil ? container.uid.map { .integer(Int64($0)) } : nil
         var builder: Builder
         switch container.kind {
-        case .object(let className, let classChain):
+        case .object(let archivedClass):
             builder = Builder(isDictionary: true, levels: 1)
             builder.entries["$id"] = .integer(Int64(container.uid ?? 0))
-            builder.entries["$class"] = .string(className)
-            builder.entries["$classes"] = .array(classChain.map(PropertyListValue.string))
-            byteCount += 32 + className.utf8.count + classChain.reduce(0) { $0 + $1.utf8.count }
+            builder.entries["$class"] = .string(archivedClass.name)
+            builder.entries["$classes"] = .array(archivedClass.chain.map(PropertyListValue.string))
+            byteCount += 32 + archivedClass.name.utf8.count + archivedClass.chain.reduce(0) { $0 + $1.utf8.count }
         case .dictionary:
             builder = Builder(isDictionary: true, levels: 1)
             if let identity { builder.entries["$id"] = identity }

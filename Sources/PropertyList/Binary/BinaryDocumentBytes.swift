@@ -46,6 +46,21 @@ final class BinaryDocumentBytes: @unchecked Sendable {
         pages = nil
     }
 
+    /// All of `source`, read into memory of its own at once.
+    /// - Throws: ``PropertyListError``: `.limitExceeded` when there is no room for it,
+    ///   `.readFailed` when `source` cannot give every byte.
+    init(readingAll source: any RandomAccessBytes) throws(PropertyListError) {
+        let room = try Self.room(max(source.count, 0))
+        do {
+            try source.read(into: room, at: 0)
+        } catch {
+            free(room.baseAddress)
+            throw PropertyListError(.readFailed, "the document could not be read: \(error)", offset: 0)
+        }
+        raw = UnsafeRawBufferPointer(room)
+        pages = nil
+    }
+
     /// Room for all of `source`, of which nothing is read yet; see ``load(_:)``.
     /// - Throws: ``PropertyListError`` `.limitExceeded` when there is no room for it.
     init(reading source: any RandomAccessBytes, pageSize: Int) throws(PropertyListError) {

@@ -63,6 +63,20 @@ extension BinaryPropertyList {
         }
     }
 
+    /// The text of object `index` when it is an ASCII string, where it lies in the
+    /// document's memory (which never moves or changes while the document lives); `nil`
+    /// for anything else (a UTF-16 string, a byte above 0x7F, a malformed object), which
+    /// ``object(at:)`` then reads or reports. For comparing keys without making strings:
+    /// not generic, so that callers in other modules get it specialised.
+    package func asciiString(ofObject index: Int) -> UnsafeRawBufferPointer? {
+        withResidentReader { (reader) -> UnsafeRawBufferPointer? in
+            guard let offset = reader.checkedOffset(ofObject: index), let text = reader.asciiStringPayload(at: offset)
+            else { return nil }
+            let characters = UnsafeRawBufferPointer(rebasing: reader.bytes[text])
+            return ASCIIBytes.areASCII(characters) ? characters : nil
+        }
+    }
+
     @inline(__always)
     private func withResidentReader<Result, Failure: Error>(
         _ body: (BinaryObjectReader) throws(Failure) -> Result

@@ -59,6 +59,16 @@ public struct BinaryPropertyList: Sendable {
         try self.init(reading: source, limits: limits, pageSize: DocumentPages.defaultPageSize)
     }
 
+    /// Opens the document `source` holds, read whole at once into memory of its own: for
+    /// a reader that will visit every object, where ``init(reading:limits:)`` would
+    /// read piece by piece, and ``init(bytes:limits:)`` would copy bytes already read.
+    /// - Throws: ``PropertyListError``, as ``init(reading:limits:)``.
+    package init(readingAll source: any RandomAccessBytes, limits: PropertyListLimits = .default)
+        throws(PropertyListError)
+    {
+        try self.init(bytes: try BinaryDocumentBytes(readingAll: source), limits: limits)
+    }
+
     /// ``init(reading:limits:)`` reading `pageSize` bytes at a time: tests read a byte
     /// at a time, so that every answer must have read each byte it uses.
     init(reading source: any RandomAccessBytes, limits: PropertyListLimits, pageSize: Int) throws(PropertyListError) {

@@ -3,14 +3,19 @@
 /// Written with whole seconds, as Apple's writer does (its readers, and `plistlib`,
 /// reject a fraction). Read leniently: trailing parts may be left off (`2024-05` is the
 /// first of May), a fraction of a second is kept, and the `Z` is required.
-enum ISO8601Date {
+package enum ISO8601Date {
     /// Seconds from 1970 to 2001, the reference date of plist times.
     static let referenceDateOffset: Double = 978_307_200
+    /// Seconds since 2001 from the first second of year 0 to the end of year 9999: the
+    /// dates whose text has a four-digit year.
+    package static let fourDigitYears: Range<Double> = -63_145_526_400..<252_423_993_600
 
     /// Formats seconds since 2001, rounding down to the whole second.
     /// - Throws: `.unsupportedValue` for NaN, infinities and dates so far out (about
     ///   3 billion years) that the calendar arithmetic would overflow.
-    static func format(_ secondsSinceReferenceDate: Double, into output: inout [UInt8]) throws(PropertyListError) {
+    package static func format(_ secondsSinceReferenceDate: Double, into output: inout [UInt8])
+        throws(PropertyListError)
+    {
         guard secondsSinceReferenceDate.isFinite, secondsSinceReferenceDate.magnitude < 1e17 else {
             throw PropertyListError(.unsupportedValue, "the date \(secondsSinceReferenceDate) has no calendar form")
         }

@@ -41,10 +41,9 @@ struct JSONPropertyListWriter {
         case .string(let string):
             JSONString.append(string, into: &output)
         case .integer(let integer):
-            if integer < 0 { output.append(UInt8(ascii: "-")) }
-            Self.appendDecimal(integer.magnitude, into: &output)
+            JSONString.appendDecimal(integer, into: &output)
         case .unsignedInteger(let integer):
-            Self.appendDecimal(integer, into: &output)
+            JSONString.appendDecimal(integer, into: &output)
         case .real(let real):
             try Self.appendReal(real, into: &output)
         case .float(let float):
@@ -131,16 +130,6 @@ struct JSONPropertyListWriter {
     private static func unsupported(_ value: PropertyListValue) -> PropertyListError {
         PropertyListError(
             .unsupportedValue, "JSON has no \(value.kindName) type and the writing options do not render one")
-    }
-
-    static func appendDecimal(_ value: UInt64, into output: inout [UInt8]) {
-        let start = output.count
-        var remaining = value
-        repeat {
-            output.append(UInt8(ascii: "0") + UInt8(remaining % 10))
-            remaining /= 10
-        } while remaining > 0
-        output[start...].reverse()
     }
 
     /// The shortest decimal that reads back as `real`, in JSON's number grammar.
