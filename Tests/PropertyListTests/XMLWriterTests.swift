@@ -231,6 +231,40 @@ struct XMLWriterTests {
         #expect(error?.keyPath == "when")
     }
 
+    /// Years past four digits, and before year 0, are written as Core Foundation prints
+    /// them (`%04d`: a minus sign counts in the width) and read back, as Core Foundation
+    /// reads any run of year digits. Foundation's own XML writes the same text.
+    @Test func writesAndReadsYearsOfAnyLengthAsCoreFoundationDoes() throws {
+        let cases: [(seconds: Double, text: String)] = [
+            (-452_716_041_600, "-12345-01-01T00:00:00Z"),
+            (-63_303_292_800, "-005-01-01T00:00:00Z"),
+            (-63_145_526_400, "0000-01-01T00:00:00Z"),
+            (252_423_993_599, "9999-12-31T23:59:59Z"),
+            (252_423_993_600, "10000-01-01T00:00:00Z"),
+            (3_895_856_819_078_400, "123456789-01-01T00:00:00Z"),
+        ]
+        for (seconds, text) in cases {
+            let value = PropertyListValue.date(Date(timeIntervalSinceReferenceDate: seconds))
+            let written = try XMLPropertyListWriter.write(value)
+            #expect(String(decoding: written, as: UTF8.self).contains("<date>\(text)</date>"), "\(seconds)")
+            #expect(try XMLFixture.read(written) == value, "\(text)")
+            let foundations = try PropertyListSerialization.data(
+                fromPropertyList: [Date(timeIntervalSinceReferenceDate: seconds)], format: .xml, options: 0)
+            #expect(String(decoding: foundations, as: UTF8.self).contains("<date>\(text)</date>"), "Foundation")
+            #expect(try XMLFixture.read([UInt8](foundations)) == [value], "Foundation's \(text)")
+        }
+        // A year of one digit, as Core Foundation reads it; none, or eleven (more than any
+        // date the writer writes), is malformed.
+        #expect(
+            try XMLFixture.read(XMLFixture.document("<date>5-01-01T00:00:00Z</date>"))
+                == .date(Date(timeIntervalSinceReferenceDate: -62_987_673_600)))
+        for text in ["-01-01T00:00:00Z", "12345678901-01-01T00:00:00Z"] {
+            #expect(throws: PropertyListError.self, "\(text)") {
+                try XMLFixture.read(XMLFixture.document("<date>\(text)</date>"))
+            }
+        }
+    }
+
     @Test func roundTripsAValueWithEveryType() throws {
         let value: PropertyListValue = [
             "s": "a < b & c > d \r\n\t", "i": -7, "u": .unsignedInteger(.max), "r": 2.5, "f": .float(1.25),

@@ -1,8 +1,11 @@
 /// The date text XML plists use: `2024-05-01T12:30:00Z`, always UTC.
 ///
 /// Written with whole seconds, as Apple's writer does (its readers, and `plistlib`,
-/// reject a fraction). Read leniently: trailing parts may be left off (`2024-05` is the
-/// first of May), a fraction of a second is kept, and the `Z` is required.
+/// reject a fraction), and the year as Core Foundation prints it (`%04d`): at least four
+/// characters, a minus sign counted among them (`-005`, `12345`). Read leniently:
+/// a year of one to ten digits, with or without a minus, as Core Foundation reads any
+/// run of digits; trailing parts may be left off (`2024-05` is the first of May), a
+/// fraction of a second is kept, and the `Z` is required.
 package enum ISO8601Date {
     /// Seconds from 1970 to 2001, the reference date of plist times.
     static let referenceDateOffset: Double = 978_307_200
@@ -48,7 +51,7 @@ package enum ISO8601Date {
                     scale /= 10
                 }
             }
-            put(year, width: 4)
+            put(year, width: year < 0 ? 3 : 4)
             put(UInt8(ascii: "-"))
             put(month, width: 2)
             put(UInt8(ascii: "-"))
@@ -86,7 +89,13 @@ package enum ISO8601Date {
         }
         var negativeYear = false
         if accept("-") { negativeYear = true }
-        guard var year = number(digits: 4) else { return nil }
+        // Ten digits hold every year the writer writes (dates within 10^17 seconds).
+        var yearDigits = 0
+        while position + yearDigits < text.count, yearDigits < 11, text[position + yearDigits] &- UInt8(ascii: "0") < 10
+        {
+            yearDigits += 1
+        }
+        guard (1...10).contains(yearDigits), var year = number(digits: yearDigits) else { return nil }
         if negativeYear { year = -year }
         var month: Int64 = 1
         var day: Int64 = 1
