@@ -292,6 +292,21 @@ final class ArchiveObjects {
         }
     }
 
+    /// ``value(at:in:)`` when it is a UID, counted as that call counts it, without making
+    /// a value; `nil` for any other value.
+    /// - Throws: ``KeyedArchiveError`` `.limitExceeded`.
+    func reference(at position: Int, in fields: InstanceFields) throws(KeyedArchiveError) -> PropertyListUID? {
+        switch fields.storage {
+        case .tree(_, let values):
+            if case .uid(let uid) = values[position] { return uid }
+            return nil
+        case .binary(let payload):
+            guard let uid = plist?.uid(referencedAt: payload, position: fields.count + position) else { return nil }
+            try account(values: 1, bytes: 0)
+            return PropertyListUID(uid)
+        }
+    }
+
     /// The value at `position` if it is a number, boolean or UID stored inline; `nil`
     /// for anything else, which ``value(at:in:)`` reads.
     @inline(__always)

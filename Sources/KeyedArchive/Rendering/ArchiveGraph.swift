@@ -174,7 +174,13 @@ final class ArchiveGraph {
             let key = try decoder.objects.key(at: position, in: fields)
             guard key != "$class" else { continue }
             do {
-                values.append((key, try Self.value(decoder.objects.value(at: position, in: fields), decoder: decoder)))
+                // Most fields are references: read as such, without making a value.
+                if let reference = try decoder.objects.reference(at: position, in: fields) {
+                    values.append((key, try Self.value(reference, decoder: decoder)))
+                } else {
+                    values.append(
+                        (key, try Self.value(decoder.objects.value(at: position, in: fields), decoder: decoder)))
+                }
             } catch {
                 throw error.prefixed(by: key)
             }
@@ -187,8 +193,7 @@ final class ArchiveGraph {
     private static func value(_ stored: PropertyListValue, decoder: KeyedDecoder) throws(KeyedArchiveError) -> Value {
         switch stored {
         case .uid(let reference):
-            let uid = try decoder.checkedUID(reference)
-            return uid == 0 ? .null : .reference(uid)
+            return try value(reference, decoder: decoder)
         case .array(let elements):
             return .array(try values(elements, decoder: decoder))
         case .dictionary(let dictionary):
@@ -205,6 +210,12 @@ final class ArchiveGraph {
         default:
             return .scalar(stored)
         }
+    }
+
+    /// A reference, checked: `$null` or an entry.
+    private static func value(_ reference: PropertyListUID, decoder: KeyedDecoder) throws(KeyedArchiveError) -> Value {
+        let uid = try decoder.checkedUID(reference)
+        return uid == 0 ? .null : .reference(uid)
     }
 
     private static func values(_ elements: [PropertyListValue], decoder: KeyedDecoder) throws(KeyedArchiveError)

@@ -6,10 +6,14 @@ struct RenderedBytes {
 
     var count: Int { taken + pending.count }
 
+    /// The pending bytes, handed over; the next ones start in a buffer of the same size,
+    /// so a chunk is not regrown from nothing.
     mutating func take() -> [UInt8] {
         taken += pending.count
-        defer { pending = [] }
-        return pending
+        let chunk = pending
+        pending = []
+        pending.reserveCapacity(chunk.count)
+        return chunk
     }
 }
 
