@@ -7,7 +7,7 @@
 # Prints both medians, their ratio, each side's peak RSS (GNU time) and the
 # instructions of the keepsake process (callgrind). keepsake is built as the README
 # says to install it (--static-swift-stdlib), into .build-static.
-# Writing 100k items takes Foundation about half a minute: its archiver is quadratic.
+# Writing 100k items takes Foundation minutes: its archiver is quadratic on Linux.
 # Usage: scripts/unarchive-benchmark.sh [RUNS] [ITEMS]   (needs hyperfine, /usr/bin/time, valgrind)
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -13,11 +13,13 @@ import PropertyList
 //   read-binary, read-foundation-binary (the records as Foundation's PropertyListSerialization
 //   writes them: keys not shared, in an order that changes from record to record),
 //   write-binary, write-xml, decode-archive, encode-archive, defaults-get, defaults-set,
-//   encode-each, decode-each (an archive per item, as the shared item store keeps them)
+//   encode-each, decode-each (an archive per item, as the shared item store keeps them),
+//   decode-foundation-archive (Foundation's NSKeyedArchiver archive of the items: every key
+//   stored once per object)
 
 let operations =
     "read-binary|read-foundation-binary|write-binary|write-xml|decode-archive|encode-archive|defaults-get|defaults-set"
-    + "|encode-each|decode-each"
+    + "|encode-each|decode-each|decode-foundation-archive"
 let arguments = CommandLine.arguments
 guard arguments.count == 4, let items = Int(arguments[2]), let repeats = Int(arguments[3]) else {
     print("usage: InstructionCounts \(operations) ITEMS REPEATS")
@@ -49,6 +51,14 @@ case "decode-archive":
         withRootObject: HomepwnerModels.records(count: items).map(KeepsakeItem.init))
     for _ in 0..<repeats {
         keep(try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: KeepsakeItem.self, from: archive))
+    }
+case "decode-foundation-archive":
+    let archive = try NSKeyedArchiver.archivedData(
+        withRootObject: HomepwnerModels.records(count: items).map(FoundationItem.init), requiringSecureCoding: false)
+    for _ in 0..<repeats {
+        let decoder = try KeyedDecoder(forReadingFrom: archive)
+        decoder.setClass(KeepsakeItem.self, forClassName: NSStringFromClass(FoundationItem.self))
+        keep(try decoder.decode([KeepsakeItem].self, forKey: NSKeyedArchiveRootObjectKey))
     }
 case "encode-archive":
     let objects = HomepwnerModels.records(count: items).map(KeepsakeItem.init)

@@ -41,14 +41,32 @@ final class ArchiveObjects {
     @exclusivity(unchecked)
     #endif
     private var byteCount = 0
-    /// Key strings made so far, direct-mapped by a hash of their bytes: a handful of keys
-    /// recur in every object, whether the writer stores each key once (Apple's, ours)
-    /// or once per object (swift-corelibs Foundation's), so a key's string is made once.
-    /// Only `key(at:in:)` touches them, between calls.
+    /// Key strings by object number, direct-mapped: writers that store each key string
+    /// once (Apple's, ours) repeat a handful of numbers in every object, whose keys are
+    /// then compared as Swift strings without being read again. Only `binaryKey` and
+    /// `keyString(_:)` touch them, between calls.
     #if !KEEPSAKE_EXCLUSIVITY_CHECKS
     @exclusivity(unchecked)
     #endif
-    private var keyStrings = [String](repeating: "", count: keyCacheSize)
+    private var keyNumbers = [Int](repeating: -1, count: keyCacheSize)
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var numberedKeys = [String](repeating: "", count: keyCacheSize)
+    /// Key strings by a hash of their bytes, direct-mapped: a writer that stores every
+    /// key once per object (swift-corelibs Foundation's) gives each object key objects
+    /// of its own, with the same few texts, whose strings are then made once. Made when
+    /// the number cache has missed more often than it has slots, so a small archive
+    /// does not pay for it. Only `keyString(_:)` and `asciiKey(_:)` touch them, between
+    /// calls.
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var keyStrings: [String] = []
+    #if !KEEPSAKE_EXCLUSIVITY_CHECKS
+    @exclusivity(unchecked)
+    #endif
+    private var keyMisses = 0
     private static let keyCacheSize = 256
 
     /// Opens the archive and returns it with the fields of `$top`.
@@ -223,37 +241,45 @@ final class ArchiveObjects {
         }
     }
 
-    /// Whether the key at `position` is `key`, as Swift compares strings. An ASCII key
-    /// is compared in place, without making a string.
+    /// Whether the key at `position` is `key`, as Swift compares strings.
     private func binaryKey(at position: Int, payload: Int, equals key: String) -> Bool {
         guard let number = plist?.reference(at: payload, position: position) else { return false }
-        if let text = plist?.asciiString(ofObject: number),
-            let decided = key.withUTF8Bytes({ Self.asciiKey(text, equals: $0) })
-        {
-            return decided
+        let slot = number & (Self.keyCacheSize - 1)
+        // The common case, compared where it is cached.
+        if keyNumbers[slot] == number { return numberedKeys[slot] == key }
+        return keyString(number) == key
+    }
+
+    /// The key object `number` as a string, `nil` when it is not a string: from the
+    /// number cache, else from the text cache for an ASCII key, else decoded.
+    private func keyString(_ number: Int) -> String? {
+        let slot = number & (Self.keyCacheSize - 1)
+        if keyNumbers[slot] == number { return numberedKeys[slot] }
+        keyMisses += 1
+        let string: String
+        if keyMisses > Self.keyCacheSize, let text = plist?.asciiString(ofObject: number) {
+            string = asciiKey(text)
+        } else if case .scalar(.string(let decoded))? = try? plist?.object(at: number) {
+            string = decoded
+        } else {
+            return nil
         }
-        guard case .scalar(.string(let string))? = try? plist?.object(at: number) else { return false }
-        return string == key
+        keyNumbers[slot] = number
+        numberedKeys[slot] = string
+        return string
     }
 
-    /// Whether the ASCII key `text` equals the key `utf8`, or `nil` when only a string
-    /// comparison can tell: an ASCII text is canonically equal to another text only
-    /// byte for byte, or to a longer one with non-ASCII bytes (a Kelvin sign is `K`).
-    private static func asciiKey(_ text: UnsafeRawBufferPointer, equals utf8: UnsafeBufferPointer<UInt8>) -> Bool? {
-        if same(text, utf8) { return true }
-        return utf8.count > text.count && utf8.contains(where: { $0 >= 0x80 }) ? nil : false
-    }
-
-    private static func same(_ text: UnsafeRawBufferPointer, _ utf8: UnsafeBufferPointer<UInt8>) -> Bool {
-        text.count == utf8.count && (text.isEmpty || memcmp(text.baseAddress!, utf8.baseAddress!, text.count) == 0)
-    }
-
-    /// The string of the ASCII key `text`, made once (see `keyStrings`).
-    private func cachedKey(_ text: UnsafeRawBufferPointer) -> String {
+    /// The string of the ASCII key `text`, made once per text (see `keyStrings`).
+    private func asciiKey(_ text: UnsafeRawBufferPointer) -> String {
+        if keyStrings.isEmpty { keyStrings = Array(repeating: "", count: Self.keyCacheSize) }
         var hash: UInt32 = 2_166_136_261
         for byte in text { hash = (hash ^ UInt32(byte)) &* 16_777_619 }
         let slot = Int(hash) & (Self.keyCacheSize - 1)
-        if keyStrings[slot].withUTF8Bytes({ Self.same(text, $0) }) { return keyStrings[slot] }
+        let known = keyStrings[slot].withUTF8Bytes { known in
+            known.count == text.count
+                && (text.isEmpty || memcmp(known.baseAddress!, text.baseAddress!, text.count) == 0)
+        }
+        if known { return keyStrings[slot] }
         let key = String(decoding: text, as: UTF8.self)
         keyStrings[slot] = key
         return key
@@ -266,11 +292,7 @@ final class ArchiveObjects {
         case .tree(let keys, _):
             return keys[position]
         case .binary(let payload):
-            guard let number = plist?.reference(at: payload, position: position) else {
-                throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
-            }
-            if let text = plist?.asciiString(ofObject: number) { return cachedKey(text) }
-            guard case .scalar(.string(let key))? = try? plist?.object(at: number) else {
+            guard let number = plist?.reference(at: payload, position: position), let key = keyString(number) else {
                 throw KeyedArchiveError(.invalidObject, "a dictionary key is not a string")
             }
             return key
