@@ -83,7 +83,12 @@ extension KeyedDecoder {
         if case .array(let elements)? = try field("$classversions", in: description) {
             versions = elements.map { $0.int64Value.flatMap { Int(exactly: $0) } ?? 0 }
         }
-        let archivedClass = ArchivedClass(uid: classUID, name: name, chain: chain, versions: versions)
+        // Hints that are not names are skipped, as a lookup by name would find nothing.
+        var hints: [String] = []
+        if case .array(let elements)? = try field("$classhints", in: description) {
+            hints = elements.compactMap(\.stringValue)
+        }
+        let archivedClass = ArchivedClass(uid: classUID, name: name, chain: chain, versions: versions, hints: hints)
         classes[classUID] = archivedClass
         if case .empty = slots[classUID] { slots[classUID] = .classDescription(archivedClass) }
         return archivedClass
@@ -91,19 +96,25 @@ extension KeyedDecoder {
 
     // MARK: Types
 
-    /// The type to instantiate for `archivedClass`: the first name of its chain that the
-    /// registry knows (this decoder's mappings, then the process's), or that names a Swift
-    /// class of this process, as Foundation looks classes up by name (`NSClassFromString`),
-    /// and last what the ``delegate`` names. Whether secure decoding may make it is the
-    /// caller's check.
+    /// The type to instantiate for `archivedClass`, in Foundation's order: its name as
+    /// the registry knows it (this decoder's mappings, then the process's) or as it names
+    /// a Swift class of this process (`NSClassFromString`); then each of its
+    /// `$classhints`; last what the ``delegate`` names. The superclasses of `$classes`
+    /// are never tried: an unknown class is not decoded as an ancestor it names, unless
+    /// the archiver listed that ancestor as a hint. Whether secure decoding may make the
+    /// type is the caller's check.
+    ///
+    /// Sources: swift-corelibs-foundation's `NSKeyedUnarchiver._validateAndMapClassDictionary`
+    /// (class name, then `$classhints`, then the delegate with `$classes` as the original
+    /// classes), and Apple's `classFallbacksForKeyedArchiver`.
     func resolveType(_ archivedClass: ArchivedClass) -> (any KeyedCoding.Type)? {
         switch archivedClass.resolution {
         case .type(let type): return type
         case .none(let generation) where generation == registryGeneration: return nil
         default: break
         }
-        for name in archivedClass.chain {
-            if let type = registry.type(forChain: [name]) ?? ClassRegistry.runtimeType(named: name) {
+        for name in [archivedClass.name] + archivedClass.hints {
+            if let type = registry.type(forName: name) ?? ClassRegistry.runtimeType(named: name) {
                 archivedClass.resolution = .type(type)
                 return type
             }

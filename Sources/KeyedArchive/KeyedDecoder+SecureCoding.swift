@@ -89,6 +89,13 @@ extension KeyedDecoder {
                 "Class '\(type.archiveClassName)' disallows secure coding. It must return YES from supportsSecureCoding.",
                 uid: uid, className: archivedClass.name)
         }
+        // Whether the subclass overrides init(coder:) cannot be seen here: strict mode
+        // says what Apple would check, without refusing what may be correct.
+        if refusesWhatAppleWillDisallow, let superclass = (type as? AnyClass).flatMap(_getSuperclass),
+            superclass is any KeyedSecureCoding.Type
+        {
+            record(.inheritedSecureCoding, className: type.archiveClassName, allowed: currentAllowedClasses)
+        }
     }
 
     /// Checks again an object decoded earlier, now reached under the current set.
@@ -106,6 +113,30 @@ extension KeyedDecoder {
         // Outside a simulation, generic objects stand for classes no type was given for;
         // they run no code.
         }
+    }
+
+    /// Whether the archive's root is an inline string, number or data, which secure
+    /// decoding lets through unlisted (with its warning, or refused in strict mode), so
+    /// that a typed one-liner asking for another type returns `nil` as Foundation's does.
+    func passesUnlistedInlineRoot(as type: any KeyedArchivable.Type) throws(KeyedArchiveError) -> Bool {
+        guard let position = objects.position(of: ArchiveFormat.rootKey, in: frame.fields, hint: 0) else {
+            return false
+        }
+        var uid = 0  // an inline root has no entry of its own
+        var stored = try objects.value(at: position, in: frame.fields)
+        if case .uid(let reference) = stored {
+            uid = try checkedUID(reference)
+            guard case .scalar(let value) = try readEntry(uid) else { return false }
+            stored = value
+        }
+        guard let className = stored.inlineClassName else { return false }
+        let outerScope = allowedScope
+        allowedScope = .requested(type)
+        defer { allowedScope = outerScope }
+        try withCheckedKey(ArchiveFormat.rootKey) { () throws(KeyedArchiveError) in
+            try checkInlineValue(className: className, uid: uid)
+        }
+        return true
     }
 
     /// ``decodeObject(forKey:)`` of a value stored inline (an integer, a boolean): not an
@@ -159,23 +190,28 @@ extension KeyedDecoder {
         try warn(.nsObjectListed, className: className, allowed: allowed, uid: uid)
     }
 
-    /// Records a warning once per kind, key and class (met again, it costs a set lookup,
-    /// not a message), and logs it once per process; in strict mode refuses instead.
+    /// Records a warning (``record(_:className:allowed:)``); in strict mode refuses instead.
     private func warn(_ kind: SecureCodingWarning.Kind, className: String, allowed: AllowedClasses, uid: Int?)
         throws(KeyedArchiveError)
     {
-        if !refusesWhatAppleWillDisallow,
-            !warnedAbout.insert(WarnedAbout(kind: kind, key: checkedKey, className: className)).inserted
-        {
+        guard refusesWhatAppleWillDisallow else {
+            return record(kind, className: className, allowed: allowed)
+        }
+        let warning = SecureCodingWarning(
+            kind: kind, key: checkedKey, className: className, allowedClasses: allowed.description)
+        throw KeyedArchiveError(
+            kind == .nonObjectDecodedAsObject ? .typeMismatch : .classNotAllowed,
+            "refused in strict mode: \(warning.description)", uid: uid, className: className)
+    }
+
+    /// Records a warning once per kind, key and class (met again, it costs a set lookup,
+    /// not a message), and logs it once per process.
+    private func record(_ kind: SecureCodingWarning.Kind, className: String, allowed: AllowedClasses) {
+        guard warnedAbout.insert(WarnedAbout(kind: kind, key: checkedKey, className: className)).inserted else {
             return
         }
         let warning = SecureCodingWarning(
             kind: kind, key: checkedKey, className: className, allowedClasses: allowed.description)
-        guard !refusesWhatAppleWillDisallow else {
-            throw KeyedArchiveError(
-                kind == .nonObjectDecodedAsObject ? .typeMismatch : .classNotAllowed,
-                "refused in strict mode: \(warning.description)", uid: uid, className: className)
-        }
         secureCodingWarnings.append(warning)
         // A simulation reports its warnings itself.
         if !simulatesSecureDecoding { SecureCodingWarning.log(warning) }

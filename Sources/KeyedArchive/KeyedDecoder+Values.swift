@@ -133,8 +133,22 @@ extension KeyedDecoder {
     /// The object under `key` if it is a `Value`; `nil` when absent, `nil`, or on failure
     /// (see ``error``). `Value` is allowed for this and later calls.
     /// Corresponds to `decodeObject(of:forKey:)`.
+    ///
+    /// A number or boolean stored inline where `Value` is not a number is not an object:
+    /// as in Foundation, the result is `nil`, with a warning
+    /// (``SecureCodingWarning/Kind/nonObjectDecodedAsObject``), and decoding goes on.
     public func decodeObject<Value: KeyedArchivable>(of type: Value.Type, forKey key: String) -> Value? {
-        recordingFailure { () throws(KeyedArchiveError) in try decodeIfPresent(type, forKey: key) }
+        recordingFailure { () throws(KeyedArchiveError) -> Value? in
+            let cursor = frame.cursor
+            do throws(KeyedArchiveError) {
+                return try decodeIfPresent(type, forKey: key)
+            } catch  where error.code == .typeMismatch {
+                frame.cursor = cursor
+                guard let stored = try rawValue(forKey: key), stored.isInlineNumber else { throw error }
+                try withCheckedKey(key) { () throws(KeyedArchiveError) in try refuseNonObject(stored) }
+                return nil
+            }
+        }
     }
 
     /// Any object whose class is among `types` (or a subclass of one), for this call and

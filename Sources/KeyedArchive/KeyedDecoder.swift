@@ -220,9 +220,24 @@ public final class KeyedDecoder {
     }
 
     /// Records a failure the unarchiver throws once the current `init(coder:)` returns.
-    /// Corresponds to `NSCoder.failWithError(_:)`. The first error wins.
-    public func failWithError(_ error: KeyedArchiveError) {
-        if self.error == nil { self.error = error }
+    /// Corresponds to `NSCoder.failWithError(_:)`, which takes any error: ported code
+    /// passes its own (`NSError(domain: "X", code: 7)`). The first error wins.
+    ///
+    /// A ``KeyedArchiveError`` is kept as it is. Any other error is kept, unchanged, as the
+    /// `underlyingError` of a `.decodingFailed` error, which the unarchiver throws:
+    ///
+    /// ```swift
+    /// } catch let error as KeyedArchiveError {
+    ///     let mine = error.underlyingError as? NSError   // the NSError passed in
+    /// }
+    /// ```
+    public func failWithError(_ error: any Error) {
+        guard self.error == nil else { return }
+        self.error =
+            error as? KeyedArchiveError
+            ?? KeyedArchiveError(
+                .decodingFailed, "init(coder:) failed with an error of its own: \(error)", uid: frame.uid,
+                className: frame.archivedClass?.name, underlyingError: error)
     }
 
     /// The stored value under `key` in the current object, moving the search hint on.

@@ -45,10 +45,39 @@ public enum KeyedUnarchiver {
         try unarchivedObject(ofClass: type, decoder: KeyedDecoder(bytes: bytes, limits: limits))
     }
 
+    /// The `Root` a store wrote itself, read back as the store accepted it for writing:
+    /// with secure decoding when every type `Root` is made of adopts
+    /// ``KeyedSecureCoding`` and supports it, and without secure decoding when one is a
+    /// plain ``KeyedCoding`` type, as the books' `unarchiveObject(withFile:)` reads back
+    /// their `NSCoding` items. The root must still be a `Root`.
+    ///
+    /// For the files and rows a store writes with ``KeyedArchiver`` (an `ItemStore`'s
+    /// archive, journal and shared rows); read an archive from anywhere else with
+    /// `unarchivedObject(ofClass:from:)`, which requires secure coding as Apple's does.
+    /// - Throws: ``KeyedArchiveError``, e.g. `.typeMismatch` when the root is not a `Root`.
+    public static func unarchivedStoredObject<Root: KeyedArchivable>(
+        ofClass type: Root.Type, from data: Data, limits: PropertyListLimits = .default
+    ) throws(KeyedArchiveError) -> Root? {
+        let decoder = try KeyedDecoder(forReadingFrom: data, limits: limits)
+        decoder.requiresSecureCoding = type._allowedClasses.allSatisfy { allowed in
+            guard let coding = allowed as? any KeyedCoding.Type else { return true }
+            return (coding as? any KeyedSecureCoding.Type)?.supportsSecureCoding == true
+        }
+        return try unarchivedObject(ofClass: type, decoder: decoder)
+    }
+
     private static func unarchivedObject<Root: KeyedArchivable>(
         ofClass type: Root.Type, decoder: KeyedDecoder
     ) throws(KeyedArchiveError) -> Root? {
-        let root = try decoder.decodeIfPresent(type, forKey: ArchiveFormat.rootKey)
+        let root: Root?
+        do {
+            root = try decoder.decodeIfPresent(type, forKey: ArchiveFormat.rootKey)
+        } catch  where error.code == .typeMismatch {
+            // Foundation lets an inline string, number or data through secure decoding
+            // with a warning, and its Swift overlay's `as? Root` makes it nil: no error.
+            guard try decoder.passesUnlistedInlineRoot(as: type) else { throw error }
+            return nil
+        }
         if let error = decoder.error { throw error }
         guard let root else { throw rootNotFound() }
         return root

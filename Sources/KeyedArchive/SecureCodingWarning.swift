@@ -26,6 +26,12 @@ public struct SecureCodingWarning: Hashable, Sendable, CustomStringConvertible {
         public static let nsObjectListed = Kind(name: "nsObjectListed")
         /// `decodeObject(forKey:)` of a value stored inline, which is not an object.
         public static let nonObjectDecodedAsObject = Kind(name: "nonObjectDecodedAsObject")
+        /// A subclass that answers ``KeyedSecureCoding/supportsSecureCoding`` through its
+        /// superclass. Apple refuses one that overrides `init(coder:)` without overriding
+        /// `supportsSecureCoding`; Swift does not show at run time which members a
+        /// subclass overrides, so strict mode (``KeyedDecoder/refusesWhatAppleWillDisallow``)
+        /// warns instead, and `keepsake port-check` finds such subclasses in the source.
+        public static let inheritedSecureCoding = Kind(name: "inheritedSecureCoding")
     }
 
     public let kind: Kind
@@ -49,6 +55,10 @@ public struct SecureCodingWarning: Hashable, Sendable, CustomStringConvertible {
                 + "the scope of allowed classes during decoding by listing only the classes you expect to "
                 + "decode, or a more specific base class than NSObject. This will become an error in the future. "
                 + "Allowed class list: \(allowedClasses)"
+        case .inheritedSecureCoding:
+            "Class '\(className)' has a superclass that supports secure coding and does not say it supports "
+                + "secure coding itself. Apple refuses it if it overrides -initWithCoder: without overriding "
+                + "+supportsSecureCoding; declare `override class var supportsSecureCoding` in it."
         default:
             "decodeObject(forKey:): value for key (\(key)) is not an object. This will become an error in the future."
         }

@@ -118,7 +118,7 @@ struct DecoderAPITests {
         var count = 0
         init() {}
         func encode(with coder: KeyedEncoder) {
-            coder.encode(3, forKey: "name")
+            coder.encode(Date(timeIntervalSince1970: 0), forKey: "name")
             coder.encode("many", forKey: "count")
         }
         init(coder: KeyedDecoder) throws {

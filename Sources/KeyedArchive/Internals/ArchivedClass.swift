@@ -6,6 +6,9 @@ final class ArchivedClass {
     let chain: [String]
     /// `$classversions`, one per element of `chain`, or empty.
     let versions: [Int]
+    /// `$classhints`: the classes the archiver named as substitutes for readers that do
+    /// not know `name` (`classFallbacksForKeyedArchiver`), tried in order.
+    let hints: [String]
     /// The Foundation value class the name denotes, if any.
     let foundationKind: FoundationClass?
     var resolution: Resolution = .unresolved
@@ -18,11 +21,12 @@ final class ArchivedClass {
         case none(generation: Int)
     }
 
-    init(uid: Int, name: String, chain: [String], versions: [Int]) {
+    init(uid: Int, name: String, chain: [String], versions: [Int], hints: [String] = []) {
         self.uid = uid
         self.name = name
         self.chain = chain
         self.versions = versions
+        self.hints = hints
         foundationKind = FoundationClass(className: name)
     }
 

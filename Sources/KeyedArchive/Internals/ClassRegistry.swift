@@ -38,13 +38,9 @@ struct ClassRegistry {
         allowed.contains(ObjectIdentifier(type))
     }
 
-    /// The type for the first name of `chain` that resolves.
-    func type(forChain chain: [String]) -> (any KeyedCoding.Type)? {
-        for name in chain {
-            if let type = explicit[name] ?? byName[name] { return type }
-            if let type = byUnqualifiedName[Self.unqualified(name)] ?? nil { return type }
-        }
-        return nil
+    /// The type `name` resolves to.
+    func type(forName name: String) -> (any KeyedCoding.Type)? {
+        explicit[name] ?? byName[name] ?? byUnqualifiedName[Self.unqualified(name)] ?? nil
     }
 
     /// `Homepwner.Item` → `Item`; Objective-C names are returned unchanged.
@@ -57,6 +53,6 @@ struct ClassRegistry {
     /// name it is, else the first type the process archived under that name. For
     /// insecure decoding and for telling a disallowed class from an unknown one.
     static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
-        (_typeByName(name) as? any KeyedCoding.Type) ?? ProcessClassNames.archivedType(named: name)
+        ProcessClassNames.runtimeType(named: name) ?? ProcessClassNames.archivedType(named: name)
     }
 }

@@ -19,7 +19,12 @@ enum ProcessClassNames {
         var namesByClass: [ObjectIdentifier: String] = [:]
         /// Every type archived by this process, by the name it was written under.
         var archived: [String: CodingType] = [:]
+        /// What the runtime's lookup by name answered, found or not.
+        var runtimeTypes: [String: CodingType?] = [:]
     }
+
+    /// Names come from archives: past this many, lookups are answered but not remembered.
+    private static let runtimeTypesLimit = 4_096
 
     private static let state = Locked(State())
 
@@ -51,6 +56,18 @@ enum ProcessClassNames {
         state.withLock { state in
             if state.archived[name] == nil { state.archived[name] = entry }
         }
+    }
+
+    /// The Swift type `name` names in this process (`_typeByName`), asked of the runtime
+    /// once per name: its lookup walks the type metadata of every loaded image, and a
+    /// store decoding one archive per row would otherwise pay it once per object.
+    static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
+        if let known = state.withLock({ $0.runtimeTypes[name] }) { return known?.type }
+        let found = (_typeByName(name) as? any KeyedCoding.Type).map(CodingType.init)
+        state.withLock { state in
+            if state.runtimeTypes.count < runtimeTypesLimit { state.runtimeTypes[name] = .some(found) }
+        }
+        return found?.type
     }
 
     /// The type this process archived under `name`, if any.
