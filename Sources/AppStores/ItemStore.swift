@@ -30,6 +30,11 @@ public import KeyedArchive
 /// the archive; loading replays the journal on top of it. A kill at any instant loses
 /// no flushed change.
 ///
+/// The store reads back every model it accepts: a `Model` that adopts
+/// `KeyedSecureCoding` is decoded securely, and the book's `NSCoding` item ported as a
+/// plain `KeyedCoding` class is decoded as the book's `unarchiveObject(withFile:)`
+/// decodes it (`KeyedUnarchiver.unarchivedStoredObject(ofClass:from:)`).
+///
 /// Which calls are durable when they return: ``flush()``, ``save()``,
 /// ``saveChanges()`` (when it returns `true`), ``saveIfDirty()`` and
 /// ``saveInBackground()``. The changing methods (``add(_:)``, ``remove(at:)``…) only

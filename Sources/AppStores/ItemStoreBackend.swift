@@ -106,7 +106,7 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
         do {
             // A typed array: a model's own fields may hold collections, which the
             // collection call unarchivedArrayOfObjects refuses. A nil root throws.
-            return try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? []
+            return try KeyedUnarchiver.unarchivedStoredObject(ofClass: [Model].self, from: archive) ?? []
         } catch {
             throw StoreError(
                 .corruptArchive, "not an archive of \(Model.self) items", path: url.path, underlyingError: error)
@@ -180,7 +180,7 @@ public final class InMemoryBackend<Model: KeyedArchivable>: ItemStoreBackend {
     public func loadItems() throws(StoreError) -> [Model] {
         guard let archive = state.withLock({ $0.archive }) else { return [] }
         do {
-            return try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? []
+            return try KeyedUnarchiver.unarchivedStoredObject(ofClass: [Model].self, from: archive) ?? []
         } catch {
             throw StoreError(.corruptArchive, "not an archive of \(Model.self) items", underlyingError: error)
         }

@@ -46,7 +46,7 @@ public struct RecordConflict: Sendable, CustomStringConvertible {
     ) throws(KeyedArchiveError) -> (ancestor: Model?, local: Model?, server: Model?) {
         func decoded(_ data: Data?) throws(KeyedArchiveError) -> Model? {
             guard let data else { return nil }
-            return try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: data)
+            return try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: data)
         }
         return (try decoded(ancestor), try decoded(local), try decoded(server))
     }

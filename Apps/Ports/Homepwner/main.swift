@@ -5,7 +5,12 @@
 // saves. Not part of the chapter, so not counted.
 //
 //   HomepwnerPort [--ios-archive] [add NAME DOLLARS | rename INDEX NAME | photo INDEX FILE] [--wait]
+//   HomepwnerPort --item-store [add NAME DOLLARS]
 //
+// `--item-store` keeps the book's `Item` but swaps the chapter's `ItemStore` class for
+// the library's `ItemStore<Item>`, as the porting table allows: the store loads
+// `Documents/items.archive` and its journal, each add is flushed, and the archive is
+// written when the app enters the background.
 // `--ios-archive` first registers the iOS app's class name (`Homepwner.Item`), so an
 // archive copied from the device loads. `--wait` leaves Home to a signal: the app
 // runs until `SIGTSTP` (background, then stopped) or `SIGTERM` (terminated).
@@ -39,6 +44,11 @@ func fail(_ message: String) -> Never {
 setvbuf(stdout, nil, _IOLBF, 0)
 
 var arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.first == "--item-store" {
+    arguments.removeFirst()
+    await runOnTheLibrarysItemStore()
+    exit(0)
+}
 if arguments.first == "--ios-archive" {
     arguments.removeFirst()
     KeyedUnarchiver.setClass(Item.self, forClassName: "Homepwner.Item")
@@ -95,4 +105,38 @@ if waitsForSignals {
     application.launch()
     actOnCommandLine()
     application.send(.hidden)
+}
+
+/// `--item-store`: the book's `Item` on `ItemStore<Item>`, with an app delegate that
+/// only launches.
+@MainActor func runOnTheLibrarysItemStore() async {
+    final class LaunchingDelegate: ApplicationDelegate {}
+    let application = Application(delegate: LaunchingDelegate())
+    let store: AppStores.ItemStore<Item>
+    do {
+        store = try AppStores.ItemStore<Item>(container: .main)
+    } catch {
+        fail("cannot load the items: \(error)")
+    }
+    store.attach(to: application)
+    application.launch()
+    switch arguments.first {
+    case nil:
+        break
+    case "add" where arguments.count == 3:
+        guard let dollars = Int(arguments[2]) else { fail("DOLLARS must be a whole number") }
+        store.add(Item(name: arguments[1], serialNumber: nil, valueInDollars: dollars))
+        do {
+            try await store.flush()
+        } catch {
+            fail("the item was not saved: \(error)")
+        }
+    default:
+        fail("usage: HomepwnerPort --item-store [add NAME DOLLARS]")
+    }
+    for item in store.allItems {
+        print("\(item.name): $\(item.valueInDollars)")
+    }
+    application.send(.hidden)
+    if let error = store.lastAutosaveError { fail("the archive was not written: \(error)") }
 }

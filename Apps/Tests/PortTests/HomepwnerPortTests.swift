@@ -35,6 +35,20 @@ final class HomepwnerPortTests: PortSuite {
         #expect(third.output.contains("\nBike: $300\nLamp: $25\napplicationWillResignActive(_:)\n"))
     }
 
+    @Test("The book's NSCoding Item on ItemStore<Item>: the second launch reads what the first saved")
+    func bookItemOnTheLibrarysStoreRunsTwice() throws {
+        let first = try run("--item-store", "add", "Bike", "300")
+        #expect(first.status == 0 && first.output == "Bike: $300\n", "\(first.output)\(first.errors)")
+        // Before, this launch threw classNotAllowed: the store refused its own file,
+        // since the book's Item adopts KeyedCoding and not KeyedSecureCoding.
+        let second = try run("--item-store", "add", "Lamp", "25")
+        #expect(second.status == 0, "\(second.errors)")
+        #expect(second.output == "Bike: $300\nLamp: $25\n")
+        let third = try run("--item-store")
+        #expect(third.output == "Bike: $300\nLamp: $25\n", "\(third.errors)")
+        #expect(FileManager.default.fileExists(atPath: archive.path), "the background save wrote the book's archive")
+    }
+
     @Test("The first run says which container it made and why it has that name; later runs say nothing")
     func newContainerIsAnnounced() throws {
         let first = try run("add", "Bike", "300")

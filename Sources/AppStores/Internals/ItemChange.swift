@@ -88,7 +88,8 @@ enum ItemChange<Model: KeyedArchivable> {
             case .move: self = .move(from: first, to: second)
             case .replaceAll:
                 // A nil root throws; a model's fields may hold collections (see ArchiveFileBackend).
-                self = .replaceAll(try KeyedUnarchiver.unarchivedObject(ofClass: [Model].self, from: archive) ?? [])
+                self = .replaceAll(
+                    try KeyedUnarchiver.unarchivedStoredObject(ofClass: [Model].self, from: archive) ?? [])
             }
         } catch {
             throw StoreError(
@@ -99,7 +100,7 @@ enum ItemChange<Model: KeyedArchivable> {
     /// The item an archive holds; the unarchiver throws for a nil root, so the
     /// optional it returns is never `nil` here.
     private static func item(from archive: Data) throws -> Model {
-        guard let item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive) else {
+        guard let item = try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive) else {
             throw KeyedUnarchiver.rootNotFound()
         }
         return item

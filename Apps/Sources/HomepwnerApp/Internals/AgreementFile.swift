@@ -64,7 +64,7 @@ struct AgreementFile: Codable {
             let current = try byKey[item.key].map { try KeyedArchiver.archivedData(withRootObject: $0) }
             guard current == item.before else { continue }
             byKey[item.key] = try item.after.flatMap {
-                try KeyedUnarchiver.unarchivedObject(ofClass: Item.self, from: $0)
+                try KeyedUnarchiver.unarchivedStoredObject(ofClass: Item.self, from: $0)
             }
             redone = true
         }

@@ -87,7 +87,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     private static func problem(id: String, archive: Data) -> String? {
         let item: Model?
         do {
-            item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive)
+            item = try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive)
         } catch {
             return "the archive holds no \(Model.self): \(error)"
         }
@@ -118,7 +118,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         for record in records.sorted(by: { ($0.position, $0.id) < ($1.position, $1.id) }) {
             guard let archive = record.archive else { continue }
             do {
-                guard let item = try KeyedUnarchiver.unarchivedObject(ofClass: Model.self, from: archive) else {
+                guard let item = try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive) else {
                     throw KeyedArchiveError(.keyNotFound, "the archive has no root object")
                 }
                 items.append(item)
