@@ -36,10 +36,24 @@ public struct PropertyListReader: Sendable {
     public func readWithFormat(_ bytes: [UInt8]) throws(PropertyListError) -> (
         value: PropertyListValue, format: PropertyListFormat
     ) {
+        let (value, format, _) = try readWithWarnings(bytes)
+        return (value, format)
+    }
+
+    /// ``readWithFormat(_:)``, with what the read let pass as Foundation does (see
+    /// ``PropertyListWarning``), for a tool to report.
+    /// - Throws: ``PropertyListError``.
+    public func readWithWarnings(_ bytes: [UInt8]) throws(PropertyListError) -> (
+        value: PropertyListValue, format: PropertyListFormat, warnings: [PropertyListWarning]
+    ) {
         guard let format = PropertyListFormat.detect(bytes) else {
             throw PropertyListError(.unknownFormat, "empty input or no property-list format recognised", offset: 0)
         }
-        return (try read(bytes, as: format), format)
+        guard format == .openStep else { return (try read(bytes, as: format), format, []) }
+        let (value, warnings) = try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
+            try OpenStepPropertyListReader.read(buffer, limits: limits)
+        }
+        return (value, format, warnings)
     }
 
     /// Reads bytes known to be in `format`.
@@ -56,7 +70,7 @@ public struct PropertyListReader: Sendable {
             }
         case .openStep:
             return try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in
-                try OpenStepPropertyListReader.read(buffer, limits: limits)
+                try OpenStepPropertyListReader.read(buffer, limits: limits).value
             }
         case .json:
             return try bytes.withUnsafeBufferPointer { (buffer) throws(PropertyListError) in

@@ -44,6 +44,23 @@ final class PropertyListCommandTests: ScratchFiles {
         #expect(lines.last?.contains("OK") == false)
     }
 
+    @Test("lint and convert read a .strings file's pairs before an appended XML plist, and warn naming its line")
+    func stringsFileWithTrailingTextIsReadWithAWarning() throws {
+        let path = directory.appendingPathComponent("Localizable.strings").path
+        let text =
+            "\"greeting\" = \"Hello\";\n\"farewell\" = \"Bye\";\n<?xml version=\"1.0\"?>\n<plist><dict/></plist>\n"
+        try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        let warning = "keepsake: warning: \(path): line 3, column 1: the text from here on is not a key = value pair"
+        let lint = try CLIRunner.run(["lint", path])
+        #expect(lint.status == 0)
+        #expect(lint.stdout == "\(path): OK (openStep)\n")
+        #expect(lint.stderr.hasPrefix(warning), "\(lint.stderr)")
+        let convert = try CLIRunner.run(["convert", "--format", "json", "-o", "-", path])
+        #expect(convert.status == 0, "\(convert.stderr)")
+        #expect(try PropertyListReader().read(Array(convert.stdout.utf8)) == ["greeting": "Hello", "farewell": "Bye"])
+        #expect(convert.stderr.hasPrefix(warning), "\(convert.stderr)")
+    }
+
     @Test func convertWritesTheRequestedFormatToAnotherFile() throws {
         let value: PropertyListValue = ["name": "Spork", "list": [1, 2.5, false]]
         let source = try file("source.plist", value)

@@ -224,11 +224,30 @@ struct OpenStepPropertyListTests: ReadsOneTextFormat {
         Malformed(
             "UTF-16 with a lone surrogate", [0xFF, 0xFE, 0x22, 0x00, 0x00, 0xD8, 0x22, 0x00], .invalidString, line: 0,
             column: 0, foundationAccepts: true),
-        // CoreFoundation stops at the first thing that is not a key and drops the rest.
-        Malformed(
-            "junk after strings-file entries", "a = b;\n} c = d;", .syntaxError, line: 2, column: 1,
-            foundationAccepts: true),
     ]
+
+    // CoreFoundation's parsePlistDictContent ends a .strings file at the first text after
+    // a pair that cannot start a key, keeping the pairs before it (a merge once appended
+    // an XML plist after the last pair). A key followed by junk still fails there.
+    @Test(arguments: [
+        ("a = b;\n} c = d;", 2, 1),
+        ("\"greeting\" = \"Hello\";\n\"farewell\" = \"Bye\";\n<?xml version=\"1.0\"?>\n<plist><dict/></plist>\n", 3, 1),
+        ("/* a comment */ a = b; @", 1, 24),
+    ])
+    func textAfterTheLastPairOfAStringsFileIsIgnoredWithAWarning(_ text: String, line: Int, column: Int) throws {
+        let (value, format, warnings) = try PropertyListReader().readWithWarnings(Array(text.utf8))
+        #expect(format == .openStep)
+        #expect(value["a"] == "b" || value["greeting"] == "Hello")
+        #expect(warnings.map(\.line) == [line])
+        #expect(warnings.first?.column == column)
+        #expect(foundationRead(Array(text.utf8)) == value, "Foundation reads the same pairs")
+    }
+
+    @Test func keyFollowedByJunkAtTheEndOfAStringsFileIsStillAnError() throws {
+        let error = #expect(throws: PropertyListError.self) { try read("a = b;\nc }") }
+        #expect(error?.code == .syntaxError)
+        #expect(foundationRead(Array("a = b;\nc }".utf8)) == nil, "Foundation refuses it too")
+    }
 
     @Test(arguments: malformed)
     func malformedInputIsRejected(_ input: Malformed) throws {

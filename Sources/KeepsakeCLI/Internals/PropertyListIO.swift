@@ -30,8 +30,14 @@ enum PropertyListInput {
         try readWithFormat(path).value
     }
 
+    /// The value and its format; what the read let pass as Foundation does (text after
+    /// a `.strings` file's last pair) is reported on standard error, naming its line.
     static func readWithFormat(_ path: String) throws -> (value: PropertyListValue, format: PropertyListFormat) {
-        try PropertyListReader().readWithFormat(try bytes(path))
+        let (value, format, warnings) = try PropertyListReader().readWithWarnings(try bytes(path))
+        for warning in warnings {
+            StandardStream.error.report("keepsake: warning: \(path == "-" ? "<stdin>" : path): \(warning)")
+        }
+        return (value, format)
     }
 }
 

@@ -4,6 +4,8 @@ struct OpenStepParser: TextParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
     var budget: ReadBudget
+    /// Text a `.strings` file ended before (see ``OpenStepPropertyListReader``).
+    private(set) var warnings: [PropertyListWarning] = []
 
     private var containers = ContainerStack<Kind>()
 
@@ -87,6 +89,16 @@ struct OpenStepParser: TextParser {
                 } else if frame.kind == .dictionary, bytes[position] == UInt8(ascii: "}") {
                     position += 1
                     value = containers.close()
+                } else if frame.kind == .stringsFile, !Self.canStartKey(bytes[position]) {
+                    // CoreFoundation's parsePlistDictContent ends the pairs here.
+                    let (line, column) = TextPosition.lineAndColumn(of: position, in: bytes)
+                    warnings.append(
+                        PropertyListWarning(
+                            message:
+                                "the text from here on is not a key = value pair: ignored, as Foundation ignores it",
+                            offset: position, line: line, column: column))
+                    position = bytes.count
+                    value = containers.close()
                 } else if let shortcut = try parseKey(in: frame.kind) {
                     value = shortcut
                 } else {
@@ -157,6 +169,11 @@ struct OpenStepParser: TextParser {
         default:
             throw error(.syntaxError, "expected '=' or ';' after a key, found \(describeCurrent())")
         }
+    }
+
+    /// Whether `byte` can begin a key: a quote or an unquoted string's character.
+    private static func canStartKey(_ byte: UInt8) -> Bool {
+        byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") || isUnquotedCharacter(byte)
     }
 
     private mutating func openContainer(_ kind: Kind) throws(PropertyListError) {

@@ -21,30 +21,33 @@
 /// error positions then count bytes of its UTF-8 transcoding). Input holding only
 /// white space and comments is an empty dictionary; empty input is an error.
 ///
-/// Stricter than CoreFoundation in one place: text left over after the last entry of
-/// a `.strings` file (`a = b; }`) is an error, where CoreFoundation silently drops it
-/// and everything after it.
+/// Text after the last entry of a `.strings` file that cannot start a key (`a = b; }`,
+/// or `<?xml …` that a merge appended) ends the file, as CoreFoundation's
+/// `parsePlistDictContent` ends it: the pairs before it are the value, and the text is
+/// reported as a ``PropertyListWarning``. A key that is not followed by `=` or `;` is
+/// still an error, as it is there.
 ///
 /// ```swift
 /// let strings = try PropertyListReader().read(Array("greeting = \"Hello\";".utf8), as: .openStep)
 /// ```
 enum OpenStepPropertyListReader {
+    /// The value, and a warning for text a `.strings` file ends before.
     /// - Throws: ``PropertyListError`` with the line and column of the problem:
     ///   `.syntaxError`, `.truncated` (input ends inside a value), `.invalidString`
     ///   (text that is not valid UTF-8 or UTF-16), `.limitExceeded`.
     static func read(_ bytes: UnsafeBufferPointer<UInt8>, limits: PropertyListLimits) throws(PropertyListError)
-        -> PropertyListValue
+        -> (value: PropertyListValue, warnings: [PropertyListWarning])
     {
         if bytes.starts(with: [0xFF, 0xFE]) || bytes.starts(with: [0xFE, 0xFF]) {
             let utf8 = try transcodeUTF16(UnsafeBufferPointer(rebasing: bytes[2...]), bigEndian: bytes[0] == 0xFE)
             return try utf8.withUnsafeBufferPointer { (utf8) throws(PropertyListError) in
                 var parser = OpenStepParser(bytes: utf8, position: 0, limits: limits)
-                return try parser.parseDocument()
+                return (try parser.parseDocument(), parser.warnings)
             }
         }
         let start = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
         var parser = OpenStepParser(bytes: bytes, position: start, limits: limits)
-        return try parser.parseDocument()
+        return (try parser.parseDocument(), parser.warnings)
     }
 
     /// UTF-16 in the given byte order, as UTF-8.
