@@ -31,11 +31,17 @@ extension Journal {
     ///   them are replayed.
     /// - A journal naming another checkpoint was folded into the current one before a
     ///   crash: it is replaced by an empty one.
+    /// - A header with one damaged copy is written again from the other; a journal
+    ///   of the 0.2.0 format is rewritten in this one.
+    /// - A header damaged in both copies with no record after it is kept aside, and an
+    ///   empty journal started. With records after it, opening fails: which checkpoint
+    ///   they follow cannot be told, and an empty store would hide them.
     ///
     /// Each of these is reported in one line on standard error.
     /// - Throws: what `checkpoint` throws, as it is; otherwise ``SandboxError``: when
     ///   the journal cannot be read, repaired or created, `.timedOut` when another
-    ///   journal keeps the lock.
+    ///   journal keeps the lock, `.damagedJournal` for a header damaged beyond repair
+    ///   with records after it (the file is left as it is).
     public static func open(
         _ name: String, in directory: SandboxDirectory, lockTimeout: Duration = .zero,
         following checkpoint: () throws -> CheckpointDigest
@@ -62,11 +68,19 @@ extension Journal {
             let scan = JournalFormat.scan(bytes)
             let path = directory.url.appendingPathComponent(name).path
             switch scan.checkpoint {
+            case nil where !scan.records.isEmpty:
+                throw SandboxError(
+                    .damagedJournal,
+                    "the journal's header is damaged in both copies, so its \(scan.records.count) records cannot be "
+                        + "matched to the checkpoint; nothing was changed. To start without them, move the journal "
+                        + "aside: mv '\(path)' '\(path).damaged'",
+                    path: path)
             case nil:
                 let aside = asideName(name, "header")
                 try directory.moveItem(name, to: aside)
                 recovery.keptAside.append(aside)
-                StandardStream.error.report("Journal \(path): the header is damaged; the file is kept as \(aside)")
+                StandardStream.error.report(
+                    "Journal \(path): the header is damaged and no record follows it; the file is kept as \(aside)")
             case let named? where named != checkpoint:
                 recovery.supersededRecords = scan.records.count
                 StandardStream.error.report(
@@ -76,29 +90,34 @@ extension Journal {
                 recovery.records = scan.records.map(\.payload)
                 lastTicket = scan.records.last?.sequence ?? 0
                 length = scan.end
-                if !scan.corrupt.isEmpty {
-                    for range in scan.corrupt {
-                        let aside = asideName(name, "\(range.lowerBound)")
-                        try directory.replaceRegularFile(Data(bytes[range]), at: aside)
-                        recovery.keptAside.append(aside)
-                        StandardStream.error.report(
-                            "Journal \(path): \(range.count) damaged bytes at offset \(range.lowerBound), "
-                                + "followed by whole records, are kept as \(aside); the records after them are replayed"
-                        )
-                    }
-                    var kept = Array(bytes[0..<JournalFormat.headerSize])
+                for range in scan.corrupt {
+                    let aside = asideName(name, "\(range.lowerBound)")
+                    try directory.replaceRegularFile(Data(bytes[range]), at: aside)
+                    recovery.keptAside.append(aside)
+                    StandardStream.error.report(
+                        "Journal \(path): \(range.count) damaged bytes at offset \(range.lowerBound), "
+                            + "followed by whole records, are kept as \(aside); the records after them are replayed")
+                }
+                if scan.corrupt.isEmpty, scan.end < bytes.count {
+                    recovery.tornBytes = bytes.count - scan.end
+                    StandardStream.error.report(
+                        "Journal \(path): a torn last record (\(recovery.tornBytes) bytes) is dropped; "
+                            + "\(scan.records.count) records are replayed")
+                }
+                if scan.headerLength == JournalFormat.headerSize, scan.headerNeedsRewrite {
+                    StandardStream.error.report(
+                        "Journal \(path): one copy of the header is damaged; the other names the checkpoint, and "
+                            + "\(scan.records.count) records are replayed; the header is written again")
+                }
+                if !scan.corrupt.isEmpty || scan.headerNeedsRewrite {
+                    // Only whole records, after a header of this format in two good copies.
+                    var kept = JournalFormat.header(following: checkpoint)
                     for record in scan.records { kept.append(contentsOf: bytes[record.range]) }
                     try directory.replaceRegularFile(Data(kept), at: name)
                     length = kept.count
                 }
                 handle = try directory.openForAppending(name)
-                if length < bytes.count, scan.corrupt.isEmpty {
-                    recovery.tornBytes = bytes.count - length
-                    try handle?.truncate(to: length)
-                    StandardStream.error.report(
-                        "Journal \(path): a torn last record (\(recovery.tornBytes) bytes) is dropped; "
-                            + "\(scan.records.count) records are replayed")
-                }
+                if recovery.tornBytes > 0, !scan.headerNeedsRewrite { try handle?.truncate(to: length) }
             }
         }
         let file: AppendingFile

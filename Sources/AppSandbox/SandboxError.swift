@@ -111,6 +111,10 @@ extension ErrorCode<SandboxError> {
     public static let timedOut = Self("timedOut")
     /// The task waiting for a lock was cancelled.
     public static let cancelled = Self("cancelled")
+    /// A journal's header is damaged in both of its copies while records follow it:
+    /// which checkpoint they apply to cannot be told, and starting without them could
+    /// hide acknowledged changes. The message names the file and how to go on.
+    public static let damagedJournal = Self("damagedJournal")
     /// Any other system error; ``SandboxError/errno`` tells which.
     public static let systemError = Self("systemError")
     /// The container has nothing that answers the request (a search-path directory

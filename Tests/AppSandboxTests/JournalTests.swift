@@ -199,21 +199,88 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
         #expect(texts(again.records) == ["first", "third"] && again.keptAside.isEmpty, "kept aside once, not again")
     }
 
-    @Test("A damaged header keeps the whole file aside and starts an empty journal")
-    func damagedHeaderIsKeptAside() async throws {
+    @Test("A damaged byte anywhere in the header costs nothing: the other copy names the checkpoint")
+    func oneDamagedHeaderByteLosesNoRecord() async throws {
+        let digest = CheckpointDigest(of: Data("the checkpoint".utf8))
+        for position in 0..<JournalFormat.headerSize {
+            let bench = try JournalBench()
+            defer { bench.destroy() }
+            do {
+                let (journal, _) = try bench.open(following: digest)
+                for text in ["a", "b", "c"] { try await journal.waitUntilDurable(try journal.append(payload(text))) }
+            }
+            var bytes = try bench.bytes()
+            bytes[position] ^= 0x10
+            try bench.documents.write(Data(bytes), to: "j")
+            let (journal, recovery) = try bench.open(following: digest)
+            #expect(texts(recovery.records) == ["a", "b", "c"], "byte \(position) of the header")
+            #expect(recovery.keptAside.isEmpty)
+            // The header is whole again, so a second damaged byte costs nothing either.
+            #expect(
+                try bench.bytes().prefix(JournalFormat.headerSize).elementsEqual(
+                    JournalFormat.header(following: digest)))
+            try await journal.waitUntilDurable(try journal.append(payload("d")))
+            #expect(try bench.replayable(following: digest) == ["a", "b", "c", "d"])
+        }
+    }
+
+    @Test("A header damaged in both copies, with records after it, refuses to open and changes nothing")
+    func headerDamagedBeyondRepairRefusesToOpen() async throws {
         let bench = try JournalBench()
         defer { bench.destroy() }
         do {
             let (journal, _) = try bench.open()
-            try await journal.waitUntilDurable(try journal.append(payload("r")))
+            try await journal.waitUntilDurable(try journal.append(payload("acknowledged")))
         }
         var bytes = try bench.bytes()
-        bytes[3] ^= 1
+        bytes[9] ^= 1  // the first copy
+        bytes[25] ^= 1  // the second copy
+        try bench.documents.write(Data(bytes), to: "j")
+        let error = #expect(throws: SandboxError.self) { try bench.open() }
+        #expect(error?.code == .damagedJournal)
+        #expect(error?.message.contains("1 records") == true && error?.message.contains("mv '") == true)
+        #expect(try bench.bytes() == bytes, "the file is left as it is")
+    }
+
+    @Test("A damaged header with no record after it is kept aside, and an empty journal starts")
+    func damagedHeaderWithoutRecordsIsKeptAside() throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        _ = try bench.open()
+        var bytes = try bench.bytes()
+        bytes[9] ^= 1
+        bytes[25] ^= 1
         try bench.documents.write(Data(bytes), to: "j")
         let (_, recovery) = try bench.open()
         #expect(recovery.records.isEmpty)
         let aside = try #require(recovery.keptAside.first)
         #expect([UInt8](try bench.documents.contents(of: aside)) == bytes)
+    }
+
+    @Test("A journal in the 0.2.0 format is replayed and rewritten in the format with two header copies")
+    func journalOfTheFirstFormatIsReadAndRewritten() async throws {
+        let bench = try JournalBench()
+        defer { bench.destroy() }
+        let digest = CheckpointDigest(of: Data("the checkpoint".utf8))
+        // The 0.2.0 header: "KSJOURN1", length, checksum, CRC-32C of those 20 bytes.
+        var header = Array("KSJOURN1".utf8)
+        withUnsafeBytes(of: digest.length.littleEndian) { header += $0 }
+        withUnsafeBytes(of: digest.checksum.littleEndian) { header += $0 }
+        let crc = header.withUnsafeBytes { CRC32C.checksum($0) }
+        withUnsafeBytes(of: crc.littleEndian) { header += $0 }
+        var bytes = header
+        JournalFormat.appendRecord(sequence: 1, payload: payload("old"), to: &bytes)
+        try bench.documents.write(Data(bytes), to: "j")
+        let (journal, recovery) = try bench.open(following: digest)
+        #expect(texts(recovery.records) == ["old"])
+        #expect(
+            try bench.bytes().prefix(JournalFormat.headerSize).elementsEqual(JournalFormat.header(following: digest)))
+        try await journal.waitUntilDurable(try journal.append(payload("new")))
+        #expect(try bench.replayable(following: digest) == ["old", "new"])
+        // A damaged byte in an old header cannot be repaired: opening refuses.
+        bytes[12] ^= 1
+        try bench.documents.write(Data(bytes), to: "old")
+        #expect(JournalFormat.scan(bytes).checkpoint == nil && JournalFormat.scan(bytes).records.count == 1)
     }
 
     @Test("A checkpoint starts a fresh journal naming it; records after it go there")

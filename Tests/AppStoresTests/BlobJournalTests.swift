@@ -96,7 +96,7 @@ import Testing
         let reopened = try Self.store(container)
         #expect(try reopened.data(forKey: "k") == photo)
         #expect(FileManager.default.contents(atPath: file.path) == photo, "the file is whole again")
-        #expect(try container.directory(.documents).contents(of: "images.journal").count == 24, "and filed")
+        #expect(try container.directory(.documents).contents(of: "images.journal").count == 40, "and filed")
     }
 
     @Test("A torn journal tail is dropped and a corrupt record kept aside; the records after it are replayed")
@@ -115,7 +115,7 @@ import Testing
         }
         let journal = documents.appendingPathComponent("images.journal")
         var bytes = try Data(contentsOf: journal)
-        bytes[24 + 20 + 5] ^= 0xFF  // inside the first record's payload
+        bytes[40 + 20 + 5] ^= 0xFF  // inside the first record's payload (after the 40-byte header)
         bytes.append(contentsOf: Array("KSJR".utf8) + [0x40, 0, 0, 0])  // a record cut short
         try bytes.write(to: journal)
 
@@ -226,7 +226,7 @@ import Testing
         try container.directory(.documents).createDirectory("images/k")
         let error = #expect(throws: StoreError.self) { try store.set(Self.jpeg, forKey: "k") }
         #expect(error?.code == .writeFailed && error?.sandboxCode == .notRegularFile)
-        #expect(try container.directory(.documents).contents(of: "images.journal").count == 24)
+        #expect(try container.directory(.documents).contents(of: "images.journal").count == 40)
         try store.flush()
     }
 
@@ -246,7 +246,7 @@ import Testing
         let reopened = try BlobStore(
             container: container, cache: MemoryCache(notificationCenter: NotificationCenter()), lockTimeout: .zero)
         #expect(try reopened.data(forKey: "two")?.count == big.count + 1)
-        #expect(try container.directory(.documents).contents(of: "images.journal").count == 24)
+        #expect(try container.directory(.documents).contents(of: "images.journal").count == 40)
     }
 
     @Test("A folder removed behind the store's back is made again by the checkpoint, with the photos")

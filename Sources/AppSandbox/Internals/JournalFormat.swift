@@ -3,28 +3,46 @@ import Foundation
 /// The bytes of a journal file.
 ///
 /// ```
-/// header  "KSJOURN1"  checkpoint length (u64 LE)  checkpoint CRC-32C (u32 LE)  header CRC-32C (u32 LE)
+/// header  "KSJOURN2"  copy  copy
+/// copy    checkpoint length (u64 LE)  checkpoint CRC-32C (u32 LE)  CRC-32C of "KSJOURN2", length, checksum (u32 LE)
 /// record  "KSJR"  payload length (u32 LE)  sequence (u64 LE)  CRC-32C of length, sequence, payload (u32 LE)  payload
 /// ```
 ///
 /// The header names the checkpoint the records apply to, so a journal left behind by a
 /// crash between writing a checkpoint and starting the next journal is recognised as
-/// already folded in. Each record carries its length and a checksum, as SQLite's WAL
-/// frames and PostgreSQL's WAL records do; the magic lets a reader find the next whole
-/// record after a damaged one.
+/// already folded in. It names it twice, each copy with a checksum that covers the
+/// expected magic rather than the bytes read: a damaged byte anywhere in the header
+/// leaves one copy, or the other, that still checks out, and the records after it are
+/// replayed. Each record carries its length and a checksum, as SQLite's WAL frames and
+/// PostgreSQL's WAL records do; the magic lets a reader find the next whole record
+/// after a damaged one.
+///
+/// Journals written before (`"KSJOURN1"`, one copy whose checksum covers the magic, 24
+/// bytes) are read, and rewritten in this format when opened.
 enum JournalFormat {
-    static let headerMagic = Array("KSJOURN1".utf8)
+    static let headerMagic = Array("KSJOURN2".utf8)
     static let recordMagic = Array("KSJR".utf8)
-    static let headerSize = 24
+    static let headerSize = 40
     static let recordHeaderSize = 20
 
+    /// The format of the 0.2.0 release: magic, length, checksum, CRC of the 20 bytes before.
+    private static let firstMagic = Array("KSJOURN1".utf8)
+    private static let firstHeaderSize = 24
+
     static func header(following checkpoint: CheckpointDigest) -> [UInt8] {
-        var bytes = headerMagic
-        bytes.appendLittleEndian(checkpoint.length)
-        bytes.appendLittleEndian(checkpoint.checksum)
-        let crc = bytes.withUnsafeBytes { CRC32C.checksum($0) }
-        bytes.appendLittleEndian(crc)
-        return bytes
+        var copy: [UInt8] = []
+        copy.appendLittleEndian(checkpoint.length)
+        copy.appendLittleEndian(checkpoint.checksum)
+        copy.appendLittleEndian(copyChecksum(copy[...]))
+        return headerMagic + copy + copy
+    }
+
+    /// The checksum of one copy's 12 bytes of fields, with the magic they belong to.
+    private static func copyChecksum(_ fields: ArraySlice<UInt8>) -> UInt32 {
+        var crc = CRC32C()
+        headerMagic.withUnsafeBytes { crc.update($0) }
+        fields.withUnsafeBytes { crc.update($0) }
+        return crc.value
     }
 
     static func appendRecord(sequence: UInt64, payload: Data, to bytes: inout [UInt8]) {
@@ -42,8 +60,14 @@ enum JournalFormat {
 
     /// What a scan of a journal file found.
     struct Scan {
-        /// The checkpoint the header names; nil when the header is damaged or missing.
+        /// The checkpoint the header names; nil when the header is damaged beyond
+        /// both copies, or missing.
         var checkpoint: CheckpointDigest?
+        /// Where the records start: after this format's header, or the 0.2.0 one's.
+        var headerLength = headerSize
+        /// Whether the header is in the 0.2.0 format, or one of its two copies is
+        /// damaged: opening rewrites it.
+        var headerNeedsRewrite = false
         var records: [(sequence: UInt64, payload: Data, range: Range<Int>)] = []
         /// Damaged bytes followed by whole records: kept aside, never dropped.
         var corrupt: [Range<Int>] = []
@@ -60,12 +84,21 @@ enum JournalFormat {
     /// quadratic. The checksums checked are bounded by a budget of a few times the
     /// file's size: past it, the rest of the file is reported as damaged (kept, never
     /// dropped) and the scan stops.
+    ///
+    /// With no header that checks out, the records are still scanned, from where the
+    /// shorter header of either format ends, so that the caller can tell a journal that
+    /// holds records from one that holds none.
     static func scan(_ bytes: [UInt8]) -> Scan {
         var scan = Scan()
-        guard let checkpoint = readHeader(bytes) else { return scan }
-        scan.checkpoint = checkpoint
+        if let header = readHeader(bytes) {
+            scan.checkpoint = header.checkpoint
+            scan.headerLength = header.length
+            scan.headerNeedsRewrite = header.needsRewrite
+        } else {
+            scan.headerLength = firstHeaderSize
+        }
         var budget = 4 * bytes.count + (1 << 20)
-        var offset = headerSize
+        var offset = scan.headerLength
         var lastSequence: UInt64 = 0
         while offset < bytes.count {
             if let record = readRecord(bytes, at: offset, after: lastSequence, budget: &budget) {
@@ -82,16 +115,37 @@ enum JournalFormat {
             scan.corrupt.append(offset..<next)
             offset = next
         }
-        scan.end = scan.records.last?.range.upperBound ?? headerSize
+        scan.end = scan.records.last?.range.upperBound ?? scan.headerLength
         return scan
     }
 
-    private static func readHeader(_ bytes: [UInt8]) -> CheckpointDigest? {
-        guard bytes.count >= headerSize, Array(bytes[0..<8]) == headerMagic else { return nil }
+    /// The checkpoint the header names: from either copy that checks out, whatever the
+    /// magic's bytes read (two copies that check out and differ were written by no
+    /// journal, and name nothing); else from a 0.2.0 header that checks out whole.
+    private static func readHeader(_ bytes: [UInt8]) -> (checkpoint: CheckpointDigest, length: Int, needsRewrite: Bool)?
+    {
+        if bytes.count >= headerSize {
+            let copies = [8, 24].map { offset -> CheckpointDigest? in
+                guard copyChecksum(bytes[offset..<offset + 12]) == bytes.littleEndian(UInt32.self, at: offset + 12)
+                else { return nil }
+                return CheckpointDigest(
+                    length: bytes.littleEndian(UInt64.self, at: offset),
+                    checksum: bytes.littleEndian(UInt32.self, at: offset + 8))
+            }
+            switch (copies[0], copies[1]) {
+            case (let first?, let second?) where first == second:
+                return (first, headerSize, !bytes[0..<8].elementsEqual(headerMagic))
+            case (let first?, nil): return (first, headerSize, true)
+            case (nil, let second?): return (second, headerSize, true)
+            default: break
+            }
+        }
+        guard bytes.count >= firstHeaderSize, bytes[0..<8].elementsEqual(firstMagic) else { return nil }
         let crc = bytes.withUnsafeBytes { CRC32C.checksum(UnsafeRawBufferPointer(rebasing: $0[0..<20])) }
         guard crc == bytes.littleEndian(UInt32.self, at: 20) else { return nil }
-        return CheckpointDigest(
+        let checkpoint = CheckpointDigest(
             length: bytes.littleEndian(UInt64.self, at: 8), checksum: bytes.littleEndian(UInt32.self, at: 16))
+        return (checkpoint, firstHeaderSize, true)
     }
 
     private static func readRecord(_ bytes: [UInt8], at offset: Int, after lastSequence: UInt64, budget: inout Int)
