@@ -241,8 +241,20 @@ extension Defaults {
             }
             if try adjust(&base) { readFile = true }
             let plist = try file.encode(base)
-            try journal.record(plist)
-            return (base, try file.write(plist), readFile)
+            let stamp = try journal.record(plist)
+            do throws(DefaultsError) {
+                return (base, try file.write(plist), readFile)
+            } catch {
+                // Reported as failed, so it must never come back from the journal.
+                do {
+                    try journal.withdraw(stamp)
+                } catch let withdrawal {
+                    StandardStream.error.report(
+                        "Defaults: \(file.domain): a failed save could not be withdrawn from the journal: \(withdrawal)"
+                    )
+                }
+                throw error
+            }
         }
         return state.withLock { [corruption] state in
             if let corruption { state.report(corruption) }

@@ -29,17 +29,28 @@ struct PreferencesJournalTests {
         Data(try PropertyListWriter.binary.write(.dictionary(values)))
     }
 
-    /// A slot left by a process gone, holding `saves` stamped as given.
-    func leaveSlot(_ slot: Int, _ saves: [(PreferencesStamp, PropertyListDictionary)]) throws {
+    /// A slot left by a process gone, holding `saves` stamped as given (in the record
+    /// format of their stamps: numbered or not), then withdrawals of `withdrawn`.
+    func leaveSlot(
+        _ slot: Int, _ saves: [(PreferencesStamp, PropertyListDictionary)], withdrawn: [PreferencesStamp] = []
+    ) throws {
         try preferences.create()
         let (journal, _) = try Journal.open(".keepsake-\(Self.domain).plist.\(slot).journal", in: preferences) { .none }
+        var records: [Data] = []
         for (stamp, values) in saves {
-            var record = Data([1])
+            var record = Data([stamp.bootNumber == nil ? 1 : 2])
             record.append(stamp.encoded())
             record.append(try Self.plist(values))
-            try journal.waitUntilDurableBlocking(journal.append(record))
+            records.append(record)
         }
+        for stamp in withdrawn { records.append(Data([3]) + stamp.encoded()) }
+        for record in records { try journal.waitUntilDurableBlocking(journal.append(record)) }
         journal.close()
+    }
+
+    /// A stamp of an earlier boot numbered `number`, whose wall clock read `wallClock`.
+    static func stamp(boot: String, number: UInt64, wallClock: Double) -> PreferencesStamp {
+        PreferencesStamp(boot: boot, sinceBoot: 500, wallClock: wallClock, bootNumber: number)
     }
 
     func slots() throws -> [String] {
@@ -59,9 +70,10 @@ struct PreferencesJournalTests {
         let records = try #require(try Journal.records(Self.slot0, in: preferences, following: .none))
         #expect(records.count == 1)
         let record = try #require(records.first)
-        #expect(record.first == 1)
-        let (stamp, plist) = try #require(PreferencesStamp.decode(record.dropFirst()))
+        #expect(record.first == 2, "a save whose stamp carries the boot's number")
+        let (stamp, plist) = try #require(PreferencesStamp.decode(record.dropFirst(), numbered: true))
         #expect(stamp.boot == PreferencesStamp.currentBoot)
+        #expect(stamp.bootNumber == 1, "the domain's first boot")
         #expect(plist == (try preferences.contents(of: "\(Self.domain).plist")))
     }
 
@@ -81,7 +93,7 @@ struct PreferencesJournalTests {
     func thisBootIsNotReplayed() throws {
         try preferences.create()
         try preferences.write(try Self.plist(["v": 9]), to: "\(Self.domain).plist")
-        try leaveSlot(0, [(PreferencesStamp.now(), ["v": 1])])
+        try leaveSlot(0, [(PreferencesStamp.now(bootNumber: 1), ["v": 1])])
         let defaults = try fixture.defaults()
         #expect(defaults.integer(forKey: "v") == 9)
         #expect(try slots().isEmpty)
@@ -96,6 +108,83 @@ struct PreferencesJournalTests {
         let defaults = try fixture.defaults()
         #expect(defaults.integer(forKey: "v") == 5)
         #expect(try slots().isEmpty)
+    }
+
+    @Test(
+        "Boots are ordered by their number, not the wall clock: a save made while the clock was a day slow is written back"
+    )
+    func aSlowClockInOneBootLosesNoSave() throws {
+        try preferences.create()
+        try preferences.write(try Self.plist(["v": 5]), to: "\(Self.domain).plist")
+        // Boot 1 folded at day 2; boot 2, its clock a day behind, saved v = 7 and the
+        // machine stopped before the plist reached the disk.
+        let day: Double = 86_400
+        try preferences.write(
+            Self.stamp(boot: "boot-1", number: 1, wallClock: 2 * day).encoded(),
+            to: ".keepsake-\(Self.domain).plist.folded")
+        try preferences.write(
+            Self.stamp(boot: "boot-2", number: 2, wallClock: 0).encoded(), to: ".keepsake-\(Self.domain).plist.boots")
+        try leaveSlot(1, [(Self.stamp(boot: "boot-2", number: 2, wallClock: 1 * day), ["v": 7])])
+        let defaults = try fixture.defaults()
+        #expect(defaults.integer(forKey: "v") == 7, "the acknowledged save of boot 2 is back")
+        #expect(try fixture.file(Self.domain) == ["v": 7])
+        // This boot is the third, whatever its clock says.
+        let boots = try preferences.contents(of: ".keepsake-\(Self.domain).plist.boots")
+        #expect(PreferencesStamp.decodeWhole(boots)?.bootNumber == 3)
+    }
+
+    @Test("A plist folded in a later boot whose clock ran behind is not replaced by an earlier boot's save")
+    func aFoldOfALaterBootWinsWhateverItsClock() throws {
+        try preferences.create()
+        try preferences.write(try Self.plist(["v": 9]), to: "\(Self.domain).plist")
+        try preferences.write(
+            Self.stamp(boot: "boot-3", number: 3, wallClock: 10).encoded(),
+            to: ".keepsake-\(Self.domain).plist.folded")
+        try preferences.write(
+            Self.stamp(boot: "boot-3", number: 3, wallClock: 0).encoded(), to: ".keepsake-\(Self.domain).plist.boots")
+        try leaveSlot(1, [(Self.stamp(boot: "boot-2", number: 2, wallClock: 1_000_000), ["v": 4])])
+        let defaults = try fixture.defaults()
+        #expect(defaults.integer(forKey: "v") == 9)
+    }
+
+    @Test("A withdrawn save (its plist was never written) is not written back")
+    func withdrawnSaveIsNotReplayed() throws {
+        try preferences.create()
+        try preferences.write(try Self.plist(["v": 1]), to: "\(Self.domain).plist")
+        let good = Self.stamp(boot: "boot-1", number: 1, wallClock: 100)
+        let failed = Self.stamp(boot: "boot-1", number: 1, wallClock: 200)
+        try leaveSlot(2, [(good, ["v": 2]), (failed, ["v": 3])], withdrawn: [failed])
+        let defaults = try fixture.defaults()
+        #expect(defaults.integer(forKey: "v") == 2, "the last save that wrote its plist")
+    }
+
+    @Test("A save whose plist could not be written is withdrawn in the journal: no replay can bring it back")
+    func failedSaveIsWithdrawn() throws {
+        let failNextRename = Locked(false)
+        var calls = SystemCalls.live
+        calls.renameat = { a, from, b, to throws(Errno) in
+            let armed = failNextRename.withLock { armed in
+                defer { armed = false }
+                return armed
+            }
+            if armed { throw Errno(EIO) }
+            try SystemCalls.live.renameat(a, from, b, to)
+        }
+        var configuration = fixture.configuration()
+        configuration.fileSystem = FileSystem(system: calls)
+        let defaults = try fixture.make(configuration)
+        defaults.set(1, forKey: "v")
+        try defaults.flush()
+        defaults.set(2, forKey: "v")
+        failNextRename.withLock { $0 = true }
+        #expect(throws: DefaultsError.self) { try defaults.flush() }
+        #expect(try fixture.file(Self.domain) == ["v": 1], "the plist was not replaced")
+        let records = try #require(try Journal.records(Self.slot0, in: preferences, following: .none))
+        #expect(records.count == 3, "two saves and the withdrawal of the second")
+        let saves = PreferencesJournal.saves(in: records, of: Self.slot0)
+        #expect(try saves.map { try PropertyListReader().read($0.1) } == [["v": 1]])
+        try defaults.flush()
+        #expect(try fixture.file(Self.domain) == ["v": 2], "the change is saved by the next save")
     }
 
     @Test("A replay kept from the first read (the lock held elsewhere) runs before the first save, which builds on it")

@@ -26,21 +26,37 @@ import Locking
 /// background, terminating, a journal past ``foldBytes``) makes the plist durable,
 /// records when in `.keepsake-<domain>.plist.folded`, and empties this process's slot:
 /// older records left in other slots then lose to the plist.
+///
+/// "Later" never asks the wall clock across boots: `.keepsake-<domain>.plist.boots`
+/// counts the boots the domain was used in, and every stamp carries its boot's number
+/// (``PreferencesStamp``). A save whose plist could not be written is withdrawn by a
+/// record of its own, so that a replay never brings back a save reported as failed.
 final class PreferencesJournal: Sendable {
     let file: PreferencesFile
     let journal: Journal
+    /// This boot's number for the domain, which every stamp of this journal carries.
+    let bootNumber: UInt64
     /// Set when cutting a failed record off failed: the next record tries again
     /// first. Each record is a whole plist, so none depends on one cut off.
     private let cutBackOwed = Locked(false)
 
     /// Past this size the journal is folded into the plist.
     static let foldBytes = 256 << 10
-    private static let recordFormat: UInt8 = 1
+    /// What a record is, by its first byte.
+    private enum RecordFormat: UInt8 {
+        /// A save: its stamp, without a boot number, then the plist (written before boots were counted).
+        case unnumberedSave = 1
+        /// A save: its stamp, with the boot number, then the plist.
+        case save = 2
+        /// The save with this stamp did not write its plist: it is not replayed.
+        case withdrawal = 3
+    }
     private static let maxSlots = 4096
 
-    private init(file: PreferencesFile, journal: Journal) {
+    private init(file: PreferencesFile, journal: Journal, bootNumber: UInt64) {
         self.file = file
         self.journal = journal
+        self.bootNumber = bootNumber
     }
 
     // MARK: Names
@@ -56,6 +72,8 @@ final class PreferencesJournal: Sendable {
     private static func slotName(_ file: PreferencesFile, _ slot: Int) -> String { prefix(file) + "\(slot).journal" }
 
     private static func foldedName(_ file: PreferencesFile) -> String { prefix(file) + "folded" }
+
+    private static func bootsName(_ file: PreferencesFile) -> String { prefix(file) + "boots" }
 
     /// The slots on disk that no process holds.
     static func orphans(of file: PreferencesFile) throws(DefaultsError) -> [String] {
@@ -83,10 +101,10 @@ final class PreferencesJournal: Sendable {
     /// Replays the slots no one holds, then takes the first free one. Call holding the
     /// domain's lock.
     static func open(for file: PreferencesFile) throws(DefaultsError) -> PreferencesJournal {
-        try recoverOrphans(of: file)
+        let bootNumber = try recoverOrphans(of: file)
         for slot in 0..<maxSlots {
             guard let (journal, _) = try openUnlessHeld(slotName(file, slot), file) else { continue }
-            return PreferencesJournal(file: file, journal: journal)
+            return PreferencesJournal(file: file, journal: journal, bootNumber: bootNumber)
         }
         throw DefaultsError(.fileSystem, "all \(maxSlots) journal slots are held", domain: file.domain)
     }
@@ -105,9 +123,11 @@ final class PreferencesJournal: Sendable {
         }
     }
 
-    /// Replays and removes the slots no one holds (see the type's summary). Call
-    /// holding the domain's lock.
-    static func recoverOrphans(of file: PreferencesFile) throws(DefaultsError) {
+    /// Replays and removes the slots no one holds (see the type's summary), and returns
+    /// this boot's number for the domain. Call holding the domain's lock.
+    @discardableResult
+    static func recoverOrphans(of file: PreferencesFile) throws(DefaultsError) -> UInt64 {
+        let bootNumber = try currentBootNumber(of: file)
         var orphans: [Journal] = []
         defer { for orphan in orphans { orphan.close() } }
         var latest: (stamp: PreferencesStamp, plist: Data)?
@@ -123,50 +143,125 @@ final class PreferencesJournal: Sendable {
             }
             guard let (journal, recovery) = opened else { continue }
             orphans.append(journal)
-            for record in recovery.records {
-                guard record.first == recordFormat, let (stamp, plist) = PreferencesStamp.decode(record.dropFirst())
-                else {
-                    StandardStream.error.report("Defaults: \(name) holds a record that is not a save; it is skipped")
-                    continue
-                }
-                if stamp.isOfAnEarlierBoot, latest.map({ stamp.isLater(than: $0.stamp) }) ?? true {
-                    latest = (stamp, plist)
-                }
+            for (stamp, plist) in saves(in: recovery.records, of: name)
+            where stamp.isOfAnEarlierBoot && latest.map({ stamp.isLater(than: $0.stamp) }) ?? true {
+                latest = (stamp, plist)
             }
         }
-        guard !orphans.isEmpty else { return }
-        if let latest, try readFolded(file).map({ latest.stamp.isLater(than: $0) }) ?? true {
+        guard !orphans.isEmpty else { return bootNumber }
+        let folded = try readFolded(file)
+        if let latest, folded.map({ latest.stamp.isLater(than: $0) }) ?? true {
             try replace(file, with: latest.plist)
             StandardStream.error.report(
                 "Defaults: \(file.domain): the save of \(Date(timeIntervalSince1970: latest.stamp.wallClock)) "
-                    + "is written back from a journal the machine's stop left")
+                    + "(boot \(latest.stamp.bootNumber.map(String.init) ?? "?")) is written back from a journal "
+                    + "the machine's stop left")
         } else {
+            if let latest {
+                StandardStream.error.report(
+                    "Defaults: \(file.domain): the save of \(Date(timeIntervalSince1970: latest.stamp.wallClock)) "
+                        + "in a journal the machine's stop left is older than the plist, which stays")
+            }
             try makeDurable(file)
         }
-        try writeFolded(file)
+        try writeFolded(file, bootNumber: bootNumber)
         do throws(SandboxError) {
             for orphan in orphans { try file.directory.removeItem(orphan.name) }
             try file.directory.synchronizeFolder()
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "removing replayed preferences journals")
         }
+        return bootNumber
+    }
+
+    /// The saves a slot's records hold, less those withdrawn; a record that is neither
+    /// is reported and skipped.
+    static func saves(in records: [Data], of name: String) -> [(PreferencesStamp, Data)] {
+        var saves: [(PreferencesStamp, Data)] = []
+        var withdrawn: [PreferencesStamp] = []
+        for record in records {
+            switch record.first.flatMap(RecordFormat.init(rawValue:)) {
+            case .unnumberedSave?, .save?:
+                if let save = PreferencesStamp.decode(
+                    record.dropFirst(), numbered: record.first == RecordFormat.save.rawValue)
+                {
+                    saves.append(save)
+                    continue
+                }
+            case .withdrawal?:
+                if let (stamp, _) = PreferencesStamp.decode(record.dropFirst(), numbered: true) {
+                    withdrawn.append(stamp)
+                    continue
+                }
+            case nil: break
+            }
+            StandardStream.error.report("Defaults: \(name) holds a record that is not a save; it is skipped")
+        }
+        return saves.filter { save in !withdrawn.contains(save.0) }
+    }
+
+    /// This boot's number for the domain: the number on disk if it was taken in this
+    /// boot, else one more, written durably before any stamp carries it. A file that
+    /// cannot be read counts on from the folded stamp's number. Call holding the
+    /// domain's lock.
+    private static func currentBootNumber(of file: PreferencesFile) throws(DefaultsError) -> UInt64 {
+        let boot = PreferencesStamp.currentBoot ?? ""
+        let stored: PreferencesStamp?
+        do {
+            stored = try file.directory.regularFileContents(bootsName(file)).map { bytes in
+                guard let stamp = PreferencesStamp.decodeWhole(bytes), stamp.bootNumber != nil else {
+                    StandardStream.error.report(
+                        "Defaults: \(file.domain): the count of boots cannot be read; it goes on from the folded stamp")
+                    return PreferencesStamp(boot: "", sinceBoot: 0, wallClock: 0, bootNumber: nil)
+                }
+                return stamp
+            }
+        } catch {
+            throw DefaultsError(error, domain: file.domain, operation: "reading the count of boots")
+        }
+        if let stored, stored.boot == boot, let number = stored.bootNumber { return number }
+        let folded = try readFolded(file)
+        let number = (stored?.bootNumber ?? folded?.bootNumber ?? 0) + 1
+        let record = PreferencesStamp(
+            boot: boot, sinceBoot: 0, wallClock: Date().timeIntervalSince1970, bootNumber: number)
+        do {
+            try file.directory.create()
+            try file.directory.replaceRegularFile(record.encoded(), at: bootsName(file))
+        } catch {
+            throw DefaultsError(error, domain: file.domain, operation: "counting the boots")
+        }
+        return number
     }
 
     // MARK: Saving
 
     /// Makes the plist bytes a save is about to write durable, stamped now, before the
-    /// plist is replaced. Call holding the domain's lock.
-    func record(_ plist: Data) throws(DefaultsError) {
-        var record = Data([Self.recordFormat])
-        record.append(PreferencesStamp.now().encoded())
+    /// plist is replaced, and returns the stamp. Call holding the domain's lock.
+    func record(_ plist: Data) throws(DefaultsError) -> PreferencesStamp {
+        let stamp = PreferencesStamp.now(bootNumber: bootNumber)
+        var record = Data([RecordFormat.save.rawValue])
+        record.append(stamp.encoded())
         record.append(plist)
+        try append(record, operation: "journaling the preferences")
+        return stamp
+    }
+
+    /// Records, durably, that the save stamped `stamp` did not write its plist, so that
+    /// no replay brings it back. Call holding the domain's lock.
+    func withdraw(_ stamp: PreferencesStamp) throws(DefaultsError) {
+        var record = Data([RecordFormat.withdrawal.rawValue])
+        record.append(stamp.encoded())
+        try append(record, operation: "withdrawing a failed save from the journal")
+    }
+
+    private func append(_ record: Data, operation: String) throws(DefaultsError) {
         do {
             if cutBackOwed.withLock({ $0 }) { try cutBack() }
             try journal.waitUntilDurableBlocking(journal.append(record))
         } catch {
             // Cut off what may be whole in the file before saying it failed.
             try? cutBack()
-            throw DefaultsError(error, domain: file.domain, operation: "journaling the preferences")
+            throw DefaultsError(error, domain: file.domain, operation: operation)
         }
     }
 
@@ -184,7 +279,7 @@ final class PreferencesJournal: Sendable {
     /// the domain's lock, with no save of this process under way.
     func fold() throws(DefaultsError) {
         try Self.makeDurable(file)
-        try Self.writeFolded(file)
+        try Self.writeFolded(file, bootNumber: bootNumber)
         do {
             try journal.waitUntilDurableBlocking(journal.checkpoint { .none })
         } catch {
@@ -221,15 +316,16 @@ final class PreferencesJournal: Sendable {
 
     private static func readFolded(_ file: PreferencesFile) throws(DefaultsError) -> PreferencesStamp? {
         do {
-            return try file.directory.regularFileContents(foldedName(file)).flatMap(PreferencesStamp.decode)?.0
+            return try file.directory.regularFileContents(foldedName(file)).flatMap(PreferencesStamp.decodeWhole)
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "reading when the preferences were folded")
         }
     }
 
-    private static func writeFolded(_ file: PreferencesFile) throws(DefaultsError) {
+    private static func writeFolded(_ file: PreferencesFile, bootNumber: UInt64) throws(DefaultsError) {
         do {
-            try file.directory.replaceRegularFile(PreferencesStamp.now().encoded(), at: foldedName(file))
+            try file.directory.replaceRegularFile(
+                PreferencesStamp.now(bootNumber: bootNumber).encoded(), at: foldedName(file))
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "recording when the preferences were folded")
         }
