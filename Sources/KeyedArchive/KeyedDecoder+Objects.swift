@@ -113,11 +113,12 @@ extension KeyedDecoder {
         case .none(let generation) where generation == registryGeneration: return nil
         default: break
         }
-        for name in [archivedClass.name] + archivedClass.hints {
-            if let type = registry.type(forName: name) ?? ClassRegistry.runtimeType(named: name) {
-                archivedClass.resolution = .type(type)
-                return type
-            }
+        func lookUp(_ name: String) -> (any KeyedCoding.Type)? {
+            registry.type(forName: name) ?? ClassRegistry.runtimeType(named: name)
+        }
+        if let type = lookUp(archivedClass.name) ?? archivedClass.hints.lazy.compactMap(lookUp).first {
+            archivedClass.resolution = .type(type)
+            return type
         }
         // Last, as in Foundation: the delegate may name a type for the class.
         if let type = delegate?.unarchiver(
