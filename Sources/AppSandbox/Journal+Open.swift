@@ -104,12 +104,13 @@ extension Journal {
                         "Journal \(path): a torn last record (\(recovery.tornBytes) bytes) is dropped; "
                             + "\(scan.records.count) records are replayed")
                 }
-                if scan.headerLength == JournalFormat.headerSize, scan.headerNeedsRewrite {
+                if scan.header == .repaired {
                     StandardStream.error.report(
                         "Journal \(path): one copy of the header is damaged; the other names the checkpoint, and "
                             + "\(scan.records.count) records are replayed; the header is written again")
                 }
-                if !scan.corrupt.isEmpty || scan.headerNeedsRewrite {
+                let rewrites = !scan.corrupt.isEmpty || scan.header != .intact
+                if rewrites {
                     // Only whole records, after a header of this format in two good copies.
                     var kept = JournalFormat.header(following: checkpoint)
                     for record in scan.records { kept.append(contentsOf: bytes[record.range]) }
@@ -117,7 +118,7 @@ extension Journal {
                     length = kept.count
                 }
                 handle = try directory.openForAppending(name)
-                if recovery.tornBytes > 0, !scan.headerNeedsRewrite { try handle?.truncate(to: length) }
+                if recovery.tornBytes > 0, !rewrites { try handle?.truncate(to: length) }
             }
         }
         let file: AppendingFile

@@ -277,7 +277,7 @@ private func texts(_ records: [Data]) -> [String] { records.map { String(decodin
             try bench.bytes().prefix(JournalFormat.headerSize).elementsEqual(JournalFormat.header(following: digest)))
         try await journal.waitUntilDurable(try journal.append(payload("new")))
         #expect(try bench.replayable(following: digest) == ["old", "new"])
-        // A damaged byte in an old header cannot be repaired: opening refuses.
+        // A damaged byte in an old header cannot be repaired: no checkpoint, one record (which opening refuses).
         bytes[12] ^= 1
         try bench.documents.write(Data(bytes), to: "old")
         #expect(JournalFormat.scan(bytes).checkpoint == nil && JournalFormat.scan(bytes).records.count == 1)

@@ -206,31 +206,29 @@ final class PreferencesJournal: Sendable {
     /// domain's lock.
     private static func currentBootNumber(of file: PreferencesFile) throws(DefaultsError) -> UInt64 {
         let boot = PreferencesStamp.currentBoot ?? ""
-        let stored: PreferencesStamp?
+        let bytes: Data?
         do {
-            stored = try file.directory.regularFileContents(bootsName(file)).map { bytes in
-                guard let stamp = PreferencesStamp.decodeWhole(bytes), stamp.bootNumber != nil else {
-                    StandardStream.error.report(
-                        "Defaults: \(file.domain): the count of boots cannot be read; it goes on from the folded stamp")
-                    return PreferencesStamp(boot: "", sinceBoot: 0, wallClock: 0, bootNumber: nil)
-                }
-                return stamp
-            }
+            bytes = try file.directory.regularFileContents(bootsName(file))
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "reading the count of boots")
         }
+        let stored = bytes.flatMap(PreferencesStamp.decodeWhole)
         if let stored, stored.boot == boot, let number = stored.bootNumber { return number }
-        let folded = try readFolded(file)
-        let number = (stored?.bootNumber ?? folded?.bootNumber ?? 0) + 1
+        if bytes != nil, stored?.bootNumber == nil {
+            StandardStream.error.report(
+                "Defaults: \(file.domain): the count of boots cannot be read; it goes on from the folded stamp")
+        }
+        let folded = stored?.bootNumber == nil ? try readFolded(file) : nil
+        let previous = stored?.bootNumber ?? folded?.bootNumber ?? 0
         let record = PreferencesStamp(
-            boot: boot, sinceBoot: 0, wallClock: Date().timeIntervalSince1970, bootNumber: number)
+            boot: boot, sinceBoot: 0, wallClock: Date().timeIntervalSince1970, bootNumber: previous + 1)
         do {
             try file.directory.create()
             try file.directory.replaceRegularFile(record.encoded(), at: bootsName(file))
         } catch {
             throw DefaultsError(error, domain: file.domain, operation: "counting the boots")
         }
-        return number
+        return previous + 1
     }
 
     // MARK: Saving

@@ -58,6 +58,15 @@ enum JournalFormat {
         bytes.append(contentsOf: payload)
     }
 
+    /// A header that names its checkpoint, as read.
+    enum HeaderState {
+        case intact
+        /// One copy (or the magic) is damaged: opening writes the header again.
+        case repaired
+        /// The 0.2.0 format: opening rewrites the journal in this one.
+        case firstFormat
+    }
+
     /// What a scan of a journal file found.
     struct Scan {
         /// The checkpoint the header names; nil when the header is damaged beyond
@@ -65,9 +74,8 @@ enum JournalFormat {
         var checkpoint: CheckpointDigest?
         /// Where the records start: after this format's header, or the 0.2.0 one's.
         var headerLength = headerSize
-        /// Whether the header is in the 0.2.0 format, or one of its two copies is
-        /// damaged: opening rewrites it.
-        var headerNeedsRewrite = false
+        /// What opening must do about the header.
+        var header = HeaderState.intact
         var records: [(sequence: UInt64, payload: Data, range: Range<Int>)] = []
         /// Damaged bytes followed by whole records: kept aside, never dropped.
         var corrupt: [Range<Int>] = []
@@ -92,8 +100,8 @@ enum JournalFormat {
         var scan = Scan()
         if let header = readHeader(bytes) {
             scan.checkpoint = header.checkpoint
-            scan.headerLength = header.length
-            scan.headerNeedsRewrite = header.needsRewrite
+            scan.header = header.state
+            scan.headerLength = header.state == .firstFormat ? firstHeaderSize : headerSize
         } else {
             scan.headerLength = firstHeaderSize
         }
@@ -122,8 +130,7 @@ enum JournalFormat {
     /// The checkpoint the header names: from either copy that checks out, whatever the
     /// magic's bytes read (two copies that check out and differ were written by no
     /// journal, and name nothing); else from a 0.2.0 header that checks out whole.
-    private static func readHeader(_ bytes: [UInt8]) -> (checkpoint: CheckpointDigest, length: Int, needsRewrite: Bool)?
-    {
+    private static func readHeader(_ bytes: [UInt8]) -> (checkpoint: CheckpointDigest, state: HeaderState)? {
         if bytes.count >= headerSize {
             let copies = [8, 24].map { offset -> CheckpointDigest? in
                 guard copyChecksum(bytes[offset..<offset + 12]) == bytes.littleEndian(UInt32.self, at: offset + 12)
@@ -134,9 +141,9 @@ enum JournalFormat {
             }
             switch (copies[0], copies[1]) {
             case (let first?, let second?) where first == second:
-                return (first, headerSize, !bytes[0..<8].elementsEqual(headerMagic))
-            case (let first?, nil): return (first, headerSize, true)
-            case (nil, let second?): return (second, headerSize, true)
+                return (first, bytes[0..<8].elementsEqual(headerMagic) ? .intact : .repaired)
+            case (let first?, nil): return (first, .repaired)
+            case (nil, let second?): return (second, .repaired)
             default: break
             }
         }
@@ -145,7 +152,7 @@ enum JournalFormat {
         guard crc == bytes.littleEndian(UInt32.self, at: 20) else { return nil }
         let checkpoint = CheckpointDigest(
             length: bytes.littleEndian(UInt64.self, at: 8), checksum: bytes.littleEndian(UInt32.self, at: 16))
-        return (checkpoint, firstHeaderSize, true)
+        return (checkpoint, .firstFormat)
     }
 
     private static func readRecord(_ bytes: [UInt8], at offset: Int, after lastSequence: UInt64, budget: inout Int)

@@ -53,6 +53,6 @@ struct ClassRegistry {
     /// name it is, else the first type the process archived under that name. For
     /// insecure decoding and for telling a disallowed class from an unknown one.
     static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
-        ProcessClassNames.runtimeType(named: name) ?? ProcessClassNames.archivedType(named: name)
+        ProcessClassNames.swiftType(named: name) ?? ProcessClassNames.archivedType(named: name)
     }
 }

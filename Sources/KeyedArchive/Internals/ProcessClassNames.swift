@@ -20,11 +20,11 @@ enum ProcessClassNames {
         /// Every type archived by this process, by the name it was written under.
         var archived: [String: CodingType] = [:]
         /// What the runtime's lookup by name answered, found or not.
-        var runtimeTypes: [String: CodingType?] = [:]
+        var swiftTypes: [String: CodingType?] = [:]
     }
 
     /// Names come from archives: past this many, lookups are answered but not remembered.
-    private static let runtimeTypesLimit = 4_096
+    private static let swiftTypesLimit = 4_096
 
     private static let state = Locked(State())
 
@@ -61,11 +61,11 @@ enum ProcessClassNames {
     /// The Swift type `name` names in this process (`_typeByName`), asked of the runtime
     /// once per name: its lookup walks the type metadata of every loaded image, and a
     /// store decoding one archive per row would otherwise pay it once per object.
-    static func runtimeType(named name: String) -> (any KeyedCoding.Type)? {
-        if let known = state.withLock({ $0.runtimeTypes[name] }) { return known?.type }
+    static func swiftType(named name: String) -> (any KeyedCoding.Type)? {
+        if let known = state.withLock({ $0.swiftTypes[name] }) { return known?.type }
         let found = (_typeByName(name) as? any KeyedCoding.Type).map(CodingType.init)
         state.withLock { state in
-            if state.runtimeTypes.count < runtimeTypesLimit { state.runtimeTypes[name] = .some(found) }
+            if state.swiftTypes.count < swiftTypesLimit { state.swiftTypes[name] = .some(found) }
         }
         return found?.type
     }
