@@ -94,7 +94,10 @@ extension KeyedDecoder {
         if refusesWhatAppleWillDisallow, let superclass = (type as? AnyClass).flatMap(_getSuperclass),
             superclass is any KeyedSecureCoding.Type
         {
-            record(.inheritedSecureCoding, className: type.archiveClassName, allowed: currentAllowedClasses)
+            let className = type.archiveClassName
+            if isFirst(.inheritedSecureCoding, className: className) {
+                record(.inheritedSecureCoding, className: className, allowed: currentAllowedClasses)
+            }
         }
     }
 
@@ -190,12 +193,14 @@ extension KeyedDecoder {
         try warn(.nsObjectListed, className: className, allowed: allowed, uid: uid)
     }
 
-    /// Records a warning (``record(_:className:allowed:)``); in strict mode refuses instead.
+    /// Records a warning the first time (``record(_:className:allowed:)``); in strict
+    /// mode refuses instead.
     private func warn(_ kind: SecureCodingWarning.Kind, className: String, allowed: AllowedClasses, uid: Int?)
         throws(KeyedArchiveError)
     {
         guard refusesWhatAppleWillDisallow else {
-            return record(kind, className: className, allowed: allowed)
+            if isFirst(kind, className: className) { record(kind, className: className, allowed: allowed) }
+            return
         }
         let warning = SecureCodingWarning(
             kind: kind, key: checkedKey, className: className, allowedClasses: allowed.description)
@@ -204,12 +209,17 @@ extension KeyedDecoder {
             "refused in strict mode: \(warning.description)", uid: uid, className: className)
     }
 
-    /// Records a warning once per kind, key and class (met again, it costs a set lookup,
-    /// not a message), and logs it once per process.
+    /// Whether this is the first warning of its kind for this key and class: met again,
+    /// a warning costs a set lookup, not a message. Inline, and apart from `record`:
+    /// every unlisted inline string passes here, and handing it the allowed set too
+    /// cost about 45 instructions a string (`decode-archive`).
+    @inline(__always)
+    private func isFirst(_ kind: SecureCodingWarning.Kind, className: String) -> Bool {
+        warnedAbout.insert(WarnedAbout(kind: kind, key: checkedKey, className: className)).inserted
+    }
+
+    /// Records a warning, and logs it once per process.
     private func record(_ kind: SecureCodingWarning.Kind, className: String, allowed: AllowedClasses) {
-        guard warnedAbout.insert(WarnedAbout(kind: kind, key: checkedKey, className: className)).inserted else {
-            return
-        }
         let warning = SecureCodingWarning(
             kind: kind, key: checkedKey, className: className, allowedClasses: allowed.description)
         secureCodingWarnings.append(warning)

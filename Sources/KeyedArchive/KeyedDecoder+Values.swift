@@ -139,12 +139,11 @@ extension KeyedDecoder {
     /// (``SecureCodingWarning/Kind/nonObjectDecodedAsObject``), and decoding goes on.
     public func decodeObject<Value: KeyedArchivable>(of type: Value.Type, forKey key: String) -> Value? {
         recordingFailure { () throws(KeyedArchiveError) -> Value? in
-            let cursor = frame.cursor
             do throws(KeyedArchiveError) {
                 return try decodeIfPresent(type, forKey: key)
             } catch  where error.code == .typeMismatch {
-                frame.cursor = cursor
-                guard let stored = try rawValue(forKey: key), stored.isInlineNumber else { throw error }
+                // Looked up again only on this path, so a decode that succeeds pays nothing.
+                guard let stored = try field(key, in: frame.fields), stored.isInlineNumber else { throw error }
                 try withCheckedKey(key) { () throws(KeyedArchiveError) in try refuseNonObject(stored) }
                 return nil
             }
