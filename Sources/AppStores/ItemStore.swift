@@ -61,9 +61,20 @@ public final class ItemStore<Model: KeyedArchivable> {
         get { items }
         set {
             items = newValue
-            record(.replaceAll(newValue))
+            record(.replaceAll(newValue), told: .replacedAll)
         }
     }
+
+    /// Told, on the main actor, of the changes made through the store once they are
+    /// durable (their journal record `fsync`ed, or a save written), in the order they
+    /// were made; never of a change a failed write undid. A sync engine's outbox:
+    /// what it pushes is already safe here.
+    ///
+    /// Changes are kept for it only while it is set.
+    public var onDurableChanges: (([Change]) -> Void)?
+    /// Changes made since the last told, each with the journal ticket (or save number)
+    /// that makes it durable; `nil` for the next save's, which writes every item.
+    private var untoldChanges: [(ticket: UInt64?, change: Change)] = []
 
     private var items: [Model]
     /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
@@ -267,21 +278,42 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     /// Applies `change` and records it in the journal.
     private func change(_ change: ItemChange<Model>) {
+        let told = onDurableChanges == nil ? nil : change.told(on: items)
         change.apply(to: &items)
-        record(change)
+        record(change, told: told)
     }
 
-    /// Counts a change made to `items`, and queues its record.
-    private func record(_ change: ItemChange<Model>) {
+    /// Counts a change made to `items`, queues its record, and keeps `told` for
+    /// ``onDurableChanges``.
+    private func record(_ change: ItemChange<Model>, told: Change?) {
         version += 1
-        guard let journal = journaled?.journal, unrecordedVersion == nil else { return }
-        do {
-            let ticket = try journal.append(try change.encoded())
-            lastRecorded = (ticket, version)
-        } catch {
-            // Left for a save, which writes every item or says why it cannot.
-            unrecordedVersion = version
+        var ticket: UInt64?
+        if let journal = journaled?.journal, unrecordedVersion == nil {
+            do {
+                ticket = try journal.append(try change.encoded())
+                lastRecorded = (ticket!, version)
+            } catch {
+                // Left for a save, which writes every item or says why it cannot.
+                unrecordedVersion = version
+            }
         }
+        if let told, onDurableChanges != nil { untoldChanges.append((ticket, told)) }
+    }
+
+    /// Tells ``onDurableChanges`` of the changes made durable by `ticket` and those
+    /// before it.
+    private func tellDurable(through ticket: UInt64) {
+        let durable = untoldChanges.prefix { $0.ticket.map { $0 <= ticket } ?? false }
+        guard !durable.isEmpty else { return }
+        untoldChanges.removeFirst(durable.count)
+        onDurableChanges?(durable.map(\.change))
+    }
+
+    /// Forgets the changes not yet told, whose items were replaced by what the disk
+    /// holds: any of them that was durable is in it, so every item may have changed.
+    private func tellReplacedFromDisk() {
+        untoldChanges.removeAll()
+        onDurableChanges?([.replacedAll])
     }
 
     // MARK: Durability
@@ -330,9 +362,11 @@ public final class ItemStore<Model: KeyedArchivable> {
             savedVersion = version
             savedSaveNumber = max(savedSaveNumber, rolledBackThrough)
             savedFingerprint = Self.fingerprint(of: items)
+            tellReplacedFromDisk()
         } catch {
             // The disk cannot even be read back: the changes stay here, unsaved, for
-            // the next save to try.
+            // the next save to try, and are durable only once it succeeds.
+            untoldChanges = untoldChanges.map { (nil, $0.change) }
             StandardStream.error.report("ItemStore: cannot undo the changes a failed write lost: \(error)")
         }
     }
@@ -373,8 +407,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         let pending = try prepareSave(fingerprint: fingerprint)
         let result = pending.wait()
         writesInFlight -= 1
-        try result.get()
-        markSaved(pending.saved)
+        try finish(pending, result)
     }
 
     /// ``save()`` without holding the main actor while the file is written and
@@ -386,8 +419,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         let pending = try prepareSave(fingerprint: Self.fingerprint(of: items))
         let result = await pending.waitInBackground()
         writesInFlight -= 1
-        try result.get()
-        markSaved(pending.saved)
+        try finish(pending, result)
     }
 
     /// What the store is once a save's write has succeeded.
@@ -408,6 +440,7 @@ public final class ItemStore<Model: KeyedArchivable> {
             let snapshot = try archive.snapshot(of: items)
             let file = archive.file
             let ticket = journal.checkpoint { () throws(SandboxError) in try file.writeCheckpoint(snapshot) }
+            assignUntoldChanges(toSave: ticket, fingerprint: fingerprint)
             writesInFlight += 1
             if let unrecorded = unrecordedVersion, unrecorded <= version { unrecordedVersion = nil }
             let path = archive.url.path
@@ -428,6 +461,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         }
         let write = try Self.write(items, to: backend)
         lastSaveNumber += 1
+        assignUntoldChanges(toSave: lastSaveNumber, fingerprint: fingerprint)
         writesInFlight += 1
         let writes = writes
         return PendingSave(
@@ -443,9 +477,31 @@ public final class ItemStore<Model: KeyedArchivable> {
         return { Result { () throws(StoreError) in try backend.write(snapshot) } }
     }
 
+    /// The changes waiting for a save (that could not be journaled, or were made on a
+    /// store without a journal) are made durable by save `number`; so are the items of a
+    /// class model changed in place, which its `fingerprint` finds.
+    private func assignUntoldChanges(toSave number: UInt64, fingerprint: Int?) {
+        guard onDurableChanges != nil else { return }
+        if fingerprint != savedFingerprint { untoldChanges.append((nil, .replacedAll)) }
+        untoldChanges = untoldChanges.map { ($0.ticket ?? number, $0.change) }
+    }
+
+    /// Marks the store saved when `result` says the write succeeded; else the changes
+    /// left for it wait for the next save.
+    private func finish(_ pending: PendingSave, _ result: Result<Void, StoreError>) throws(StoreError) {
+        do {
+            try result.get()
+        } catch {
+            untoldChanges = untoldChanges.map { ($0.ticket == pending.saved.number ? nil : $0.ticket, $0.change) }
+            throw error
+        }
+        markSaved(pending.saved)
+    }
+
     /// Records a finished write, unless a save asked for later has already been: its
     /// write came after this one, so the disk holds what it wrote.
     private func markSaved(_ saved: SavedState) {
+        tellDurable(through: saved.number)
         guard saved.number > savedSaveNumber else { return }
         savedSaveNumber = saved.number
         savedVersion = saved.version
@@ -506,6 +562,7 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     private func replaceWithReloaded(_ loaded: [Model]) {
         items = loaded
+        tellReplacedFromDisk()
         version += 1
         // Saves asked for before, finishing late, must not mark anything saved.
         savedSaveNumber = max(lastSaveNumber, lastRecorded?.ticket ?? 0)

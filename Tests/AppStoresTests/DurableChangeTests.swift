@@ -1,0 +1,82 @@
+import AppSandbox
+import Testing
+
+@testable import AppStores
+
+/// What ``ItemStore/onDurableChanges`` tells a sync engine: each change once durable,
+/// in order, and never one a failed write undid.
+@Suite @MainActor struct DurableChangeTests {
+    /// A store on `container` whose told changes collect in the returned box.
+    private func observed(_ container: AppContainer) throws -> (ItemStore<Item>, Told) {
+        let store = try ItemStore<Item>(container: container)
+        let told = Told()
+        store.onDurableChanges = { told.changes += $0 }
+        return (store, told)
+    }
+
+    final class Told {
+        var changes: [ItemStore<Item>.Change] = []
+        var summary: [String] {
+            changes.map { change in
+                switch change {
+                case .inserted(let item, let index): "insert \(item.name) at \(index)"
+                case .removed(let item, let index): "remove \(item.name) at \(index)"
+                case .replaced(let item, let index): "replace \(item.name) at \(index)"
+                case .moved(let item, let from, let to): "move \(item.name) \(from)->\(to)"
+                case .replacedAll: "all"
+                }
+            }
+        }
+    }
+
+    @Test("each change is told once its record is fsynced, in the order made, with the item it is about")
+    func changesAreToldOnceDurable() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.durable-changes")
+        defer { try? container.destroy() }
+        let (store, told) = try observed(container)
+        store.add(Item(name: "a"))
+        store.add(Item(name: "b"))
+        store.update(at: 0) { $0.name = "A" }
+        store.move(from: 1, to: 0)
+        store.remove(at: 1)
+        #expect(told.changes.isEmpty, "nothing is told before the journal's fsync")
+        try await store.flush()
+        #expect(told.summary == ["insert a at 0", "insert b at 1", "replace A at 0", "move b 1->0", "remove A at 1"])
+        store.replaceAll(with: [Item(name: "c")])
+        try store.save()
+        #expect(told.summary.last == "all", "a save tells the changes it made durable")
+        #expect(told.changes.count == 6)
+    }
+
+    @Test("a change whose fsync failed is never told: the store tells that it reread the disk instead")
+    func aFailedFsyncIsNeverTold() async throws {
+        let faults = try WritePathFaults()
+        defer { faults.destroy() }
+        let (store, told) = try observed(faults.container)
+        store.add(Item(name: "kept"))
+        try await store.flush()
+        faults.arm(.journalFsync)
+        store.add(Item(name: "lost"))
+        await #expect(throws: StoreError.self) { try await store.flush() }
+        #expect(faults.fired(.journalFsync))
+        #expect(told.summary == ["insert kept at 0", "all"])
+        #expect(store.allItems.map(\.name) == ["kept"], "the store holds what the disk does")
+        store.add(Item(name: "next"))
+        try await store.flush()
+        #expect(told.summary == ["insert kept at 0", "all", "insert next at 1"])
+    }
+
+    @Test("a store without a journal tells its changes when a save writes them; a failed save tells nothing")
+    func aBackendStoreTellsOnSave() async throws {
+        let backend = try InMemoryBackend<Item>()
+        let store = try await ItemStore(backend: backend)
+        let told = Told()
+        store.onDurableChanges = { told.changes += $0 }
+        store.add(Item(name: "a"))
+        backend.failNextSaves()
+        #expect(throws: StoreError.self) { try store.save() }
+        #expect(told.changes.isEmpty)
+        try await store.saveInBackground()
+        #expect(told.summary == ["insert a at 0"])
+    }
+}
