@@ -263,6 +263,14 @@ public final class ItemStore<Model: KeyedArchivable> {
         return true
     }
 
+    /// Replaces the item at `index` with `item`. Returns `false` past the end.
+    @discardableResult
+    public func replace(at index: Int, with item: Model) -> Bool {
+        guard items.indices.contains(index) else { return false }
+        change(.replace(item, at: index))
+        return true
+    }
+
     /// Changes every item matching `predicate`; returns how many matched.
     @discardableResult
     public func updateAll(where predicate: (Model) -> Bool, _ body: (inout Model) -> Void) -> Int {

@@ -39,8 +39,6 @@ public final class Inventory {
     /// Counts the changes to the items and settings, made here or (with a shared
     /// store) elsewhere: a page rendered at one revision is out of date at the next.
     public private(set) var revision = 0
-    /// Called after every change made here; a shared store saves it.
-    public var onChange: (@MainActor () -> Void)?
     /// Called with the settings page's choices, saved in ``defaults``, so that a shared
     /// store shares them too.
     public var onSettingsChange: (@MainActor (SortOrder, CurrencyFormat, _ showSerialNumbers: Bool) -> Void)?
@@ -199,7 +197,8 @@ public final class Inventory {
     /// Returns once every change made so far is durable in the container: the item
     /// store's journal is `fsync`ed, shared by the changes other requests made meanwhile.
     /// A change that could not be saved is undone by the store. With a shared store,
-    /// ``SharedInventory`` then pushes it from the journal.
+    /// ``SharedInventory`` then pushes it from the journal, told by the store once it
+    /// is durable.
     private func commit() async throws {
         do {
             try await itemStore.flush()
@@ -209,10 +208,10 @@ public final class Inventory {
         }
     }
 
-    /// Records a change made here, and tells ``onChange``.
+    /// Records a change made here. A shared store learns of item changes from the
+    /// item store, once they are durable (``ItemStore/onDurableChanges``).
     private func changed() {
         revision += 1
-        onChange?()
     }
 
     /// Records a change made elsewhere (a shared store reloaded, shared settings).

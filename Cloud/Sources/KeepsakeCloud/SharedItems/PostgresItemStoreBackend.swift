@@ -105,7 +105,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     public func load() async throws(StoreError) -> [Model] {
         let records: [SharedItemRecord]
         do {
-            records = try await replica.readNewRows()
+            records = try await replica.readAllRows()
         } catch {
             throw StoreError(.readFailed, "cannot read the shared store \(store)", underlyingError: error)
         }
@@ -137,9 +137,14 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// - Throws: ``StoreError`` `.conflict` (with `.reportConflicts`; nothing is
     ///   saved), `.writeFailed` (nothing is saved), `.encodingFailed`.
     public func save(_ items: [Model]) async throws(StoreError) {
-        let snapshot = try snapshot(of: items)
+        try await save(.every(try snapshot(of: items)))
+    }
+
+    /// Saves the changes of `scope` that the table does not hold yet, in one transaction.
+    /// - Throws: as ``save(_:)``.
+    func save(_ scope: SaveScope) async throws(StoreError) {
         do {
-            try await replica.commit(snapshot.items, stamp: snapshot.stamp)
+            try await replica.commit(scope, stamp: replica.clock.tick())
         } catch let error as StoreError {
             throw error
         } catch {
@@ -151,7 +156,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// process last agreed with the table, deletions included.
     /// - Throws: ``StoreError`` `.encodingFailed`.
     public func pendingChangeCount(in items: [Model]) throws(StoreError) -> Int {
-        replica.pendingCount(of: try snapshot(of: items).items)
+        replica.pendingCount(of: try snapshot(of: items))
     }
 
     /// What this process last agreed with the table, as bytes to keep with the items:
@@ -173,39 +178,145 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     /// edit is no conflict with itself.
     /// - Throws: ``StoreError`` `.encodingFailed`.
     public func agreement(offering items: [Model]) async throws(StoreError) -> Data {
-        let snapshot = try snapshot(of: items)
-        await replica.offer(snapshot.items, stamp: snapshot.stamp)
+        await offer(.every(try snapshot(of: items)))
         return try agreement()
     }
 
-    /// Takes back what ``agreement()`` returned before a restart.
-    /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
-    public func restoreAgreement(_ data: Data) throws(StoreError) {
+    /// Records the changes a save of `scope` would make as offered (see
+    /// ``agreement(offering:)``); returns how many there are.
+    func offer(_ scope: SaveScope) async -> Int {
+        await replica.offer(scope, stamp: replica.clock.tick())
+    }
+
+    /// What changed in the agreement since it was last taken, as bytes for
+    /// ``restoreAgreement(_:changes:)``: the whole agreement when the items were loaded
+    /// anew since, else the rows and offers that changed; `nil` when nothing did.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
+    func takeAgreementChange() throws(StoreError) -> (whole: Data?, change: Data?) {
+        let (whole, change) = replica.takeAgreementChange()
         do {
-            replica.restore(try JSONDecoder().decode(SharedItemReplica.Agreement.self, from: data))
+            if let whole { return (try JSONEncoder().encode(whole), nil) }
+            return (nil, change.isEmpty ? nil : try JSONEncoder().encode(change))
+        } catch {
+            throw StoreError(.encodingFailed, "cannot encode what was agreed with \(store)", underlyingError: error)
+        }
+    }
+
+    /// ``restoreAgreement(_:)`` of `data`, with the changes ``takeAgreementChange()``
+    /// returned after it applied in order.
+    /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
+    func restoreAgreement(_ data: Data?, changes: [Data]) throws(StoreError) {
+        do {
+            let agreement = try data.map { try JSONDecoder().decode(SharedItemReplica.Agreement.self, from: $0) }
+            let changes = try changes.map { try JSONDecoder().decode(SharedItemReplica.AgreementChange.self, from: $0) }
+            replica.restore(agreement ?? SharedItemReplica.Agreement(base: [], edits: []), changes: changes)
         } catch {
             throw StoreError(.corruptArchive, "not what was agreed with \(store)", underlyingError: error)
         }
     }
 
-    /// The items archived one by one, stamped with the time of the save.
+    /// The scope of a save of the `changed` items (by ascending index in `items`, each
+    /// as it was made durable) and of the items `deleted`: their archives, and positions
+    /// between their unchanged neighbours'. `nil` when a neighbour was never agreed, or
+    /// the gap between two has no room left: a save of every item must place them.
+    /// - Throws: ``StoreError`` `.encodingFailed`.
+    func scope(
+        of items: [Model], changed: [(index: Int, item: Model)], deleted: [String]
+    ) throws(StoreError) -> SaveScope? {
+        var archived: [ArchivedItem] = []
+        var positions: [Double] = []
+        var start = 0
+        while start < changed.count {
+            var end = start
+            while end + 1 < changed.count, changed[end + 1].index == changed[end].index + 1 { end += 1 }
+            let run = try changed[start...end].map { change throws(StoreError) in try archive(change.item) }
+            let (first, last) = (changed[start].index, changed[end].index)
+            let left = first > 0 ? String(describing: items[first - 1].id) : nil
+            let right = last + 1 < items.count ? String(describing: items[last + 1].id) : nil
+            guard let placed = place(run.map(\.id), after: left, before: right) else { return nil }
+            archived += run
+            positions += placed
+            start = end + 1
+        }
+        return .some(archived, positions: positions, deleted: deleted)
+    }
+
+    /// Positions for `ids`, in order, between the agreed positions of `left` and
+    /// `right`: their own agreed ones when those are still in order there, else new
+    /// ones spread evenly between. `nil` when a neighbour has no agreed position or
+    /// there is no room.
+    private func place(_ ids: [String], after left: String?, before right: String?) -> [Double]? {
+        let agreed = replica.agreedPositions(of: ids + [left, right].compactMap { $0 })
+        var low: (Double, String)?
+        var high: (Double, String)?
+        if let left {
+            guard let position = agreed[left] else { return nil }
+            low = (position, left)
+        }
+        if let right {
+            guard let position = agreed[right] else { return nil }
+            high = (position, right)
+        }
+        func rises(_ positions: [Double]) -> Bool {
+            var keys = zip(positions, ids).map { ($0, $1) }
+            if let low { keys.insert(low, at: 0) }
+            if let high { keys.append(high) }
+            return positions.allSatisfy(\.isFinite) && zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
+        }
+        let own = ids.compactMap { agreed[$0] }
+        if own.count == ids.count, rises(own) { return own }
+        let count = Double(ids.count)
+        let from = low?.0 ?? (high.map { $0.0 - count - 1 } ?? 0)
+        let to = high?.0 ?? from + count + 1
+        let step = (to - from) / (count + 1)
+        let spread = ids.indices.map { from + step * Double($0 + 1) }
+        return rises(spread) ? spread : nil
+    }
+
+    /// The item's id as the table has it, and its archive.
+    private func archive(_ item: Model) throws(StoreError) -> ArchivedItem {
+        let id = String(describing: item.id)
+        do {
+            return ArchivedItem(id: id, archive: try KeyedArchiver.archivedData(withRootObject: item))
+        } catch {
+            throw StoreError(.encodingFailed, "cannot archive item \(id)", key: id, underlyingError: error)
+        }
+    }
+
+    /// The rows changed elsewhere (or merged here) that the items in memory do not
+    /// hold yet, ordered by position; ``accept(_:)`` says memory took them.
+    func rowsNotInMemory() -> [SharedItemRecord] { replica.staleRecords() }
+
+    /// The items in memory now hold the rows of `ids`; returns what was agreed for
+    /// them before, for ``unaccept(_:)``.
+    func accept(_ ids: [String]) -> [String: SharedItemRecord?] { replica.accept(ids) }
+
+    /// Takes back an ``accept(_:)`` whose items did not reach memory.
+    func unaccept(_ previous: [String: SharedItemRecord?]) { replica.unaccept(previous) }
+
+    /// Where the agreed row of item `id` sorts; `nil` for an item never agreed, or deleted.
+    func agreedPosition(of id: String) -> Double? { replica.agreedPositions(of: [id])[id] }
+
+    /// Takes back what ``agreement()`` returned before a restart.
+    /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
+    public func restoreAgreement(_ data: Data) throws(StoreError) {
+        try restoreAgreement(data, changes: [])
+    }
+
+    /// The items archived one by one.
     /// - Throws: ``StoreError`` `.encodingFailed`, also when two items have one id.
-    func snapshot(of items: [Model]) throws(StoreError) -> SharedItemSnapshot {
+    func snapshot(of items: [Model]) throws(StoreError) -> [ArchivedItem] {
         var archived: [ArchivedItem] = []
         var ids = Set<String>()
         archived.reserveCapacity(items.count)
         for item in items {
-            let id = String(describing: item.id)
-            guard ids.insert(id).inserted else {
-                throw StoreError(.encodingFailed, "two items have the id \(id)", key: id)
+            let item = try archive(item)
+            guard ids.insert(item.id).inserted else {
+                throw StoreError(.encodingFailed, "two items have the id \(item.id)", key: item.id)
             }
-            do {
-                archived.append(ArchivedItem(id: id, archive: try KeyedArchiver.archivedData(withRootObject: item)))
-            } catch {
-                throw StoreError(.encodingFailed, "cannot archive item \(id)", key: id, underlyingError: error)
-            }
+            archived.append(item)
         }
-        return SharedItemSnapshot(items: archived, stamp: replica.clock.tick())
+        return archived
     }
 
     /// Reads what other processes saved since the last read, without blocking the
@@ -229,11 +340,4 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     public func watch(_ changed: @escaping @Sendable () -> Void) async {
         await replica.table.watch(changed)
     }
-}
-
-/// The items of a save of a ``PostgresItemStoreBackend``, archived one by one, and the
-/// time of the save.
-struct SharedItemSnapshot: Sendable {
-    let items: [ArchivedItem]
-    let stamp: HybridTimestamp
 }

@@ -9,6 +9,15 @@ struct ArchivedItem: Sendable {
     var archive: Data
 }
 
+/// The items a save looks at.
+enum SaveScope: Sendable {
+    /// Every item, in order: any may have changed, and those missing were deleted.
+    case every([ArchivedItem])
+    /// These items only, at these positions, and these deleted: the changes the
+    /// store's journal named, so that a save costs the change.
+    case some([ArchivedItem], positions: [Double], deleted: [String])
+}
+
 /// This process's side of a shared item store: what it last read of the table, what
 /// the store's items in memory were loaded from, and the saves it makes. Knows
 /// nothing of the items' type, which ``PostgresItemStoreBackend`` handles.
@@ -30,9 +39,14 @@ final class SharedItemReplica: Sendable {
         /// row this process last knew to be consistent with it: as loaded, or as
         /// saved from here. A row with another tag was written by someone else since.
         var base: [String: SharedItemRecord] = [:]
-        /// Whether the table holds versions the items in memory do not: others'
-        /// saves, or merges made here.
-        var memoryIsStale = false
+        /// Items whose row holds a version the items in memory do not: others' saves,
+        /// or merges made here.
+        var staleIDs: Set<String> = []
+        var memoryIsStale: Bool { !staleIDs.isEmpty }
+        /// Items whose agreed row or offer changed since the agreement was last taken
+        /// (``takeAgreementChange()``); with `agreementIsNew`, every item's did.
+        var agreementChanges: Set<String> = []
+        var agreementIsNew = false
         /// When each change not yet saved was first offered to a save: the time it
         /// counts for in merges, however many saves fail or are refused before one
         /// succeeds.
@@ -63,9 +77,56 @@ final class SharedItemReplica: Sendable {
     func loaded(_ records: [SharedItemRecord]) {
         state.withLock { state in
             state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
-            state.memoryIsStale = false
+            state.staleIDs = []
             state.editStamps = [:]
             state.offersUnconfirmed = false
+            state.agreementIsNew = true
+        }
+    }
+
+    /// The rows that hold versions memory does not (added, changed or deleted
+    /// elsewhere, or merged here), ordered by position. After a restart, the first
+    /// read is of the whole store, and finds every row that differs from what was agreed.
+    func staleRecords() -> [SharedItemRecord] {
+        state.withLock { state in
+            state.staleIDs.compactMap { state.server[$0] }.sorted { ($0.position, $0.id) < ($1.position, $1.id) }
+        }
+    }
+
+    /// Memory now holds the rows of `ids` as the mirror has them: they are agreed.
+    /// Returns what was agreed for them before.
+    func accept(_ ids: [String]) -> [String: SharedItemRecord?] {
+        state.withLock { state in
+            var previous: [String: SharedItemRecord?] = [:]
+            for id in ids {
+                guard let row = state.server[id] else { continue }
+                previous[id] = state.base[id]
+                state.base[id] = row
+                state.staleIDs.remove(id)
+                state.agreementChanges.insert(id)
+            }
+            return previous
+        }
+    }
+
+    /// Memory did not take the rows an ``accept(_:)`` named after all: they are agreed
+    /// as they were, and stale.
+    func unaccept(_ previous: [String: SharedItemRecord?]) {
+        state.withLock { state in
+            for (id, record) in previous {
+                state.base[id] = record
+                state.staleIDs.insert(id)
+                state.agreementChanges.insert(id)
+            }
+        }
+    }
+
+    /// The agreed position of each of `ids` that memory holds (not deleted).
+    func agreedPositions(of ids: some Sequence<String>) -> [String: Double] {
+        state.withLock { state in
+            var positions: [String: Double] = [:]
+            for id in ids { if let row = state.base[id], !row.isDeleted { positions[id] = row.position } }
+            return positions
         }
     }
 
@@ -83,24 +144,61 @@ final class SharedItemReplica: Sendable {
         var edits: [Edit]
     }
 
-    var agreement: Agreement {
-        state.withLock { state in
-            Agreement(
-                base: state.base.values.sorted { $0.id < $1.id },
-                edits: state.editStamps.map {
-                    Agreement.Edit(id: $0.key, archive: $0.value.archive, stamp: $0.value.stamp)
-                }
+    var agreement: Agreement { state.withLock { Self.agreement(of: $0) } }
+
+    private static func agreement(of state: State) -> Agreement {
+        Agreement(
+            base: state.base.values.sorted { $0.id < $1.id },
+            edits: state.editStamps.map { Agreement.Edit(id: $0.key, archive: $0.value.archive, stamp: $0.value.stamp) }
                 .sorted { $0.id < $1.id })
-        }
     }
 
-    func restore(_ agreement: Agreement) {
+    func restore(_ agreement: Agreement, changes: [AgreementChange] = []) {
         for record in agreement.base { clock.receive(record.stamps.latest) }
+        for change in changes { for record in change.base { clock.receive(record.stamps.latest) } }
         state.withLock { state in
             state.base = Dictionary(agreement.base.map { ($0.id, $0) }) { first, _ in first }
             state.editStamps = Dictionary(agreement.edits.map { ($0.id, ($0.archive, $0.stamp)) }) { first, _ in first }
-            state.memoryIsStale = true
-            state.offersUnconfirmed = !agreement.edits.isEmpty
+            for change in changes {
+                for record in change.base { state.base[record.id] = record }
+                for id in change.withdrawnEdits { state.editStamps[id] = nil }
+                for edit in change.edits { state.editStamps[edit.id] = (edit.archive, edit.stamp) }
+            }
+            state.offersUnconfirmed = !state.editStamps.isEmpty
+            state.agreementChanges = []
+            state.agreementIsNew = false
+        }
+    }
+
+    /// What changed in the ``agreement`` since it was last taken: the rows agreed and
+    /// the offers made or withdrawn since, item by item, so that keeping it costs the
+    /// change, not the store.
+    struct AgreementChange: Codable, Sendable {
+        var base: [SharedItemRecord] = []
+        var edits: [Agreement.Edit] = []
+        var withdrawnEdits: [String] = []
+        var isEmpty: Bool { base.isEmpty && edits.isEmpty && withdrawnEdits.isEmpty }
+    }
+
+    /// The agreement whole when it was loaded anew since last taken, else what changed
+    /// in it; either is then taken.
+    func takeAgreementChange() -> (whole: Agreement?, change: AgreementChange) {
+        state.withLock { state in
+            defer {
+                state.agreementIsNew = false
+                state.agreementChanges = []
+            }
+            if state.agreementIsNew { return (Self.agreement(of: state), AgreementChange()) }
+            var change = AgreementChange()
+            for id in state.agreementChanges.sorted() {
+                if let row = state.base[id] { change.base.append(row) }
+                if let edit = state.editStamps[id] {
+                    change.edits.append(Agreement.Edit(id: id, archive: edit.archive, stamp: edit.stamp))
+                } else {
+                    change.withdrawnEdits.append(id)
+                }
+            }
+            return (nil, change)
         }
     }
 
@@ -112,9 +210,11 @@ final class SharedItemReplica: Sendable {
     /// anyway, settles the earlier offers. An item changed again meanwhile then loses
     /// its earlier offer: a row that offer wrote is taken for someone else's and
     /// merged as a conflict, which the later change wins.
-    func offer(_ items: [ArchivedItem], stamp: HybridTimestamp) async {
+    /// Returns how many changes it offered.
+    @discardableResult
+    func offer(_ scope: SaveScope, stamp: HybridTimestamp) async -> Int {
         if state.withLock({ $0.offersUnconfirmed }) { try? await confirmOffers() }
-        state.withLock { state in _ = Self.changes(in: items, stamp: stamp, state: &state) }
+        return state.withLock { state in Self.changes(in: scope, stamp: stamp, state: &state).count }
     }
 
     /// How many of `items` differ from what was last agreed with the table, deletions
@@ -123,7 +223,7 @@ final class SharedItemReplica: Sendable {
     func pendingCount(of items: [ArchivedItem]) -> Int {
         state.withLock { state in
             var copy = state
-            let count = Self.changes(in: items, stamp: clock.last, state: &copy).count
+            let count = Self.changes(in: .every(items), stamp: clock.last, state: &copy).count
             return state.offersUnconfirmed ? max(count, 1) : count
         }
     }
@@ -139,6 +239,8 @@ final class SharedItemReplica: Sendable {
                 else { continue }
                 state.base[conflict.recordID] = server
                 state.editStamps[conflict.recordID] = nil
+                state.staleIDs.remove(conflict.recordID)
+                state.agreementChanges.insert(conflict.recordID)
             }
         }
     }
@@ -146,22 +248,25 @@ final class SharedItemReplica: Sendable {
     /// Reads the rows others wrote since the last read; returns whether the items in
     /// memory are now out of date.
     func refresh() async throws -> Bool {
-        _ = try await readNewRows()
+        try await readNewRows()
         return state.withLock { $0.memoryIsStale }
     }
 
-    /// Reads the rows written since the last read into the mirror; returns every row.
-    func readNewRows() async throws -> [SharedItemRecord] {
+    /// Every row of the mirror, after reading those written since the last read.
+    func readAllRows() async throws -> [SharedItemRecord] {
+        try await readNewRows()
+        return state.withLock { Array($0.server.values) }
+    }
+
+    /// Reads the rows written since the last read into the mirror.
+    func readNewRows() async throws {
         try await table.prepare()
         let after = state.withLock { $0.readThrough }
         let fresh = try await table.database.withConnection { connection in
             try await self.table.records(after: after, on: connection)
         }
         await table.quarantine(fresh.rejected)
-        return state.withLock { state in
-            absorb(fresh, into: &state)
-            return Array(state.server.values)
-        }
+        state.withLock { state in absorb(fresh, into: &state) }
     }
 
     /// Takes a read of the table into the mirror, and reads on after its rows, the
@@ -182,7 +287,7 @@ final class SharedItemReplica: Sendable {
                 id: id, changeTag: horizon, position: last.position, archive: nil,
                 stamps: FieldStamps(record: last.stamps.latest))
             state.readThrough = max(state.readThrough, horizon)
-            if state.base[id] != state.server[id] { state.memoryIsStale = true }
+            if state.base[id] != state.server[id] { state.staleIDs.insert(id) }
         }
     }
 
@@ -193,7 +298,11 @@ final class SharedItemReplica: Sendable {
             state.server[record.id] = record
             state.readThrough = max(state.readThrough, record.changeTag)
             clock.receive(record.stamps.latest)
-            if state.base[record.id] != record { state.memoryIsStale = true }
+            if state.base[record.id] != record {
+                state.staleIDs.insert(record.id)
+            } else {
+                state.staleIDs.remove(record.id)
+            }
         }
     }
 
@@ -206,11 +315,11 @@ final class SharedItemReplica: Sendable {
         var stamp: HybridTimestamp
     }
 
-    /// Saves `items`, taken at `stamp`, in one transaction: writes the items changed
-    /// since they were loaded, settling conflicts by ``mergePolicy``.
-    func commit(_ items: [ArchivedItem], stamp: HybridTimestamp) async throws {
+    /// Saves the items of `scope`, taken at `stamp`, in one transaction: writes those
+    /// changed since they were loaded, settling conflicts by ``mergePolicy``.
+    func commit(_ scope: SaveScope, stamp: HybridTimestamp) async throws {
         if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
-        let changes = state.withLock { state in Self.changes(in: items, stamp: stamp, state: &state) }
+        let changes = state.withLock { state in Self.changes(in: scope, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
         let plan: Plan
@@ -238,11 +347,12 @@ final class SharedItemReplica: Sendable {
             absorb(plan.writes.map { record in modified(record) { $0.changeTag = tags[record.id] ?? 0 } }, into: &state)
             for change in changes {
                 state.editStamps[change.id] = nil
+                state.agreementChanges.insert(change.id)
                 guard let current = state.server[change.id] else { continue }
                 if plan.dropped.contains(change.id) {
                     // Memory still has the item: it is out of date until loaded again.
                     state.base[change.id] = current
-                    state.memoryIsStale = true
+                    state.staleIDs.insert(change.id)
                     continue
                 }
                 // What memory holds, with the tag of what the table holds now: a later
@@ -251,7 +361,11 @@ final class SharedItemReplica: Sendable {
                     $0.archive = change.archive
                     $0.position = change.position
                 }
-                if base != current { state.memoryIsStale = true }
+                if base != current {
+                    state.staleIDs.insert(change.id)
+                } else {
+                    state.staleIDs.remove(change.id)
+                }
                 state.base[change.id] = base
             }
         }
@@ -291,7 +405,7 @@ final class SharedItemReplica: Sendable {
     /// later change of it is a change from the process's own row (a delete is pushed,
     /// an edit is no conflict).
     private func confirmOffers() async throws {
-        _ = try await readNewRows()
+        try await readNewRows()
         state.withLock { state in
             for (id, offer) in state.editStamps {
                 guard let row = state.server[id],
@@ -300,21 +414,39 @@ final class SharedItemReplica: Sendable {
                 else { continue }
                 state.base[id] = row
                 state.editStamps[id] = nil
+                state.agreementChanges.insert(id)
             }
             state.offersUnconfirmed = false
         }
     }
 
-    /// The items changed (added, edited, moved, deleted) since they were loaded, each
-    /// with the time of its first save; records those times for the saves to come.
-    private static func changes(in items: [ArchivedItem], stamp: HybridTimestamp, state: inout State) -> [Change] {
+    /// The items of `scope` changed (added, edited, moved, deleted) since they were
+    /// loaded, each with the time of its first save; records those times for the saves
+    /// to come.
+    private static func changes(in scope: SaveScope, stamp: HybridTimestamp, state: inout State) -> [Change] {
+        switch scope {
+        case .every(let items):
+            let previous = state.base.compactMapValues { $0.isDeleted ? nil : $0.position }
+            let positions = ItemPositions.assign(to: items.map(\.id), previous: previous)
+            let kept = Set(items.map(\.id))
+            let deleted = state.base.filter { !$0.value.isDeleted && !kept.contains($0.key) }.map(\.key)
+            return changes(in: items, at: positions, deleted: deleted, stamp: stamp, state: &state)
+        case .some(let items, let positions, let deleted):
+            let agreed = deleted.filter { state.base[$0].map { !$0.isDeleted } ?? false }
+            return changes(in: items, at: positions, deleted: agreed, stamp: stamp, state: &state)
+        }
+    }
+
+    private static func changes(
+        in items: [ArchivedItem], at positions: [Double], deleted: [String], stamp: HybridTimestamp,
+        state: inout State
+    ) -> [Change] {
         let base = state.base
-        let previous = base.compactMapValues { $0.isDeleted ? nil : $0.position }
-        let positions = ItemPositions.assign(to: items.map(\.id), previous: previous)
         var changes: [Change] = []
         func add(_ id: String, _ archive: Data?, _ position: Double) {
             let first = state.editStamps[id].flatMap { $0.archive == archive ? $0.stamp : nil } ?? stamp
             state.editStamps[id] = (archive, first)
+            state.agreementChanges.insert(id)
             changes.append(Change(id: id, archive: archive, position: position, stamp: first))
         }
         for (index, item) in items.enumerated() {
@@ -323,10 +455,7 @@ final class SharedItemReplica: Sendable {
             }
             add(item.id, item.archive, positions[index])
         }
-        let kept = Set(items.map(\.id))
-        for (id, ancestor) in base where !ancestor.isDeleted && !kept.contains(id) {
-            add(id, nil, ancestor.position)
-        }
+        for id in deleted { if let ancestor = base[id] { add(id, nil, ancestor.position) } }
         return changes
     }
 

@@ -1,0 +1,359 @@
+public import AppSandbox
+public import AppStores
+public import Foundation
+public import KeyedArchive
+
+/// Keeps an ``ItemStore`` in step with the other processes that share its items
+/// through a ``PostgresItemStoreBackend``: the sync engine of a shared store, for any
+/// app whose model is `Identifiable`.
+///
+/// The container stays the truth for this process: a change is durable in the item
+/// store's journal before it is acknowledged, as without a database, and the journal
+/// is the outbox. The store tells the engine each change once it is durable
+/// (``ItemStore/onDurableChanges``), and the engine pushes those items, and only those,
+/// off the main actor. Rows others wrote are read as soon as PostgreSQL notifies
+/// them, merged field by field when the item changed here too, and applied to the
+/// store item by item: an insert, an edit, a move or a removal, each a journal record
+/// of its own.
+///
+/// What was last agreed with the database is kept in `directory`
+/// (`shared-items.agreement` and its journal, ``AgreementLog``), a change at a time, so
+/// that after a restart the changes made while the database was away are pushed, and
+/// merged, as changes from it. The first round after a start, and after a change of
+/// every item (``ItemStore/replaceAll(with:)``), compares every item instead.
+///
+/// ```swift
+/// let sync = try ItemStoreSync(store: itemStore, backend: backend, directory: container.directory(.applicationSupport))
+/// sync.onChangeElsewhere = { tableView.reloadData() }
+/// Task { await sync.run() }          // until cancelled
+/// ```
+@MainActor
+public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
+    public let store: ItemStore<Model>
+    public let backend: PostgresItemStoreBackend<Model>
+    /// Called after changes made elsewhere reached the store.
+    public var onChangeElsewhere: (() -> Void)?
+    /// Told, in a sentence, of what the engine had to do out of the ordinary: a merge
+    /// done again after a stop, a push that failed and is tried again.
+    public var log: (String) -> Void = { _ in }
+    /// Further work for each round, after the push (photos shared beside the items).
+    public var eachRound: (() async throws -> Void)?
+
+    /// Where pushing stands, for a settings page or a status command.
+    public struct Status: Sendable, Equatable {
+        /// Items changed here and not yet in the database; `nil` while every item must
+        /// be compared (the first round, or after ``ItemStore/replaceAll(with:)``).
+        public var pendingItems: Int?
+        public var lastPush: Date?
+        /// Why the last round failed; `nil` once one succeeds.
+        public var lastError: String?
+    }
+    public private(set) var status = Status()
+
+    private let agreement: AgreementLog
+    /// A merge the last run kept before the store had it, done again before the first round.
+    private var interruptedMerge: [AgreementLog.MergedItem]
+    /// Why what was last agreed could not be read, told to ``log`` when the engine runs.
+    private var unreadAgreement: String?
+    /// The items changed here since the last push, by id: each as its last durable
+    /// change left it, or removed.
+    private var pending: [String: PendingItem] = [:]
+    /// Whether the next push compares every item: after a start, or a change of them all.
+    private var pushesEveryItem = true
+    private var toldCount = 0
+    private let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
+
+    private struct PendingItem {
+        /// The item as made durable, which is what is pushed (a later change of it may
+        /// still be on its way to the disk); `nil` once removed.
+        var item: Model?
+        /// Where the change left it, and how many changes were told by then: where to
+        /// look for it among the items now, for its neighbours.
+        var index: Int
+        var toldCount: Int
+    }
+
+    /// Opens what was last agreed, kept in `directory` under `name`. What cannot be
+    /// read is dropped, and told to ``log``: the changes made here are then pushed as
+    /// changes from nothing, merged with what the database holds.
+    /// - Throws: ``SandboxError`` when the files cannot be read or another process keeps
+    ///   them open.
+    public init(
+        store: ItemStore<Model>, backend: PostgresItemStoreBackend<Model>, directory: SandboxDirectory,
+        name: String = "shared-items.agreement"
+    ) throws(SandboxError) {
+        self.store = store
+        self.backend = backend
+        var contents: AgreementLog.Contents
+        do {
+            (agreement, contents) = try AgreementLog.open(name, in: directory)
+        } catch let error as SandboxError {
+            throw error
+        } catch {
+            throw SandboxError(.ioError, "cannot open \(name): \(error)", path: directory.url.path)
+        }
+        do {
+            try backend.restoreAgreement(contents.agreement, changes: contents.changes)
+        } catch {
+            contents = AgreementLog.Contents(problem: "\(error)")
+            try? backend.restoreAgreement(nil, changes: [])
+        }
+        interruptedMerge = contents.merge
+        unreadAgreement = contents.problem
+    }
+
+    /// Keeps the store in step with the database until the task is cancelled.
+    public func run() async {
+        store.onDurableChanges = { [weak self] changes in self?.note(changes) }
+        defer { store.onDurableChanges = nil }
+        let (backend, wake) = (backend, wake)
+        let watching = Task.detached { await backend.watch { wake.yield() } }
+        defer { watching.cancel() }
+        if let unreadAgreement {
+            log("What was last agreed with the database cannot be read, starting afresh: \(unreadAgreement)")
+            self.unreadAgreement = nil
+            // Written over, so that the next start does not meet it again.
+            do {
+                try await agreement.checkpoint(try backend.agreement(), merge: [])
+            } catch {
+                log("Could not write what was agreed with the database afresh: \(error)")
+            }
+        }
+        await finishInterruptedMerge()
+        wake.yield()
+        // Ends when the task is cancelled, which ends the stream.
+        for await _ in wakeups {
+            await round()
+        }
+    }
+
+    /// Notes the items of `changes` for the next push, and wakes it.
+    private func note(_ changes: [ItemStore<Model>.Change]) {
+        for change in changes {
+            toldCount += 1
+            guard let item = change.item else {
+                pushesEveryItem = true
+                pending = [:]
+                continue
+            }
+            let removed = if case .removed = change { true } else { false }
+            pending[String(describing: item.id)] = PendingItem(
+                item: removed ? nil : item, index: change.index ?? 0, toldCount: toldCount)
+        }
+        status.pendingItems = pushesEveryItem ? nil : pending.count
+        wake.yield()
+    }
+
+    private func round() async {
+        do {
+            try await push()
+            try await eachRound?()
+            try await takeChangesMadeElsewhere()
+            try await checkpointIfLarge()
+            if status.lastError != nil { log("Saving to the database works again") }
+            status.lastError = nil
+            if pushesEveryItem || !pending.isEmpty { wake.yield() }
+        } catch {
+            if status.lastError == nil { log("Could not sync the items with the database, trying again: \(error)") }
+            status.lastError = "\(error)"
+            let wake = wake
+            Task {
+                try? await Task.sleep(for: .seconds(1))
+                wake.yield()
+            }
+        }
+    }
+
+    // MARK: Pushing
+
+    /// Pushes the items changed here since the last push, keeping the agreement before
+    /// the save (naming its changes: a stop between the commit and the agreement after
+    /// it must not leave the rows it wrote unknown) and after it.
+    private func push() async throws {
+        guard pushesEveryItem || !pending.isEmpty else { return }
+        let (taken, everyItem) = (pending, pushesEveryItem)
+        (pending, pushesEveryItem) = ([:], false)
+        do {
+            var save = try everyItem ? nil : scope(of: taken, in: store.allItems)
+            if save == nil { save = try await everyDurableItem() }
+            guard let save else {
+                // Changes kept coming: tried again in the next round.
+                pending.merge(taken) { later, _ in later }
+                pushesEveryItem = true
+                return
+            }
+            if await backend.offer(save) > 0 {
+                try await keepAgreement()
+                try await backend.save(save)
+                status.lastPush = Date()
+                try await keepAgreement()
+            }
+        } catch {
+            // Pushed again with what changed since.
+            pending.merge(taken) { later, _ in later }
+            pushesEveryItem = pushesEveryItem || everyItem
+            status.pendingItems = pushesEveryItem ? nil : pending.count
+            throw error
+        }
+        status.pendingItems = pushesEveryItem ? nil : pending.count
+    }
+
+    /// The save of the `taken` items, each placed by where it is now in `items`, or
+    /// deleted; `nil` when every item must be compared to place them.
+    private func scope(of taken: [String: PendingItem], in items: [Model]) throws(StoreError) -> SaveScope? {
+        var changed: [(index: Int, item: Model)] = []
+        var deleted: [String] = []
+        for (id, change) in taken {
+            guard let item = change.item else {
+                deleted.append(id)
+                continue
+            }
+            guard let index = find(id, near: change.index, movedBy: toldCount - change.toldCount, in: items) else {
+                return nil
+            }
+            changed.append((index, item))
+        }
+        changed.sort { $0.index < $1.index }
+        return try backend.scope(of: items, changed: changed, deleted: deleted)
+    }
+
+    /// Every item, once all of them are durable: the store is saved first, and read
+    /// with no change made since. `nil` when changes kept coming meanwhile.
+    private func everyDurableItem() async throws -> SaveScope? {
+        for _ in 0..<5 {
+            try await store.saveInBackground()
+            if !store.isDirty { return .every(try backend.snapshot(of: store.allItems)) }
+        }
+        return nil
+    }
+
+    /// The index of item `id`, which was at `index` before `moves` later changes (each
+    /// of which moved it by at most one place).
+    private func find(_ id: String, near index: Int, movedBy moves: Int, in items: [Model]) -> Int? {
+        let (low, high) = (max(index - moves, 0), min(index + moves, items.count - 1))
+        guard low <= high else { return nil }
+        return (low...high).first { String(describing: items[$0].id) == id }
+    }
+
+    /// Keeps what changed in the agreement since it was last kept, with `merge` when given.
+    private func keepAgreement(merge: [AgreementLog.MergedItem]? = nil) async throws {
+        let (whole, change) = try backend.takeAgreementChange()
+        if let whole {
+            try await agreement.checkpoint(whole, merge: merge ?? [])
+        } else {
+            try await agreement.keep(change: change, merge: merge)
+        }
+    }
+
+    /// Writes the whole agreement again once its journal has outgrown it.
+    private func checkpointIfLarge() async throws {
+        guard agreement.wantsCheckpoint else { return }
+        let backend = backend
+        let whole = try await Task.detached { try backend.agreement() }.value
+        try await agreement.checkpoint(whole, merge: [])
+    }
+
+    // MARK: Receiving
+
+    /// Applies the rows written elsewhere since the last round, item by item. An item
+    /// changed here since the last push is left to the next push, which merges it.
+    private func takeChangesMadeElsewhere() async throws {
+        guard !pushesEveryItem, try await backend.refresh() else { return }
+        let rows = backend.rowsNotInMemory().filter { pending[$0.id] == nil }
+        guard !rows.isEmpty else { return }
+        let wanted = Set(rows.map(\.id))
+        var indexes: [String: Int] = [:]
+        for (index, item) in store.allItems.enumerated() {
+            let id = String(describing: item.id)
+            if wanted.contains(id) { indexes[id] = index }
+        }
+        var merge: [AgreementLog.MergedItem] = []
+        for row in rows {
+            let before = try indexes[row.id].map { try KeyedArchiver.archivedData(withRootObject: store.allItems[$0]) }
+            merge.append(AgreementLog.MergedItem(key: row.id, before: before, after: row.archive))
+        }
+        let positions = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.position) })
+        // The agreement first, naming the merge: see AgreementLog. Not kept, it is not
+        // taken: the rows stay to be taken in the next round.
+        let previous = backend.accept(rows.map(\.id))
+        do {
+            try await keepAgreement(merge: merge)
+        } catch {
+            backend.unaccept(previous)
+            throw error
+        }
+        try await apply(merge, positions: positions)
+    }
+
+    /// Does again the merge the last run kept but the store had not received.
+    private func finishInterruptedMerge() async {
+        guard !interruptedMerge.isEmpty else { return }
+        let merge = interruptedMerge
+        interruptedMerge = []
+        do {
+            var positions: [String: Double] = [:]
+            for merged in merge { positions[merged.key] = backend.agreedPosition(of: merged.key) }
+            if try await apply(merge, positions: positions) {
+                log("Finished writing the merge with the database that the last stop interrupted")
+            }
+        } catch {
+            log("Could not finish the merge the last stop interrupted: \(error)")
+        }
+    }
+
+    /// Gives the store each item of `merge` it still holds as it was before, at its
+    /// `positions` among the agreed ones (an item with none keeps its place, or goes
+    /// last): a removal, an edit, a move or an insert each. An item changed here
+    /// meanwhile keeps the change, which the next push merges. Then notes that the
+    /// store has the merge. Returns whether anything changed.
+    @discardableResult
+    private func apply(_ merge: [AgreementLog.MergedItem], positions: [String: Double]) async throws -> Bool {
+        var changed = false
+        // Removals first: an item about to go has no agreed place to insert beside.
+        for merged in merge.filter({ $0.after == nil }) + merge.filter({ $0.after != nil }) {
+            let found = store.allItems.firstIndex { String(describing: $0.id) == merged.key }
+            let current = try found.map { try KeyedArchiver.archivedData(withRootObject: store.allItems[$0]) }
+            guard current == merged.before else { continue }
+            guard let after = merged.after else {
+                if let found { store.remove(at: found) }
+                changed = changed || found != nil
+                continue
+            }
+            guard let item = try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: after) else {
+                continue
+            }
+            var target = positions[merged.key].map { insertionIndex(for: merged.key, at: $0) } ?? found ?? store.count
+            if let found {
+                if target > found { target -= 1 }
+                if current != after { store.replace(at: found, with: item) }
+                if target != found { store.move(from: found, to: target) }
+                changed = changed || current != after || target != found
+            } else {
+                store.insert(item, at: target)
+                changed = true
+            }
+        }
+        if changed {
+            try await store.flush()
+            onChangeElsewhere?()
+        }
+        try await agreement.keep(change: nil, merge: [])
+        return changed
+    }
+
+    /// Where an item at `position` goes: after the last item that sorts before it by
+    /// agreed position, or that is not agreed yet (made here, on its way to the
+    /// database), searched from the end, where new items usually go.
+    private func insertionIndex(for id: String, at position: Double) -> Int {
+        let items = store.allItems
+        var index = items.count
+        while index > 0 {
+            let other = String(describing: items[index - 1].id)
+            if other != id {
+                guard let agreed = backend.agreedPosition(of: other), (position, id) < (agreed, other) else { break }
+            }
+            index -= 1
+        }
+        return index
+    }
+}

@@ -1,0 +1,198 @@
+import AppSandbox
+import AppStores
+import Foundation
+import KeyedArchive
+import Testing
+
+@testable import KeepsakeCloud
+
+/// The sync engine on real item stores, each in a container of its own, sharing one
+/// store of the test database.
+@MainActor
+@Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage), .serialized)
+struct ItemStoreSyncTests {
+    let storeName = "test.sync.\(UUID().uuidString)"
+
+    /// An item store with its engine running, in a container of its own.
+    @MainActor final class Instance {
+        let container: AppContainer
+        let store: ItemStore<Gadget>
+        let sync: ItemStoreSync<Gadget>
+        private var running: Task<Void, Never>?
+
+        init(_ container: AppContainer, store: ItemStore<Gadget>, storeName: String, replica: String) throws {
+            self.container = container
+            self.store = store
+            let backend = PostgresItemStoreBackend<Gadget>(
+                database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
+                replica: replica)
+            sync = try ItemStoreSync(
+                store: store, backend: backend, directory: container.directory(.applicationSupport))
+            let sync = sync
+            running = Task { await sync.run() }
+        }
+
+        func stop() async {
+            running?.cancel()
+            await running?.value
+            running = nil
+        }
+
+        /// The agreement's journal, in bytes.
+        var agreementJournalSize: Int {
+            let url = container.directory(.applicationSupport).url.appendingPathComponent(
+                "shared-items.agreement.journal")
+            return (try? Data(contentsOf: url).count) ?? 0
+        }
+    }
+
+    func instance(
+        _ replica: String, in container: AppContainer? = nil, items: [Gadget] = []
+    ) async throws -> Instance {
+        let container = try container ?? AppContainer.temporary(identifier: "org.keepsake.sync")
+        let store = try ItemStore<Gadget>(container: container)
+        if !items.isEmpty {
+            store.replaceAll(with: items)
+            try await store.flush()
+        }
+        return try Instance(container, store: store, storeName: storeName, replica: replica)
+    }
+
+    /// What the table holds now, read by a backend of its own.
+    func tableItems() async throws -> [Gadget] {
+        try await PostgresItemStoreBackend<Gadget>(database: try #require(TestDatabase.shared), store: storeName).load()
+    }
+
+    func eventually(_ what: Comment, within limit: Duration = .seconds(10), _ holds: () async throws -> Bool)
+        async throws
+    {
+        let deadline = ContinuousClock.now + limit
+        while try await !holds() {
+            try #require(ContinuousClock.now < deadline, what)
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    @Test("A change is pushed only once it is durable: a failed save keeps it from the database until a save succeeds")
+    func onlyDurableChangesArePushed() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        let memory = try InMemoryBackend<Gadget>()
+        let store = try await ItemStore(backend: memory)
+        let a = try Instance(container, store: store, storeName: storeName, replica: "A")
+        store.add(Gadget("first", value: 1))
+        try await store.saveInBackground()
+        try await eventually("the saved item reaches the table") { try await tableItems().map(\.name) == ["first"] }
+        memory.failNextSaves()
+        store.add(Gadget("unsaved", value: 2))
+        await #expect(throws: StoreError.self) { try await store.saveInBackground() }
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(try await tableItems().map(\.name) == ["first"], "a change whose write failed is not pushed")
+        try await store.saveInBackground()
+        try await eventually("saved at last, it is pushed") {
+            try await tableItems().map(\.name) == ["first", "unsaved"]
+        }
+        await a.stop()
+    }
+
+    @Test("A create among 2,000 items writes one row and an agreement record the size of one item")
+    func aPushCostsTheChange() async throws {
+        let items = (0..<2_000).map { Gadget("item \($0)", value: $0) }
+        let a = try await instance("A", items: items)
+        defer { try? a.container.destroy() }
+        try await eventually("every item is pushed", within: .seconds(30)) { try await tableItems().count == 2_000 }
+        try await Task.sleep(for: .milliseconds(300))
+        let (journalBefore, table) = (a.agreementJournalSize, try await tableItems())
+        a.store.add(Gadget("new", value: 7))
+        try await a.store.flush()
+        try await eventually("the create is pushed") { try await tableItems().count == 2_001 }
+        try await eventually("the agreement after the save is kept") { a.sync.status.pendingItems == 0 }
+        let grown = a.agreementJournalSize - journalBefore
+        #expect(grown > 0 && grown < 4_096, "the agreement grew by \(grown) bytes: the change, not the store")
+        let after = try await tableItems()
+        #expect(Array(after.prefix(2_000)) == table, "no other row changed")
+        #expect(after.last?.name == "new")
+        await a.stop()
+    }
+
+    @Test("Creates, edits, moves and deletes made elsewhere arrive item by item, never as a replacement of all")
+    func changesArriveItemByItem() async throws {
+        let seed = (0..<5).map { Gadget("g\($0)", value: $0, id: "g\($0)") }
+        let a = try await instance("A", items: seed)
+        defer { try? a.container.destroy() }
+        try await eventually("the seed is pushed") { try await tableItems().count == 5 }
+        let b = try await instance("B")
+        defer { try? b.container.destroy() }
+        try await eventually("B takes in the seed") { b.store.allItems.map(\.id) == seed.map(\.id) }
+        try await Task.sleep(for: .milliseconds(300))
+        let documents = b.container.directory(.documents)
+        let archive = try? documents.contents(of: "items.archive")
+        a.store.add(Gadget("new", value: 9, id: "new"))
+        a.store.update(at: 1) { $0.name = "edited" }
+        a.store.move(from: 4, to: 0)
+        a.store.remove(at: 3)
+        try await a.store.flush()
+        let expected = a.store.allItems
+        try await eventually("B shows A's changes, in A's order") { b.store.allItems == expected }
+        let records = try #require(
+            try Journal.records(
+                "items.archive.journal", in: documents, following: archive.map(CheckpointDigest.init(of:)) ?? .none))
+        let kinds = Set(records.compactMap(\.first))
+        #expect(!records.isEmpty && kinds.isSubset(of: [1, 2, 3, 4]), "insert, remove, replace, move only: \(kinds)")
+        await a.stop()
+        await b.stop()
+    }
+
+    @Test("Changes made while the engine is stopped are pushed on its next start, from what was agreed")
+    func aRestartPushesWhatWasMadeMeanwhile() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        do {
+            let a = try await instance("A", in: container, items: [Gadget("bike", value: 300, id: "bike")])
+            try await eventually("the bike is pushed") { try await tableItems().map(\.name) == ["bike"] }
+            try await eventually("and agreed") { a.sync.status.pendingItems == 0 }
+            await a.stop()
+            a.store.update(at: 0) { $0.value = 500 }
+            a.store.add(Gadget("lamp", value: 20, id: "lamp"))
+            try await a.store.flush()
+        }
+        let again = try await instance("A", in: container)
+        try await eventually("the changes made while stopped are pushed") {
+            try await tableItems().map(\.value) == [500, 20]
+        }
+        await again.stop()
+    }
+
+    @Test("A merge kept before the store had it is done again at the next start; one the store has is left alone")
+    func anInterruptedMergeIsDoneAgain() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        let kept = Gadget("kept here", value: 1, id: "kept")
+        let edited = Gadget("edited here", value: 2, id: "edited")
+        do {
+            let store = try ItemStore<Gadget>(container: container)
+            store.add(kept)
+            store.add(edited)
+            try await store.flush()
+        }
+        do {
+            let (log, _) = try AgreementLog.open(
+                "shared-items.agreement", in: container.directory(.applicationSupport))
+            func archive(_ gadget: Gadget) throws -> Data { try KeyedArchiver.archivedData(withRootObject: gadget) }
+            try await log.keep(
+                change: nil,
+                merge: [
+                    .init(
+                        key: "kept", before: try archive(kept),
+                        after: try archive(Gadget("merged", value: 10, id: "kept"))),
+                    .init(key: "edited", before: try archive(Gadget("older", value: 0, id: "edited")), after: nil),
+                    .init(key: "added", before: nil, after: try archive(Gadget("added", value: 3, id: "added"))),
+                ])
+        }
+        let a = try await instance("A", in: container)
+        try await eventually("the merge is done again") {
+            a.store.allItems.map(\.name) == ["merged", "edited here", "added"]
+        }
+        await a.stop()
+    }
+}
