@@ -259,8 +259,30 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// changed here since the last push is left to the next push, which merges it.
     private func takeChangesMadeElsewhere() async throws {
         guard !pushesEveryItem, try await backend.refresh() else { return }
-        let rows = backend.rowsNotInMemory().filter { pending[$0.id] == nil }
-        guard !rows.isEmpty else { return }
+        let rows = backend.rowsNotInMemory()
+        // In pages: each keeps an agreement record of its own, bounded whatever the
+        // store's size, and between them the main actor answers pages.
+        for start in stride(from: 0, to: rows.count, by: Self.pageSize) {
+            guard try await take(Array(rows[start..<min(start + Self.pageSize, rows.count)])) else {
+                wake.yield()
+                return
+            }
+        }
+    }
+
+    /// How many rows one step of taking others' changes handles: a new instance's first
+    /// sync of a large store is this many at a time.
+    static var pageSize: Int { 1_000 }
+
+    /// Keeps the agreement with the merge of `rows` (see ``AgreementLog``), then gives
+    /// the store their items; returns `false`, taking nothing, while changes made here
+    /// are still on their way to the disk.
+    private func take(_ rows: [SharedItemRecord]) async throws -> Bool {
+        // A change made here and not yet durable is not pending yet: made durable now,
+        // it is, and its item waits for the push, which merges it.
+        if store.isDirty { try await store.flush() }
+        guard !store.isDirty else { return false }
+        let rows = rows.filter { pending[$0.id] == nil }
         let wanted = Set(rows.map(\.id))
         var indexes: [String: Int] = [:]
         for (index, item) in store.allItems.enumerated() {
@@ -273,8 +295,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
             merge.append(AgreementLog.MergedItem(key: row.id, before: before, after: row.archive))
         }
         let positions = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.position) })
-        // The agreement first, naming the merge: see AgreementLog. Not kept, it is not
-        // taken: the rows stay to be taken in the next round.
+        // Not kept, it is not taken: the rows stay to be taken in the next round.
         let previous = backend.accept(rows.map(\.id))
         do {
             try await keepAgreement(merge: merge)
@@ -283,6 +304,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
             throw error
         }
         try await apply(merge, positions: positions)
+        return true
     }
 
     /// Does again the merge the last run kept but the store had not received.
@@ -309,9 +331,21 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     @discardableResult
     private func apply(_ merge: [AgreementLog.MergedItem], positions: [String: Double]) async throws -> Bool {
         var changed = false
+        // Where each item was when the merge began: an item not there is not looked
+        // for, so that a first sync of many items costs each one insert.
+        var wasAt: [String: Int] = [:]
+        for (index, item) in store.allItems.enumerated() {
+            wasAt[String(describing: item.id)] = wasAt[String(describing: item.id)] ?? index
+        }
+        func index(of key: String) -> Int? {
+            guard let hint = wasAt[key] else { return nil }
+            let items = store.allItems
+            if items.indices.contains(hint), String(describing: items[hint].id) == key { return hint }
+            return items.firstIndex { String(describing: $0.id) == key }
+        }
         // Removals first: an item about to go has no agreed place to insert beside.
         for merged in merge.filter({ $0.after == nil }) + merge.filter({ $0.after != nil }) {
-            let found = store.allItems.firstIndex { String(describing: $0.id) == merged.key }
+            let found = index(of: merged.key)
             let current = try found.map { try KeyedArchiver.archivedData(withRootObject: store.allItems[$0]) }
             guard current == merged.before else { continue }
             guard let after = merged.after else {
