@@ -69,6 +69,21 @@ def get(port, path):
     return body
 
 
+def synced(port, size, began, limit=600):
+    """When the instance at `port` last changed its revision before it listed `size`
+    items. Its revision is polled (cheap); the list (which costs the instance a page of
+    every item) only once the revision held still for a second."""
+    revision, changed = get(port, "/api/revision"), time.monotonic()
+    while time.monotonic() - began < limit:
+        time.sleep(0.05)
+        now = get(port, "/api/revision")
+        if now != revision:
+            revision, changed = now, time.monotonic()
+        elif time.monotonic() - changed > 1 and len(json.loads(get(port, "/api/items"))) >= size:
+            return changed
+    return time.monotonic()
+
+
 def settle(pid, limit=300):
     """Waits until `pid` used under 5% of a core over a second: the second instance has
     finished what its first sync left (pushing back nothing, writing its agreement)."""
@@ -123,11 +138,7 @@ def measure(binary, size, database, scratch):
         if shared:
             began = time.monotonic()
             second, second_port = start(binary, os.path.join(scratch, f"b-{size}"), database, extra)
-            while len(json.loads(get(second_port, "/api/items"))) < size:
-                if time.monotonic() - began > 600:
-                    break
-                time.sleep(0.25)
-            first_sync = time.monotonic() - began
+            first_sync = synced(second_port, size, began) - began
             settle(second.pid)
         connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
         acks, lags = [], []

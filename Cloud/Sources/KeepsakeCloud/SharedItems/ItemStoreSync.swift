@@ -3,24 +3,24 @@ public import AppStores
 public import Foundation
 public import KeyedArchive
 
-/// Keeps an ``ItemStore`` in step with the other processes that share its items
+/// Keeps an `ItemStore` in step with the other processes that share its items
 /// through a ``PostgresItemStoreBackend``: the sync engine of a shared store, for any
 /// app whose model is `Identifiable`.
 ///
 /// The container stays the truth for this process: a change is durable in the item
 /// store's journal before it is acknowledged, as without a database, and the journal
 /// is the outbox. The store tells the engine each change once it is durable
-/// (``ItemStore/onDurableChanges``), and the engine pushes those items, and only those,
+/// (`ItemStore.onDurableChanges`), and the engine pushes those items, and only those,
 /// off the main actor. Rows others wrote are read as soon as PostgreSQL notifies
 /// them, merged field by field when the item changed here too, and applied to the
 /// store item by item: an insert, an edit, a move or a removal, each a journal record
 /// of its own.
 ///
 /// What was last agreed with the database is kept in `directory`
-/// (`shared-items.agreement` and its journal, ``AgreementLog``), a change at a time, so
+/// (`shared-items.agreement` and its journal, `AgreementLog`), a change at a time, so
 /// that after a restart the changes made while the database was away are pushed, and
 /// merged, as changes from it. The first round after a start, and after a change of
-/// every item (``ItemStore/replaceAll(with:)``), compares every item instead.
+/// every item (`ItemStore.replaceAll(with:)`), compares every item instead.
 ///
 /// ```swift
 /// let sync = try ItemStoreSync(store: itemStore, backend: backend, directory: container.directory(.applicationSupport))
@@ -42,7 +42,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// Where pushing stands, for a settings page or a status command.
     public struct Status: Sendable, Equatable {
         /// Items changed here and not yet in the database; `nil` while every item must
-        /// be compared (the first round, or after ``ItemStore/replaceAll(with:)``).
+        /// be compared (the first round, or after `ItemStore.replaceAll(with:)`).
         public var pendingItems: Int?
         public var lastPush: Date?
         /// Why the last round failed; `nil` once one succeeds.
@@ -76,7 +76,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// Opens what was last agreed, kept in `directory` under `name`. What cannot be
     /// read is dropped, and told to ``log``: the changes made here are then pushed as
     /// changes from nothing, merged with what the database holds.
-    /// - Throws: ``SandboxError`` when the files cannot be read or another process keeps
+    /// - Throws: `SandboxError` when the files cannot be read or another process keeps
     ///   them open.
     public init(
         store: ItemStore<Model>, backend: PostgresItemStoreBackend<Model>, directory: SandboxDirectory,
@@ -272,9 +272,9 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
 
     /// How many rows one step of taking others' changes handles: a new instance's first
     /// sync of a large store is this many at a time.
-    static var pageSize: Int { 1_000 }
+    static var pageSize: Int { 5_000 }
 
-    /// Keeps the agreement with the merge of `rows` (see ``AgreementLog``), then gives
+    /// Keeps the agreement with the merge of `rows` (see `AgreementLog`), then gives
     /// the store their items; returns `false`, taking nothing, while changes made here
     /// are still on their way to the disk.
     private func take(_ rows: [SharedItemRecord]) async throws -> Bool {
