@@ -228,11 +228,15 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     }
 
     /// The index of item `id`, which was at `index` before `moves` later changes (each
-    /// of which moved it by at most one place).
+    /// of which moved it by at most one place): looked for from there outwards, so
+    /// that an item nothing moved is found at once.
     private func find(_ id: String, near index: Int, movedBy moves: Int, in items: [Model]) -> Int? {
-        let (low, high) = (max(index - moves, 0), min(index + moves, items.count - 1))
-        guard low <= high else { return nil }
-        return (low...high).first { String(describing: items[$0].id) == id }
+        for distance in 0...max(moves, 0) {
+            for candidate in [index - distance, index + distance] where items.indices.contains(candidate) {
+                if String(describing: items[candidate].id) == id { return candidate }
+            }
+        }
+        return nil
     }
 
     /// Keeps what changed in the agreement since it was last kept, with `merge` when given.
