@@ -17,7 +17,10 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
     public static var supportsSecureCoding: Bool { true }
     public var name: String
     public var valueInDollars: Int
-    public var serialNumber: String?
+    /// Always `nil` under the first model (``model``), which had none.
+    public var serialNumber: String? {
+        didSet { if Self.model < 2 { serialNumber = nil } }
+    }
     public let dateCreated: Date
     /// The item's identity, and the key of its photo in the image store.
     public let itemKey: String
@@ -26,12 +29,18 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
 
     public static var archiveClassName: String { "Homepwner.Item" }
 
+    /// Which of the app's item models this process runs: 2, the current one, unless
+    /// the environment sets `HOMEPWNER_ITEM_MODEL=1` for the first, which had no serial
+    /// numbers. Running the first beside the current rehearses a rolling upgrade of a
+    /// shared inventory: an older instance must keep the fields it does not know.
+    public static let model = ProcessInfo.processInfo.environment["HOMEPWNER_ITEM_MODEL"] == "1" ? 1 : 2
+
     public init(
         name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(),
         itemKey: String = UUID().uuidString
     ) {
         self.name = name
-        self.serialNumber = serialNumber
+        self.serialNumber = Self.model < 2 ? nil : serialNumber
         self.valueInDollars = valueInDollars
         self.dateCreated = dateCreated
         self.itemKey = itemKey
@@ -60,7 +69,7 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
         aCoder.encode(name, forKey: "name")
         aCoder.encode(dateCreated, forKey: "dateCreated")
         aCoder.encode(itemKey, forKey: "itemKey")
-        aCoder.encode(serialNumber, forKey: "serialNumber")
+        if Self.model >= 2 { aCoder.encode(serialNumber, forKey: "serialNumber") }
         aCoder.encode(valueInDollars, forKey: "valueInDollars")
     }
 
@@ -68,7 +77,7 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
         name = try aDecoder.decode(String.self, forKey: "name")
         dateCreated = try aDecoder.decode(Date.self, forKey: "dateCreated")
         itemKey = try aDecoder.decode(String.self, forKey: "itemKey")
-        serialNumber = aDecoder.decodeObject(of: String.self, forKey: "serialNumber")
+        serialNumber = Self.model < 2 ? nil : aDecoder.decodeObject(of: String.self, forKey: "serialNumber")
         valueInDollars = aDecoder.decodeInteger(forKey: "valueInDollars")
     }
 }

@@ -143,6 +143,52 @@ struct ItemStoreSyncTests {
         await b.stop()
     }
 
+    @Test(
+        "A replica whose model lacks a field keeps it through its edits, and pushes nothing for rows that only add it"
+    )
+    func anOlderModelKeepsFieldsItDoesNotKnow() async throws {
+        var bike = Gadget("bike", value: 300, id: "bike")
+        bike.serial = "B1K3"
+        let a = try await instance("A", items: [bike])
+        defer { try? a.container.destroy() }
+        try await eventually("the bike is pushed") { try await tableItems() == [bike] }
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        let store = try ItemStore<OldGadget>(container: container)
+        let backend = PostgresItemStoreBackend<OldGadget>(
+            database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
+            replica: "old")
+        let old = try ItemStoreSync(store: store, backend: backend, directory: container.directory(.applicationSupport))
+        let running = Task { await old.run() }
+        try await eventually("the old replica takes the bike") { store.allItems.map(\.value) == [300] }
+        try await Task.sleep(for: .seconds(1))
+        #expect(old.status.lastPush == nil, "a row that only adds a field the model lacks is nothing to push")
+
+        store.update(at: 0) { $0.value = 350 }
+        try await store.flush()
+        try await eventually("the old replica's edit is pushed") { try await tableItems().first?.value == 350 }
+        #expect(try await tableItems().first?.serial == "B1K3", "the field survives the old replica's edit")
+        try await eventually("A has the edit") { a.store.allItems.first?.value == 350 }
+        a.store.update(at: 0) { $0.serial = "S3R1" }
+        try await a.store.flush()
+        try await eventually("A's new serial is pushed") { try await tableItems().first?.serial == "S3R1" }
+        store.update(at: 0) { $0.name = "old bike" }
+        try await store.flush()
+        try await eventually("the old replica's second edit is pushed") {
+            try await tableItems().first?.name == "old bike"
+        }
+        bike.name = "old bike"
+        (bike.value, bike.serial) = (350, "S3R1")
+        #expect(try await tableItems() == [bike])
+        try await eventually("A shows both replicas' fields") { a.store.allItems == [bike] }
+        let lastPush = old.status.lastPush
+        try await Task.sleep(for: .seconds(1.5))
+        #expect(old.status.lastPush == lastPush, "once settled, the old replica pushes nothing more")
+        running.cancel()
+        await running.value
+        await a.stop()
+    }
+
     @Test("Changes made while the engine is stopped are pushed on its next start, from what was agreed")
     func aRestartPushesWhatWasMadeMeanwhile() async throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.sync")

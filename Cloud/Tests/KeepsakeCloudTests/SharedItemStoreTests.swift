@@ -37,6 +37,33 @@ struct Gadget: KeyedSecureCoding, Identifiable, Equatable {
     }
 }
 
+/// ``Gadget`` as an older version of the app wrote it, before it had serial numbers.
+struct OldGadget: KeyedSecureCoding, Identifiable, Equatable {
+    static var supportsSecureCoding: Bool { true }
+    static var archiveClassName: String { "Gadget" }
+    var id: String
+    var name: String
+    var value: Int
+
+    init(id: String, name: String, value: Int) {
+        self.id = id
+        self.name = name
+        self.value = value
+    }
+
+    func encode(with coder: KeyedEncoder) {
+        coder.encode(id, forKey: "id")
+        coder.encode(name, forKey: "name")
+        coder.encode(value, forKey: "value")
+    }
+
+    init(coder: KeyedDecoder) throws {
+        id = try coder.decode(String.self, forKey: "id")
+        name = try coder.decode(String.self, forKey: "name")
+        value = coder.decodeInteger(forKey: "value")
+    }
+}
+
 @Suite("Positions kept in the shared table")
 struct ItemPositionsTests {
     @Test("Items that kept their relative order keep their positions; moved and new ones go between neighbours")
@@ -76,6 +103,32 @@ struct ItemPositionsTests {
         let edit = try RecordMerge.resolve(
             ancestor: ancestor, local: edited, position: 1, server: deleted, stamp: later, policy: .fieldLastWriterWins)
         #expect(edit == .write(archive: edited, position: 1, stamps: FieldStamps(record: later)))
+    }
+
+    @Test(
+        "Under every policy that writes, a version from a model without a field keeps that field as the row has it",
+        arguments: [MergePolicy.localWins, .fieldLastWriterWins])
+    func aFieldTheModelDoesNotKnowSurvives(policy: MergePolicy) throws {
+        var bike = Gadget("Bike", value: 300, id: "bike")
+        bike.serial = "B1K3"
+        let stamp = { HybridTimestamp(milliseconds: $0, counter: 0, replica: "a") }
+        let ancestor = SharedItemRecord(
+            id: "bike", changeTag: 1, position: 1, archive: try KeyedArchiver.archivedData(withRootObject: bike),
+            stamps: FieldStamps(record: stamp(1)))
+        bike.serial = "S3R1"
+        let server = SharedItemRecord(
+            id: "bike", changeTag: 2, position: 1, archive: try KeyedArchiver.archivedData(withRootObject: bike),
+            stamps: FieldStamps(record: stamp(1), fields: ["serial": stamp(2)]))
+        let old = try KeyedArchiver.archivedData(withRootObject: OldGadget(id: "bike", name: "Bike", value: 500))
+        let resolution = try RecordMerge.resolve(
+            ancestor: ancestor, local: old, position: 1, server: server, stamp: stamp(3), policy: policy)
+        guard case .write(let archive?, _, let stamps) = resolution else {
+            Issue.record("the old model's edit is written: \(resolution)")
+            return
+        }
+        let written = try #require(try KeyedUnarchiver.unarchivedStoredObject(ofClass: Gadget.self, from: archive))
+        #expect(written.value == 500 && written.serial == "S3R1", "\(written)")
+        #expect(stamps.fields["serial"] == stamp(2), "the field the old model lacks keeps its stamp")
     }
 
     @Test("When halving runs out of precision, every item is renumbered in order")
@@ -129,6 +182,42 @@ struct SharedItemStoreTests {
             database: try #require(TestDatabase.shared), store: storeName, mergePolicy: policy, replica: replica,
             onConflict: { conflict in conflicts?.append(conflict) })
         return try await Replica(backend)
+    }
+
+    @Test(
+        "Two versions of a model, one without a field: an item one wrote is no change to the other, and a move of it does not bring it back once deleted"
+    )
+    func anItemAnotherModelWroteIsNoChange() async throws {
+        let database = try #require(TestDatabase.shared)
+        let new = try await store("new", policy: .fieldLastWriterWins)
+        var bike = Gadget("Bike", value: 300, id: "bike")
+        bike.serial = "B1K3"
+        new.add(bike)
+        let old = PostgresItemStoreBackend<OldGadget>(
+            database: database, store: storeName, mergePolicy: .fieldLastWriterWins, replica: "old")
+        var oldItems = try await old.load()
+        oldItems.append(OldGadget(id: "lamp", name: "Lamp", value: 20))
+        try await old.save(oldItems)
+        try await new.save()
+        oldItems = try await old.load()
+        try await new.reload()
+        #expect(
+            try old.pendingChangeCount(in: oldItems) == 0,
+            "the bike, serial number and all, is as the old model reads it")
+        #expect(
+            try new.backend.pendingChangeCount(in: new.allItems) == 0, "the lamp, which has no serial number field, too"
+        )
+
+        // Each deletes what the other then moves.
+        oldItems.removeAll { $0.id == "bike" }
+        try await old.save(oldItems)
+        new.allItems.removeAll { $0.id == "lamp" }
+        try await new.save()
+        try await old.save(oldItems.reversed())
+        new.allItems.insert(Gadget("Kettle", value: 5, id: "kettle"), at: 0)
+        try await new.save()
+        try await new.reload()
+        #expect(new.allItems.map(\.id) == ["kettle"], "a move of an item deleted elsewhere does not bring it back")
     }
 
     /// Two stores that both loaded one saved item, "Bike" at 300.

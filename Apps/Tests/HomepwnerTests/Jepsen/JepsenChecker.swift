@@ -22,6 +22,21 @@ enum JepsenChecker {
         return violations
     }
 
+    /// Fields kept through a rolling upgrade: each item the old-model replica owns
+    /// shows, on a replica of the current model (`serials`, serial number by name),
+    /// the serial number last set on it there, whatever edits the old model made since.
+    static func keptSerials(
+        in serials: [String: String?], replica: Int, history: JepsenHistory.State
+    ) -> [String] {
+        history.serials.compactMap { name, tags in
+            guard case .present = history.items[name]?.latest, let shown = serials[name],
+                !tags.allowed.contains(shown)
+            else { return nil }
+            return
+                "replica \(replica): \(name)'s serial number is \(shown ?? "none"), not \(tags.acknowledged ?? "none") (or \(tags.perhaps)): an edit of the old model erased it"
+        }.sorted()
+    }
+
     /// Read-your-writes: every read a client made of its own replica shows each of its
     /// items as its latest effective operation before the read left it. Checked item by
     /// item over the reads from its creation to a few seconds after its last operation.

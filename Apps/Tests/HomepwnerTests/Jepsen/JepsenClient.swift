@@ -13,7 +13,11 @@ struct JepsenClient {
     /// This client's items the replica holds, by name: key and version.
     private var live: [String: (key: String, version: Int)] = [:]
     private var created = 0
+    private var serialsSet = 0
     static let maximumLiveItems = 25
+    /// Whether this client sets serial numbers on the old-model replica's items: the
+    /// first replica does, when there is one.
+    private var setsSerials: Bool { replica == 0 && cluster.oldModelReplica.map { $0 != replica } ?? false }
 
     init(replica: Int, cluster: JepsenCluster, history: JepsenHistory, seed: UInt64) {
         self.replica = replica
@@ -41,6 +45,8 @@ struct JepsenClient {
                 await create(base)
             } else if roll < 85 {
                 await edit(base)
+            } else if setsSerials && roll < 93 {
+                await setSerialOfOldModelItem(base)
             } else {
                 await delete(base)
             }
@@ -93,9 +99,12 @@ struct JepsenClient {
     }
 
     private mutating func edit(_ base: URL) async {
-        guard let name = live.keys.sorted().randomElement(using: &random), let (key, version) = live[name] else {
+        guard let name = live.keys.sorted().randomElement(using: &random), let (key, version) = live[name],
+            history.claim(name)
+        else {
             return
         }
+        defer { history.release(name) }
         let next = version + 1
         let outcome = await send(
             "POST", base.appendingPathComponent("items/\(key)"),
@@ -119,7 +128,10 @@ struct JepsenClient {
     }
 
     private mutating func delete(_ base: URL) async {
-        guard let name = live.keys.sorted().randomElement(using: &random), let (key, _) = live[name] else { return }
+        guard let name = live.keys.sorted().randomElement(using: &random), let (key, _) = live[name],
+            history.claim(name)
+        else { return }
+        defer { history.release(name) }
         let outcome = await send("DELETE", base.appendingPathComponent("items/\(key)"))
         if case .answered(204) = outcome {
             live[name] = nil
@@ -131,6 +143,44 @@ struct JepsenClient {
             history.took(name, owner: replica, key: key, result: .deleted, operation: "delete")
         } else {
             history.failed("delete", "\(outcome)")
+        }
+    }
+
+    /// Sets a serial number on an item of the old-model replica, whose model has none,
+    /// while its owner leaves it alone. The form carries the value the owner last
+    /// acknowledged, once this replica shows it: the edit changes the serial number
+    /// only. The owner waits until another replica of the current model shows the
+    /// serial number, so that its next edit is a change from a row that holds it (the
+    /// checks are of fields kept, not of which of two writes at once wins).
+    private mutating func setSerialOfOldModelItem(_ base: URL) async {
+        guard let owner = cluster.oldModelReplica,
+            let (name, version) = history.presentItems(of: owner).randomElement(using: &random),
+            let key = history.key(of: name), history.claim(name)
+        else { return }
+        defer { history.release(name) }
+        let deadline = ContinuousClock.now + .seconds(5)
+        while (try? await HTTP.items(base))?.first(where: { $0.name == name })?.valueInDollars != version {
+            guard ContinuousClock.now < deadline else { return }
+            try? await Task.sleep(for: .milliseconds(50))
+        }
+        serialsSet += 1
+        let serial = "S\(replica)-\(serialsSet)"
+        let outcome = await send(
+            "POST", base.appendingPathComponent("items/\(key)"),
+            form: [("name", name), ("valueInDollars", String(version)), ("serialNumber", serial)])
+        switch outcome {
+        case .answered(303): history.setSerial(serial, on: name, acknowledged: true)
+        case .answered(let status) where status < 500: return history.failed("serial", "status \(status)")
+        default: history.setSerial(serial, on: name, acknowledged: false)
+        }
+        let shared = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < shared {
+            if let other = (1..<cluster.count).first(where: { $0 != owner }), let base = cluster.baseURL(other),
+                (try? await HTTP.items(base))?.first(where: { $0.name == name })?.serialNumber == serial
+            {
+                return
+            }
+            try? await Task.sleep(for: .milliseconds(50))
         }
     }
 

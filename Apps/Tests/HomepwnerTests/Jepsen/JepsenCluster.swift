@@ -16,16 +16,22 @@ final class JepsenCluster: Sendable {
     /// Replicas frozen by SIGSTOP, which must not be read to settle an operation.
     private let stopped = Locked<Set<Int>>([])
 
-    init(replicas: Int) throws {
+    /// The replica that runs Homepwner's first item model, without serial numbers, as
+    /// an instance not yet upgraded does.
+    let oldModelReplica: Int?
+
+    init(replicas: Int, oldModelReplica: Int? = nil) throws {
         instances = SharedInstances(folder: "homepwner-jepsen")
         servers = Locked(Array(repeating: nil, count: replicas))
+        self.oldModelReplica = oldModelReplica
         for replica in 0..<replicas { try start(replica) }
     }
 
     var count: Int { servers.withLock { $0.count } }
 
     func start(_ replica: Int) throws {
-        let server = try instances.start("replica-\(replica)")
+        let environment = replica == oldModelReplica ? ["HOMEPWNER_ITEM_MODEL": "1"] : [:]
+        let server = try instances.start("replica-\(replica)", environment: environment)
         servers.withLock { $0[replica] = server }
     }
 

@@ -43,6 +43,26 @@ final class JepsenHistory: Sendable {
         /// Each fault with when it began and when it was healed: an operation between
         /// the two may have met it.
         var faultLog: [(kind: String, began: ContinuousClock.Instant, healed: ContinuousClock.Instant)] = []
+        /// The serial numbers a replica of the current model set on the old-model
+        /// replica's items, by item name (``SerialTags``).
+        var serials: [String: SerialTags] = [:]
+        /// Edits the old-model replica made to items after one of them was set.
+        var oldModelEditsAfterSerials = 0
+        /// Items an operation works on now: an owner's edit and a serial number set by
+        /// another replica never overlap, so that the one's form never carries a value
+        /// the other is changing.
+        var busy: Set<String> = []
+    }
+
+    /// The serial numbers set on one item: the last acknowledged, and those set after
+    /// it whose answer was lost (any of which may have taken).
+    struct SerialTags {
+        var acknowledged: String?
+        var perhaps: [String] = []
+        /// Each serial number set, with when its answer came (or was lost), for a diagnosis.
+        var log: [(serial: String, acknowledged: Bool, at: ContinuousClock.Instant)] = []
+        /// What the item may show: the last acknowledged or a later one perhaps taken.
+        var allowed: Set<String?> { Set([acknowledged] + perhaps.map(Optional.some)) }
     }
 
     struct Item {
@@ -64,6 +84,38 @@ final class JepsenHistory: Sendable {
             item.states.append((result, now))
             state.items[name] = item
             state.operations[operation, default: 0] += 1
+            if operation == "edit", state.serials[name] != nil { state.oldModelEditsAfterSerials += 1 }
+        }
+    }
+
+    /// Marks `name` busy for one operation; `false` when another has it.
+    func claim(_ name: String) -> Bool { state.withLock { $0.busy.insert(name).inserted } }
+
+    func release(_ name: String) { state.withLock { _ = $0.busy.remove(name) } }
+
+    /// Records that serial number `serial` was set on `name` (acknowledged, or the
+    /// answer was lost).
+    func setSerial(_ serial: String, on name: String, acknowledged: Bool) {
+        state.withLock { state in
+            var tags = state.serials[name] ?? SerialTags()
+            if acknowledged {
+                (tags.acknowledged, tags.perhaps) = (serial, [])
+            } else {
+                tags.perhaps.append(serial)
+            }
+            tags.log.append((serial, acknowledged, .now))
+            state.serials[name] = tags
+            state.operations[acknowledged ? "serial" : "serial (answer lost)", default: 0] += 1
+        }
+    }
+
+    /// The names of `owner`'s items that are present, with their latest version.
+    func presentItems(of owner: Int) -> [(name: String, version: Int)] {
+        state.withLock { state in
+            state.items.compactMap { name, item in
+                guard item.owner == owner, case .present(let version) = item.latest else { return nil }
+                return (name, version)
+            }.sorted { $0.name < $1.name }
         }
     }
 

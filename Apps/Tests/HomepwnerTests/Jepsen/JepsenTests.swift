@@ -20,13 +20,16 @@ extension OnTheTestDatabase {
         static let seconds = environment["KEEPSAKE_JEPSEN_SECONDS"].flatMap(Int.init) ?? 100
         static let seed = environment["KEEPSAKE_JEPSEN_SEED"].flatMap(UInt64.init) ?? 28
         static let minimumFaults = environment["KEEPSAKE_JEPSEN_MIN_FAULTS"].flatMap(Int.init) ?? 1
+        /// Runs Homepwner's first item model, which has no serial numbers, as an instance
+        /// not yet upgraded does; the first replica sets serial numbers on its items.
+        static let oldModelReplica = 2
 
         @Test(
-            "Random creates, edits, deletes and settings on 3 replicas under kill -9, SIGSTOP, database crashes, dropped LISTENs and poison rows: nothing acknowledged is lost, reads are monotonic and see their writes, and the replicas converge within 10 s"
+            "Random creates, edits, deletes and settings on 3 replicas, one running a model without serial numbers, under kill -9, SIGSTOP, database crashes, dropped LISTENs and poison rows: nothing acknowledged is lost, no serial number is erased by the old model, reads are monotonic and see their writes, and the replicas converge within 10 s"
         )
         func historyHasNoViolations() async throws {
             let history = JepsenHistory()
-            let cluster = try JepsenCluster(replicas: 3)
+            let cluster = try JepsenCluster(replicas: 3, oldModelReplica: Self.oldModelReplica)
             defer { cluster.instances.removeContainers() }
             let nemesis = Nemesis(cluster: cluster, history: history, seed: Self.seed)
             let started = ContinuousClock.now
@@ -52,20 +55,26 @@ extension OnTheTestDatabase {
             let settings = history.snapshot.settings
             var final: [[String: Int]] = []
             var formats: [String?] = []
+            var serialViolations: [String] = []
             while true {
                 final = []
                 formats = []
+                serialViolations = []
                 for replica in 0..<cluster.count {
                     guard let base = cluster.baseURL(replica) else { continue }
                     let items = (try? await HTTP.items(base)) ?? []
                     final.append(Dictionary(items.map { ($0.name, $0.valueInDollars) }) { first, _ in first })
                     formats.append(try? await HTTP.currencyFormat(base))
+                    guard replica != Self.oldModelReplica else { continue }
+                    let serials = Dictionary(items.map { ($0.name, $0.serialNumber) }) { first, _ in first }
+                    serialViolations += JepsenChecker.keptSerials(
+                        in: serials, replica: replica, history: history.snapshot)
                 }
                 let converged =
                     final.count == cluster.count
                     && final.enumerated().allSatisfy {
                         JepsenChecker.lostWrites(in: $0.element, replica: $0.offset, expected: expected).isEmpty
-                    } && Set(formats).count == 1 && formats.allSatisfy { $0 != nil }
+                    } && Set(formats).count == 1 && formats.allSatisfy { $0 != nil } && serialViolations.isEmpty
                 if converged || ContinuousClock.now - quiet > .seconds(10) { break }
                 try await Task.sleep(for: .milliseconds(200))
             }
@@ -76,6 +85,7 @@ extension OnTheTestDatabase {
             for (replica, items) in final.enumerated() {
                 violations += JepsenChecker.lostWrites(in: items, replica: replica, expected: expected)
             }
+            violations += serialViolations
             violations += JepsenChecker.readYourWrites(snapshot)
             violations += JepsenChecker.monotonicReads(snapshot)
             if Set(formats).count != 1 || formats.contains(nil) {
@@ -92,6 +102,7 @@ extension OnTheTestDatabase {
                 jepsen: seed \(Self.seed), \(Self.seconds) s of operations, \(cluster.count) replicas
                 jepsen: operations \(operations): \(snapshot.operations.sorted { $0.key < $1.key })
                 jepsen: reads \(snapshot.observations.count), items \(expected.count)
+                jepsen: replica \(Self.oldModelReplica) runs the model without serial numbers: \(snapshot.serials.count) of its items given one, then edited by it \(snapshot.oldModelEditsAfterSerials) times
                 jepsen: faults \(faults): \(snapshot.faults.sorted { $0.key < $1.key })
                 jepsen: violations \(violations.count); converged in \(convergence) after quiescence
                 """)
@@ -104,6 +115,9 @@ extension OnTheTestDatabase {
                     "\(fault.rawValue) happened \(snapshot.faults[fault.rawValue, default: 0]) times")
             }
             #expect(snapshot.operations["create", default: 0] > 0 && snapshot.operations["edit", default: 0] > 0)
+            #expect(
+                snapshot.oldModelEditsAfterSerials > 0,
+                "the old-model replica edited none of its items after a serial number was set on one")
             #expect(try cluster.stopAll().allSatisfy { $0 == 0 }, "every replica stops cleanly")
         }
 
@@ -124,6 +138,7 @@ extension OnTheTestDatabase {
             return """
                 jepsen: first violation: \(violation)
                 jepsen: \(name) (owner \(item.owner), key \(item.key ?? "?")): \(item.states.map { "\($0.state) at \(start.duration(to: $0.at))" })
+                jepsen: \(name)'s serial numbers: \((history.serials[name]?.log ?? []).map { "\($0.serial) \($0.acknowledged ? "acknowledged" : "answer lost") at \(start.duration(to: $0.at))" })
                 jepsen: faults: \(faults)
                 """
         }

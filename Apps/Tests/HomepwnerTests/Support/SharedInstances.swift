@@ -15,9 +15,11 @@ struct SharedInstances {
         scratch = TemporaryDirectory(folder)
     }
 
-    /// Starts the instance whose container is named `instance`, with `extra` arguments,
-    /// on the test database or the one `database` names.
-    func start(_ instance: String, _ extra: [String] = [], database: String? = nil) throws -> ServerProcess {
+    /// Starts the instance whose container is named `instance`, with `extra` arguments
+    /// and `environment`, on the test database or the one `database` names.
+    func start(
+        _ instance: String, _ extra: [String] = [], database: String? = nil, environment: [String: String] = [:]
+    ) throws -> ServerProcess {
         guard let url = database ?? TestDatabase.url else {
             throw ServerProcess.Failure(description: "no test database")
         }
@@ -26,7 +28,7 @@ struct SharedInstances {
             arguments: [
                 "--port", "0", "--container", containers.appendingPathComponent(instance).path, "--database", url,
                 "--shared-name", name,
-            ] + extra)
+            ] + extra, environment: environment)
     }
 
     func removeContainers() { scratch.remove() }

@@ -109,6 +109,36 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         let (backend, wake) = (backend, wake)
         let watching = Task.detached { await backend.watch { wake.yield() } }
         defer { watching.cancel() }
+        await start()
+        wake.yield()
+        // Ends when the task is cancelled, which ends the stream.
+        for await _ in wakeups {
+            await round()
+        }
+    }
+
+    /// Brings the store and the database in step once, for a process that makes a
+    /// change and exits (a command-line tool): pushes what changed here, then takes
+    /// what changed elsewhere, until neither has more. From the first call on, the
+    /// store's changes are noted for the next.
+    /// - Throws: the database's error, or the store's. Nothing is lost: what was not
+    ///   pushed is pushed by the next call, or by the next process's first.
+    public func synchronize() async throws {
+        if store.onDurableChanges == nil {
+            store.onDurableChanges = { [weak self] changes in self?.note(changes) }
+            await start()
+        }
+        repeat {
+            try await push()
+            try await eachRound?()
+            try await takeChangesMadeElsewhere()
+        } while pushesEveryItem || !pending.isEmpty
+        try await checkpointIfLarge()
+    }
+
+    /// What a start does before the first round: tells of an agreement it could not
+    /// read (writing a fresh one), and finishes the merge the last stop interrupted.
+    private func start() async {
         if let unreadAgreement {
             log("What was last agreed with the database cannot be read, starting afresh: \(unreadAgreement)")
             self.unreadAgreement = nil
@@ -120,11 +150,6 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
             }
         }
         await finishInterruptedMerge()
-        wake.yield()
-        // Ends when the task is cancelled, which ends the stream.
-        for await _ in wakeups {
-            await round()
-        }
     }
 
     /// Notes the items of `changes` for the next push, and wakes it.
@@ -363,9 +388,12 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
             var target = positions[merged.key].map { insertionIndex(for: merged.key, at: $0) } ?? found ?? store.count
             if let found {
                 if target > found { target -= 1 }
-                if current != after { store.replace(at: found, with: item) }
+                // A row that adds only fields this model does not know changes nothing here.
+                var edited = current != after
+                if edited { edited = try KeyedArchiver.archivedData(withRootObject: item) != current }
+                if edited { store.replace(at: found, with: item) }
                 if target != found { store.move(from: found, to: target) }
-                changed = changed || current != after || target != found
+                changed = changed || edited || target != found
             } else {
                 store.insert(item, at: target)
                 changed = true

@@ -78,7 +78,15 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
                 database: DatabaseClient(database, timeout: timeout), store: store, logger: logger,
                 itemProblem: Self.problem(id:archive:)),
             clock: HybridLogicalClock(replica: replica ?? UUID().uuidString), mergePolicy: mergePolicy,
-            tombstoneRetention: tombstoneRetention, onConflict: onConflict)
+            tombstoneRetention: tombstoneRetention, onConflict: onConflict, readHere: Self.readHere(_:))
+    }
+
+    /// `archive` as this model reads it: its item decoded and archived again.
+    private static func readHere(_ archive: Data) -> Data? {
+        guard let item = try? KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive) else {
+            return nil
+        }
+        return try? KeyedArchiver.archivedData(withRootObject: item)
     }
 
     /// Why `archive`, the row of item `id`, holds no item of the store: it does not

@@ -33,9 +33,27 @@ struct ArchivedFields {
         return root
     }
 
-    /// The names of the fields whose values differ between `self` and `other`.
-    func changedFields(to other: ArchivedFields) -> Set<String> {
-        Set(values.keys).union(other.values.keys).filter { values[$0] != other.values[$0] }
+    /// The names of the fields `local` sets to values other than `self`'s. A field
+    /// `local` lacks is none of them: a model writes `nil` as a reference to `$null`,
+    /// its key present (as Foundation does), so a key missing is one the model that
+    /// wrote `local` does not know (an older version of the app, in a rolling upgrade).
+    /// Merges keep such a field as the row has it.
+    func fieldsChanged(by local: ArchivedFields) -> Set<String> {
+        Set(local.values.keys.filter { values[$0] != local.values[$0] })
+    }
+
+    /// `local` with the fields it lacks taken from `row`, in `row`'s order after its own:
+    /// `local` whole, as a policy that takes it whole writes it, losing nothing its
+    /// model does not know.
+    static func keepingUnknownFields(of row: Data?, in local: Data) throws -> Data {
+        guard let row else { return local }
+        let mine = try root(of: local)
+        let known = Set(mine.fields.map(\.key))
+        let unknown = try root(of: row).fields.filter { !known.contains($0.key) }
+        guard !unknown.isEmpty else { return local }
+        return try KeyedArchiver.archivedData(
+            withRootObject: ArchivedObject(
+                className: mine.className, classChain: mine.classChain, fields: mine.fields + unknown))
     }
 }
 
@@ -60,7 +78,8 @@ enum RecordMerge {
             return .keepServer
         case .localWins:
             return .write(
-                archive: local, position: position,
+                archive: try local.map { try ArchivedFields.keepingUnknownFields(of: server.archive, in: $0) },
+                position: position,
                 stamps: try stamps(ancestor: ancestor, local: local, position: position, stamp: stamp, onto: server))
         case .fieldLastWriterWins:
             return try mergeFields(
@@ -78,7 +97,7 @@ enum RecordMerge {
             return FieldStamps(record: stamp)
         }
         var stamps = onto.stamps
-        for field in try ArchivedFields(previous).changedFields(to: ArchivedFields(local)) {
+        for field in try ArchivedFields(previous).fieldsChanged(by: ArchivedFields(local)) {
             stamps.fields[field] = stamp
         }
         if position != ancestor.position { stamps.fields[FieldStamps.positionField] = stamp }
@@ -110,8 +129,11 @@ enum RecordMerge {
         guard let local, server.archive != nil else {
             if local == nil && server.isDeleted { return .keepServer }
             if server.isDeleted, let ancestor, local == ancestor.archive { return .keepServer }
-            return stamp > server.stamps.latest
-                ? .write(archive: local, position: position, stamps: FieldStamps(record: stamp)) : .keepServer
+            guard stamp > server.stamps.latest else { return .keepServer }
+            // An edit here brings back an item deleted elsewhere, with the fields its
+            // model does not know as last agreed.
+            let archive = try local.map { try ArchivedFields.keepingUnknownFields(of: ancestor?.archive, in: $0) }
+            return .write(archive: archive, position: position, stamps: FieldStamps(record: stamp))
         }
         // A field changed on both sides goes to the later change.
         let merged = try combine(
@@ -136,6 +158,9 @@ enum RecordMerge {
         var changed = false
         let names = theirs.root.fields.map(\.key) + mine.root.fields.map(\.key).filter { theirs.values[$0] == nil }
         for name in names {
+            // A field `local` lacks is one its model does not know: no change (see
+            // ``ArchivedFields/fieldsChanged(by:)``).
+            guard mine.values[name] != nil else { continue }
             let localChanged = base == nil || mine.values[name] != base?.values[name]
             let serverChanged = base == nil || theirs.values[name] != base?.values[name]
             guard localChanged, mine.values[name] != theirs.values[name], takesLocal((name, serverChanged)) else {

@@ -29,6 +29,11 @@ final class SharedItemReplica: Sendable {
     /// store, and its changes to items whose deletion was forgotten meanwhile are dropped.
     let tombstoneRetention: Duration
     let onConflict: @Sendable (RecordConflict) -> Void
+    /// An archive as this process's model reads it: the item decoded from it, archived
+    /// again; `nil` when it holds none. Rows another version of the app wrote may have
+    /// fields this model does not know, or lack one it writes (as `nil`): read here,
+    /// they are the item memory holds, and no change.
+    let readHere: @Sendable (Data) -> Data?
     private let state = Locked(State())
 
     struct State {
@@ -64,8 +69,10 @@ final class SharedItemReplica: Sendable {
 
     init(
         table: SharedItemTable, clock: HybridLogicalClock, mergePolicy: MergePolicy, tombstoneRetention: Duration,
-        onConflict: @escaping @Sendable (RecordConflict) -> Void
+        onConflict: @escaping @Sendable (RecordConflict) -> Void,
+        readHere: @escaping @Sendable (Data) -> Data? = { $0 }
     ) {
+        self.readHere = readHere
         self.table = table
         self.clock = clock
         self.mergePolicy = mergePolicy
@@ -214,7 +221,7 @@ final class SharedItemReplica: Sendable {
     @discardableResult
     func offer(_ scope: SaveScope, stamp: HybridTimestamp) async -> Int {
         if state.withLock({ $0.offersUnconfirmed }) { try? await confirmOffers() }
-        return state.withLock { state in Self.changes(in: scope, stamp: stamp, state: &state).count }
+        return state.withLock { state in self.changes(in: scope, stamp: stamp, state: &state).count }
     }
 
     /// How many of `items` differ from what was last agreed with the table, deletions
@@ -223,7 +230,7 @@ final class SharedItemReplica: Sendable {
     func pendingCount(of items: [ArchivedItem]) -> Int {
         state.withLock { state in
             var copy = state
-            let count = Self.changes(in: .every(items), stamp: clock.last, state: &copy).count
+            let count = self.changes(in: .every(items), stamp: clock.last, state: &copy).count
             return state.offersUnconfirmed ? max(count, 1) : count
         }
     }
@@ -319,7 +326,7 @@ final class SharedItemReplica: Sendable {
     /// changed since they were loaded, settling conflicts by ``mergePolicy``.
     func commit(_ scope: SaveScope, stamp: HybridTimestamp) async throws {
         if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
-        let changes = state.withLock { state in Self.changes(in: scope, stamp: stamp, state: &state) }
+        let changes = state.withLock { state in self.changes(in: scope, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
         let plan: Plan
@@ -357,9 +364,10 @@ final class SharedItemReplica: Sendable {
                 }
                 // What memory holds, with the tag of what the table holds now: a later
                 // save of an item merged here applies its changes to the merge.
+                let holdsMemory =
+                    current.position == change.position && holds(change.archive, row: current.archive)
                 let base = modified(current) {
-                    $0.archive = change.archive
-                    $0.position = change.position
+                    if !holdsMemory { ($0.archive, $0.position) = (change.archive, change.position) }
                 }
                 if base != current {
                     state.staleIDs.insert(change.id)
@@ -423,7 +431,7 @@ final class SharedItemReplica: Sendable {
     /// The items of `scope` changed (added, edited, moved, deleted) since they were
     /// loaded, each with the time of its first save; records those times for the saves
     /// to come.
-    private static func changes(in scope: SaveScope, stamp: HybridTimestamp, state: inout State) -> [Change] {
+    private func changes(in scope: SaveScope, stamp: HybridTimestamp, state: inout State) -> [Change] {
         switch scope {
         case .every(let items):
             let previous = state.base.compactMapValues { $0.isDeleted ? nil : $0.position }
@@ -437,7 +445,7 @@ final class SharedItemReplica: Sendable {
         }
     }
 
-    private static func changes(
+    private func changes(
         in items: [ArchivedItem], at positions: [Double], deleted: [String], stamp: HybridTimestamp,
         state: inout State
     ) -> [Change] {
@@ -450,7 +458,9 @@ final class SharedItemReplica: Sendable {
             changes.append(Change(id: id, archive: archive, position: position, stamp: first))
         }
         for (index, item) in items.enumerated() {
-            if let ancestor = base[item.id], ancestor.archive == item.archive, ancestor.position == positions[index] {
+            if let ancestor = base[item.id], ancestor.position == positions[index],
+                holds(item.archive, row: ancestor.archive)
+            {
                 continue
             }
             add(item.id, item.archive, positions[index])
@@ -473,7 +483,11 @@ final class SharedItemReplica: Sendable {
         var plan = Plan()
         let forgotten = state.withLock { $0.forgotten }
         for change in changes {
-            let ancestor = base[change.id]
+            // What memory was loaded from, as this model reads it, so that a field the
+            // model adds or leaves out is no change made here.
+            let ancestor = base[change.id].map { row in
+                modified(row) { $0.archive = $0.archive.flatMap(readHere) ?? $0.archive }
+            }
             if forgotten.contains(change.id), let current = server[change.id], current.isDeleted,
                 ancestor?.changeTag != current.changeTag
             {
@@ -494,7 +508,8 @@ final class SharedItemReplica: Sendable {
                 continue
             }
             // The table already holds this version (both sides deleted it, say).
-            if current.archive == change.archive && (current.isDeleted || current.position == change.position) {
+            if holds(change.archive, row: current.archive) && (current.isDeleted || current.position == change.position)
+            {
                 continue
             }
             if let ancestor, current.changeTag == ancestor.changeTag {
@@ -523,6 +538,13 @@ final class SharedItemReplica: Sendable {
             }
         }
         return plan
+    }
+
+    /// Whether `row` holds what memory has as `local` (`nil`: deleted): the same bytes,
+    /// or the same item as this model reads it.
+    private func holds(_ local: Data?, row: Data?) -> Bool {
+        guard let local, let row else { return local == nil && row == nil }
+        return local == row || readHere(row) == local
     }
 
     private func record(_ change: Change, stamps: FieldStamps) -> SharedItemRecord {
