@@ -53,7 +53,7 @@ public struct CloudTenants: Sendable {
     public func grant(store: String) async throws -> TenantGrant {
         try CloudDatabaseError.checkStoreName(store)
         let logger = logger
-        try await DatabaseSchema(Self.allTables).create(on: database, logger: logger)
+        try await DatabaseSchema().migrate(on: database, logger: logger)
         return try await database.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.grantLock))", logger: logger)
             do {
@@ -100,6 +100,8 @@ public struct CloudTenants: Sendable {
         try await execute(
             "GRANT SELECT, INSERT, UPDATE, DELETE ON \(sharedTables.joined(separator: ", ")) TO %I", [role],
             on: connection, logger: logger)
+        // The schema's version, read at each start: a tenant's role migrates nothing.
+        try await execute("GRANT SELECT ON keepsake_schema_versions TO %I", [role], on: connection, logger: logger)
         try await execute(
             "GRANT USAGE ON SEQUENCE \(sequences.joined(separator: ", ")) TO %I", [role], on: connection, logger: logger
         )
@@ -115,14 +117,6 @@ public struct CloudTenants: Sendable {
                 [role, table, role, store, store], on: connection, logger: logger)
         }
         return TenantGrant(store: store, role: role, password: password)
-    }
-
-    /// Every statement of every store's tables, each once.
-    static var allTables: [String] {
-        var seen = Set<String>()
-        return (PostgresKeyValueSync.tables + SharedItemTable.tables + PostgresBlobStore.tables).filter {
-            seen.insert($0).inserted
-        }
     }
 
     /// Runs the statement PostgreSQL's `format()` makes of `template` and `arguments`:

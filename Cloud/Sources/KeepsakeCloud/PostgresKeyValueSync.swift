@@ -49,36 +49,13 @@ public final class PostgresKeyValueSync: KeyValueSyncService {
         self.logger = logger
     }
 
-    /// Creates the table if it is missing, once per service.
+    /// Brings the tables up to date if they are not, once per service.
     public func prepare() async throws {
         try CloudDatabaseError.checkStoreName(store)
-        try await schema.create(on: database, logger: logger)
+        try await schema.migrate(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema(PostgresKeyValueSync.tables)
-
-    /// What the store needs in the database, created on first use, or beforehand by
-    /// ``CloudTenants/grant(store:)``.
-    static let tables = [
-        """
-        CREATE TABLE IF NOT EXISTS keepsake_kv (
-            position bigserial PRIMARY KEY,
-            store text NOT NULL,
-            key text NOT NULL,
-            value bytea,
-            milliseconds bigint NOT NULL,
-            counter bigint NOT NULL,
-            replica text NOT NULL,
-            UNIQUE (store, milliseconds, counter, replica)
-        )
-        """,
-        "CREATE INDEX IF NOT EXISTS keepsake_kv_store_key ON keepsake_kv (store, key)",
-        // The newest position whose removal the log forgot: a replica that has read
-        // less than that must read the whole store.
-        "CREATE TABLE IF NOT EXISTS keepsake_kv_horizon (store text PRIMARY KEY, position bigint NOT NULL)",
-        RowQuarantine.schema,
-        StoreLock.table,
-    ]
+    private let schema = DatabaseSchema()
 
     /// How many changes one transaction of a push writes: each transaction must end
     /// within the timeout, however many changes a replica queued while away. A push

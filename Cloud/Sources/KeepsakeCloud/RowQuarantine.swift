@@ -46,19 +46,6 @@ struct RowQuarantine: Sendable {
         reporter = Logger(label: "keepsake.cloud.quarantine")
     }
 
-    /// Created with each store's tables.
-    static let schema = """
-        CREATE TABLE IF NOT EXISTS keepsake_quarantine (
-            id bigserial PRIMARY KEY,
-            store text NOT NULL,
-            source text NOT NULL,
-            key text NOT NULL,
-            reason text NOT NULL,
-            row_data jsonb NOT NULL,
-            quarantined_at timestamptz NOT NULL DEFAULT now()
-        )
-        """
-
     /// Moves `rows` to the quarantine, each in a statement of its own on `connection`
     /// (not in a transaction: one that fails must not undo the others). A row that is
     /// gone or was rewritten meanwhile is left alone. Never throws: a row that cannot

@@ -9,11 +9,6 @@ import PostgresNIO
 /// and every write of the store would wait on it. A row is under row-level security:
 /// a role granted another store (``CloudTenants``) can neither see nor lock it.
 enum StoreLock {
-    /// Created with each store's tables.
-    static let table = """
-        CREATE TABLE IF NOT EXISTS keepsake_locks (store text NOT NULL, name text NOT NULL, PRIMARY KEY (store, name))
-        """
-
     /// Takes the lock `name` of `store` in `connection`'s transaction.
     static func take(_ name: String, of store: String, on connection: PostgresConnection, logger: Logger) async throws {
         try await connection.query(

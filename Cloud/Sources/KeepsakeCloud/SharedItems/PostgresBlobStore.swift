@@ -129,28 +129,11 @@ public final class PostgresBlobStore: Sendable {
         }
     }
 
-    /// Creates the tables if they are missing, once per store.
+    /// Brings the tables up to date if they are not, once per store.
     private func prepare() async throws {
         try CloudDatabaseError.checkStoreName(store)
-        try await schema.create(on: database, logger: logger)
+        try await schema.migrate(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema(PostgresBlobStore.tables)
-
-    /// What the store needs in the database, created on first use, or beforehand by
-    /// ``CloudTenants/grant(store:)``.
-    static let tables = [
-        "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
-        """
-        CREATE TABLE IF NOT EXISTS keepsake_blobs (
-            store text NOT NULL, key text NOT NULL, version bigint NOT NULL, size bigint NOT NULL,
-            PRIMARY KEY (store, key))
-        """,
-        """
-        CREATE TABLE IF NOT EXISTS keepsake_blob_chunks (
-            store text NOT NULL, key text NOT NULL, version bigint NOT NULL, chunk integer NOT NULL,
-            bytes bytea NOT NULL, PRIMARY KEY (store, key, version, chunk))
-        """,
-        StoreLock.table,
-    ]
+    private let schema = DatabaseSchema()
 }

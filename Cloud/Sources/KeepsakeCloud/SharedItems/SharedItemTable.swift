@@ -27,45 +27,13 @@ final class SharedItemTable: Sendable {
         quarantine = RowQuarantine(store: store)
     }
 
-    /// Creates the table if it is missing, once per backend.
+    /// Brings the tables up to date if they are not, once per backend.
     func prepare() async throws {
         try CloudDatabaseError.checkStoreName(store)
-        try await schema.create(on: database, logger: logger)
+        try await schema.migrate(on: database, logger: logger)
     }
 
-    private let schema = DatabaseSchema(SharedItemTable.tables)
-
-    /// What the store needs in the database, created on first use, or beforehand by
-    /// ``CloudTenants/grant(store:)``.
-    static let tables =
-        [
-            "CREATE SEQUENCE IF NOT EXISTS keepsake_item_tags",
-            """
-            CREATE TABLE IF NOT EXISTS keepsake_items (
-                store text NOT NULL,
-                record_id text NOT NULL,
-                change_tag bigint NOT NULL,
-                position double precision NOT NULL,
-                archive bytea,
-                stamp_milliseconds bigint NOT NULL,
-                stamp_counter bigint NOT NULL,
-                stamp_replica text NOT NULL,
-                field_stamps text,
-                PRIMARY KEY (store, record_id)
-            )
-            """,
-            "CREATE INDEX IF NOT EXISTS keepsake_items_changes ON keepsake_items (store, change_tag)",
-            // What every save's compaction looks for, without reading the live rows.
-            """
-            CREATE INDEX IF NOT EXISTS keepsake_items_deletions ON keepsake_items (store, stamp_milliseconds)
-            WHERE archive IS NULL
-            """,
-            // The newest change tag of a deletion the table forgot: a replica that has read
-            // less than that reads the whole store (``records(after:on:)``).
-            "CREATE TABLE IF NOT EXISTS keepsake_items_horizon (store text PRIMARY KEY, change_tag bigint NOT NULL)",
-            RowQuarantine.schema,
-            StoreLock.table,
-        ] + PostgresBlobStore.tables
+    private let schema = DatabaseSchema()
 
     /// Takes the store's lock until the transaction ends.
     func lock(on connection: PostgresConnection) async throws {
