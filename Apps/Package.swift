@@ -41,7 +41,9 @@ let package = Package(
     // `swift run --package-path Apps homepwner` builds only the web server;
     // `--traits Database` adds sharing through PostgreSQL (homepwner --database).
     traits: [
-        .trait(name: "Database", description: "Share Homepwner through PostgreSQL (KeepsakeCloud, postgres-nio).")
+        .trait(
+            name: "Database",
+            description: "Share Homepwner and FoodTracker through PostgreSQL (KeepsakeCloud, postgres-nio).")
     ],
     dependencies: [
         .package(path: ".."),
@@ -74,7 +76,7 @@ let package = Package(
         .target(name: "FoodTrackerApp", dependencies: library("KeyedArchive", "AppSandbox", "AppStores")),
         .executableTarget(
             name: "FoodTracker",
-            dependencies: ["FoodTrackerApp", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["FoodTrackerApp", cloud, .product(name: "ArgumentParser", package: "swift-argument-parser")]
                 + library("AppSandbox")
         ),
         port("FoodTracker"),

@@ -12,11 +12,12 @@ extension FoodTracker {
         @Option(help: "A photo file (JPEG or PNG).") var photo: String?
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let (list, share) = try await options.mealList()
             guard let meal = Meal(name: name, photo: try photo.map(readPhoto), rating: rating) else {
                 throw ValidationFailure("a meal needs a name and a rating from 0 to 5")
             }
             try list.add(meal)
+            try await share()
             print("Added \(list.meals.count). \(meal.name)  \(stars(meal.rating))")
         }
     }

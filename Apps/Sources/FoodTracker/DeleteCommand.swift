@@ -10,8 +10,9 @@ extension FoodTracker {
         @Argument(help: "The meal's number, as listed.") var number: Int
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let (list, share) = try await options.mealList()
             let meal = try list.remove(at: try index(of: number, in: list))
+            try await share()
             print("Deleted \(meal.name)")
         }
     }

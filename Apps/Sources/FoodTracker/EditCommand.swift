@@ -14,7 +14,7 @@ extension FoodTracker {
         @Flag(help: "Remove the photo.") var noPhoto = false
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let (list, share) = try await options.mealList()
             let at = try index(of: number, in: list)
             let newPhoto = try photo.map(readPhoto)
             do {
@@ -27,6 +27,7 @@ extension FoodTracker {
             } catch let error as MealListError {
                 throw ValidationFailure(error.description)
             }
+            try await share()
             print("Saved \(number). \(list.meals[at].name)  \(stars(list.meals[at].rating))")
         }
     }

@@ -22,15 +22,32 @@ struct ContainerOptions: ParsableArguments {
             valueName: "DIR"))
     var container: String?
 
-    @MainActor func mealList() throws -> MealList {
+    @Option(
+        name: .long,
+        help: ArgumentHelp(
+            "A PostgreSQL database to share the meals through. Default: $FOODTRACKER_DATABASE_URL, else none.",
+            valueName: "URL"))
+    var database: String?
+
+    /// The meals, in step with the database first when there is one (which then
+    /// holds them: no samples), and what shares the command's change afterwards.
+    @MainActor func mealList() async throws -> (list: MealList, share: () async throws -> Void) {
+        let url =
+            database
+            ?? ProcessInfo.processInfo.environment["FOODTRACKER_DATABASE_URL"].flatMap {
+                $0.isEmpty ? nil : $0
+            }
         let appContainer = try AppContainer(
             identifier: MealList.identifier,
             containersDirectory: container.map { URL(fileURLWithPath: $0, isDirectory: true) })
+        let list: MealList
         do {
-            return try MealList(container: appContainer)
+            list = try MealList(container: appContainer, withSamples: url == nil)
         } catch {
             throw ValidationFailure("the saved meals could not be read (the file is kept as it is): \(error)")
         }
+        guard let url else { return (list, {}) }
+        return (list, try await Self.share(list, through: url))
     }
 }
 

@@ -9,7 +9,7 @@ extension FoodTracker {
         @OptionGroup var options: ContainerOptions
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let list = try await options.mealList().list
             if list.startedWithSamples {
                 // The lesson saves only after a change; saving the samples here makes
                 // the first run's list the one later runs load.

@@ -11,7 +11,7 @@ extension FoodTracker {
         @Option(name: .shortAndLong, help: "Where to write the photo.") var output: String
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let list = try await options.mealList().list
             guard let photo = list.meals[try index(of: number, in: list)].photo else {
                 throw ValidationFailure("meal \(number) has no photo")
             }

@@ -11,10 +11,11 @@ extension FoodTracker {
         @Argument(help: "Rating from 0 to 5.") var rating: Int
 
         @MainActor func run() async throws {
-            let list = try options.mealList()
+            let (list, share) = try await options.mealList()
             let at = try index(of: number, in: list)
             guard Meal.ratingRange.contains(rating) else { throw ValidationFailure("the rating must be from 0 to 5") }
             try list.update(at: at) { $0.rating = rating }
+            try await share()
             print("Rated \(number). \(list.meals[at].name)  \(stars(rating))")
         }
     }

@@ -9,12 +9,15 @@ import KeyedArchive
 /// lesson's `PropertyKey` names the archive keys, and the failable initialiser
 /// refuses an empty name or a rating outside 0…5 as the lesson's does. The photo is
 /// kept as image bytes (the lesson's `UIImage`). Archived as `FoodTracker.Meal`.
-public struct Meal: KeyedSecureCoding, Sendable, Hashable {
+/// Unlike the lesson's, each meal has an identity, so that a list shared through a
+/// database can tell an edit of a meal from another meal.
+public struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
     public static var supportsSecureCoding: Bool { true }
     public struct PropertyKey {
         public static let name = "name"
         public static let photo = "photo"
         public static let rating = "rating"
+        public static let id = "id"
     }
 
     public static let ratingRange = 0...5
@@ -22,21 +25,25 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable {
     public var name: String
     public var photo: Data?
     public var rating: Int
+    /// Empty for a meal saved before meals had one, until ``MealList`` gives it one.
+    public var id: String
 
     public static var archiveClassName: String { "FoodTracker.Meal" }
 
     /// Fails when `name` is empty or `rating` is outside 0…5, as the lesson's does.
-    public init?(name: String, photo: Data?, rating: Int) {
+    public init?(name: String, photo: Data?, rating: Int, id: String = UUID().uuidString) {
         guard !name.isEmpty, Self.ratingRange.contains(rating) else { return nil }
         self.name = name
         self.photo = photo
         self.rating = rating
+        self.id = id
     }
 
     public func encode(with aCoder: KeyedEncoder) {
         aCoder.encode(name, forKey: PropertyKey.name)
         aCoder.encode(photo, forKey: PropertyKey.photo)
         aCoder.encode(rating, forKey: PropertyKey.rating)
+        aCoder.encode(id, forKey: PropertyKey.id)
     }
 
     /// - Throws: ``MealDecodingError`` where the lesson logged "Unable to decode the
@@ -48,7 +55,8 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable {
         // Because photo is an optional property of Meal, nil is fine.
         let photo = aDecoder.decodeObject(of: Data.self, forKey: PropertyKey.photo)
         let rating = aDecoder.decodeInteger(forKey: PropertyKey.rating)
-        guard let meal = Meal(name: name, photo: photo, rating: rating) else {
+        let id = aDecoder.decodeObject(of: String.self, forKey: PropertyKey.id) ?? ""
+        guard let meal = Meal(name: name, photo: photo, rating: rating, id: id) else {
             throw MealDecodingError(message: "A saved meal has an empty name or a rating outside 0…5.")
         }
         self = meal

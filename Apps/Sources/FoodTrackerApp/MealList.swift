@@ -33,24 +33,26 @@ public final class MealList {
     public var archiveURL: URL { container.documentsDirectory.appendingPathComponent("meals") }
 
     /// Loads the saved meals, or the samples when none were ever saved (an empty
-    /// saved list stays empty).
+    /// saved list stays empty) and `withSamples`. Meals saved before meals had an
+    /// identity are given one, saved at once.
     /// - Throws: `StoreError` `.corruptArchive` when the saved file is not an archive
     ///   of meals; the file is then left as it is.
-    public init(container: AppContainer) throws {
+    public init(container: AppContainer, withSamples: Bool = true) throws {
         self.container = container
         try container.createDirectories()
         let backend = ArchiveFileBackend<Meal>(container: container, fileName: "meals")
-        startedWithSamples = !FileManager.default.fileExists(atPath: backend.url.path)
+        startedWithSamples = withSamples && !FileManager.default.fileExists(atPath: backend.url.path)
         store = try ItemStore(backend: backend)
         if startedWithSamples { store.replaceAll(with: Self.sampleMeals()) }
+        if store.updateAll(where: { $0.id.isEmpty }, { $0.id = UUID().uuidString }) > 0 { try store.save() }
     }
 
     /// The lesson's three sample meals.
     public static func sampleMeals() -> [Meal] {
         [
-            Meal(name: "Caprese Salad", photo: SamplePhotos.meal1, rating: 4)!,
-            Meal(name: "Chicken and Potatoes", photo: SamplePhotos.meal2, rating: 5)!,
-            Meal(name: "Pasta with Meatballs", photo: SamplePhotos.meal3, rating: 3)!,
+            Meal(name: "Caprese Salad", photo: SamplePhotos.meal1, rating: 4, id: "sample-1")!,
+            Meal(name: "Chicken and Potatoes", photo: SamplePhotos.meal2, rating: 5, id: "sample-2")!,
+            Meal(name: "Pasta with Meatballs", photo: SamplePhotos.meal3, rating: 3, id: "sample-3")!,
         ]
     }
 

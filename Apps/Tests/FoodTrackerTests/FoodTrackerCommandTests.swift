@@ -57,6 +57,52 @@ struct FoodTrackerCommandTests {
         }
     }
 
+    static let databaseURL = ProcessInfo.processInfo.environment["KEEPSAKE_TEST_DATABASE_URL"].flatMap {
+        $0.isEmpty ? nil : $0
+    }
+
+    /// Whether the built `foodtracker` has the Database trait: without it, `--database`
+    /// says so; with it, a URL that is none fails as one.
+    static let canShareThroughDatabase: Bool = {
+        guard let executable, let probe = try? ChildProcess.run(executable, ["list", "--database", "not a URL"])
+        else { return false }
+        return !probe.errorText.contains("Database trait")
+    }()
+
+    @Test(
+        "Two containers share their meals through PostgreSQL: each command takes the other's changes first and pushes its own",
+        .enabled(
+            if: databaseURL != nil,
+            "skipped: no PostgreSQL (set KEEPSAKE_TEST_DATABASE_URL; scripts/test.sh starts one)"),
+        .enabled(if: canShareThroughDatabase, "skipped: foodtracker was built without the Database trait"))
+    func twoProcessesShareMeals() throws {
+        let url = try #require(Self.databaseURL)
+        // The meals' store has the app's one name: those an earlier run left go first.
+        try withContainers { folder in
+            let one = folder.appendingPathComponent("one")
+            let two = folder.appendingPathComponent("two")
+            func meals(_ containers: URL) throws -> [String] {
+                let result = try run(["list", "--database", url], containers: containers)
+                #expect(result.status == 0, "\(result.stderr)")
+                return result.stdout.split(separator: "\n").map(String.init).filter { $0.first?.isNumber == true }
+            }
+            for line in try meals(one).reversed() {
+                _ = try run(["delete", String(line.prefix { $0.isNumber }), "--database", url], containers: one)
+            }
+            #expect(try meals(one).isEmpty && meals(two).isEmpty, "with a database, the meals are the database's")
+            #expect(try run(["add", "Ramen", "--rating", "4", "--database", url], containers: one).status == 0)
+            #expect(try meals(two) == ["1. Ramen  ★★★★☆"], "the other process lists the meal added")
+            #expect(try run(["rate", "1", "2", "--database", url], containers: two).status == 0)
+            #expect(try run(["add", "Soup", "--database", url], containers: two).status == 0)
+            #expect(try meals(one) == ["1. Ramen  ★★☆☆☆", "2. Soup  ☆☆☆☆☆"], "and the first its rating and meal")
+            #expect(try run(["delete", "1", "--database", url], containers: one).status == 0)
+            #expect(try meals(two) == ["1. Soup  ☆☆☆☆☆"])
+            let unreachable = try run(
+                ["add", "Toast", "--database", "postgres://nobody@127.0.0.1:1/none"], containers: one)
+            #expect(unreachable.status != 0 && !unreachable.stderr.isEmpty, "no database: a clear failure")
+        }
+    }
+
     @Test("Bad input fails with a message and changes nothing")
     func badInput() throws {
         try withContainers { folder in

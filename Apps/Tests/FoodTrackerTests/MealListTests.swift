@@ -48,7 +48,7 @@ import Testing
         }
         do {
             let list = try MealList(container: container)
-            #expect(list.meals[3] == Meal(name: "Tomato Soup", photo: photo, rating: 5))
+            #expect(list.meals[3] == Meal(name: "Tomato Soup", photo: photo, rating: 5, id: list.meals[3].id))
             try list.remove(at: 0)
             try list.remove(at: 0)
             try list.remove(at: 0)
