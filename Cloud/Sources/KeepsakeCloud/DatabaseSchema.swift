@@ -118,7 +118,9 @@ final class DatabaseSchema: Sendable {
         let current = try await database.withConnection { connection in
             try await Self.version(on: connection, logger: logger)
         }
-        if current < Self.latestVersion {
+        // A role that may not read the version (a tenant granted before versions were
+        // recorded) migrates nothing either: its administrator does, granting it again.
+        if let current, current < Self.latestVersion {
             try await database.withTransaction(logger: logger) { connection in
                 try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
                 try await connection.query(
@@ -128,7 +130,7 @@ final class DatabaseSchema: Sendable {
                         applied_at timestamptz NOT NULL DEFAULT now())
                     """, logger: logger)
                 // Read again under the lock: another process may have migrated meanwhile.
-                let current = try await Self.version(on: connection, logger: logger)
+                let current = try await Self.version(on: connection, logger: logger) ?? 0
                 for migration in Self.migrations where migration.version > current {
                     for statement in migration.statements {
                         try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
@@ -143,12 +145,16 @@ final class DatabaseSchema: Sendable {
     }
 
     /// The latest migration the database records; 0 when it records none (a database
-    /// 0.2.0 made, say, or an empty one).
-    static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int {
-        let exists = try await connection.query(
-            "SELECT to_regclass('keepsake_schema_versions') IS NOT NULL", logger: logger
-        ).collect().first?.decode(Bool.self)
-        guard exists == true else { return 0 }
+    /// 0.2.0 made, say, or an empty one); `nil` when this role may not read it.
+    static func version(on connection: PostgresConnection, logger: Logger) async throws -> Int? {
+        let access = try await connection.query(
+            """
+            SELECT to_regclass('keepsake_schema_versions') IS NOT NULL,
+                coalesce(has_table_privilege(to_regclass('keepsake_schema_versions'), 'SELECT'), false)
+            """, logger: logger
+        ).collect().first?.decode((Bool, Bool).self)
+        guard let (exists, readable) = access, exists else { return 0 }
+        guard readable else { return nil }
         return try await connection.query(
             "SELECT coalesce(max(version), 0) FROM keepsake_schema_versions", logger: logger
         ).collect().first?.decode(Int.self) ?? 0

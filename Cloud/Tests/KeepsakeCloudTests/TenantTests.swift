@@ -121,6 +121,23 @@ struct TenantTests {
         #expect(try await settings.summary().values.isEmpty)
     }
 
+    @Test(
+        "A role granted before the schema had versions (it may not read them) runs on the tables as they are; granting it again lets it read them"
+    )
+    func aRoleGrantedBeforeVersionsStillRuns() async throws {
+        let admin = CloudTenants(database: try #require(TestDatabase.shared))
+        let grant = try await admin.grant(store: storeA)
+        let canRead = "SELECT has_table_privilege('\(grant.role)', 'keepsake_schema_versions', 'SELECT')"
+        _ = try TestDatabaseScript.sql("REVOKE SELECT ON keepsake_schema_versions FROM \"\(grant.role)\"")
+        #expect(try TestDatabaseScript.sql(canRead).outputText == "f\n")
+        let items = PostgresItemStoreBackend<Gadget>(database: try client(of: grant), store: storeA)
+        let bike = Gadget("Bike", value: 300, id: "bike")
+        try await items.save([bike])
+        #expect(try await items.load() == [bike])
+        _ = try await admin.grant(store: storeA)
+        #expect(try TestDatabaseScript.sql(canRead).outputText == "t\n")
+    }
+
     @Test("A store name too long for a role name gets its MD5 instead, and works")
     func longStoreNamesGetAHashedRole() async throws {
         let store = "com.example." + String(repeating: "long", count: 20)
