@@ -2,6 +2,7 @@ import AppStores
 import Foundation
 import KeyedArchive
 import Locking
+import Logging
 import Testing
 
 @testable import KeepsakeCloud
@@ -218,6 +219,34 @@ struct SharedItemStoreTests {
         try await new.save()
         try await new.reload()
         #expect(new.allItems.map(\.id) == ["kettle"], "a move of an item deleted elsewhere does not bring it back")
+    }
+
+    @Test(
+        "A read of many rows is a query per page, each within the timeout; a whole-store read across pages still finds the forgotten deletions"
+    )
+    func readsArePaged() async throws {
+        let database = try #require(TestDatabase.shared)
+        let writer = PostgresItemStoreBackend<Gadget>(
+            database: database, store: storeName, replica: "writer", tombstoneRetention: .milliseconds(1))
+        let gadgets = (0..<25).map { Gadget("g\($0)", value: $0, id: "g\($0)") }
+        try await writer.save(gadgets)
+        let reader = SharedItemReplica(
+            table: SharedItemTable(
+                database: DatabaseClient(database, timeout: .seconds(10)), store: storeName,
+                logger: Logger(label: "test"), rowsPerQuery: 10, itemProblem: { _, _ in nil }),
+            clock: HybridLogicalClock(replica: "reader"), mergePolicy: .reportConflicts,
+            tombstoneRetention: .seconds(60), onConflict: { _ in })
+        #expect(try await reader.readNewRows() == 3, "25 rows, 10 a query")
+        #expect(try await reader.readAllRows().count == 25)
+
+        // The writer deletes g0 and, past the retention, forgets it: the reader, behind
+        // the horizon, reads the whole store again, a page at a time.
+        try await writer.save(Array(gadgets.dropFirst()))
+        try await Task.sleep(for: .milliseconds(5))
+        try await writer.save(Array(gadgets.dropFirst()) + [Gadget("new", value: 99, id: "new")])
+        let rows = try await reader.readAllRows()
+        #expect(rows.first { $0.id == "g0" }?.isDeleted == true, "the forgotten deletion is found across pages")
+        #expect(rows.filter { !$0.isDeleted }.count == 25)
     }
 
     /// Two stores that both loaded one saved item, "Bike" at 300.

@@ -265,15 +265,25 @@ final class SharedItemReplica: Sendable {
         return state.withLock { Array($0.server.values) }
     }
 
-    /// Reads the rows written since the last read into the mirror.
-    func readNewRows() async throws {
+    /// Reads the rows written since the last read into the mirror, a query of
+    /// ``SharedItemTable/rowsPerQuery`` rows at a time; returns how many queries it took.
+    @discardableResult
+    func readNewRows() async throws -> Int {
         try await table.prepare()
-        let after = state.withLock { $0.readThrough }
-        let fresh = try await table.database.withConnection { connection in
-            try await self.table.records(after: after, on: connection)
-        }
+        var fresh = SharedItemTable.Read(lastTag: state.withLock { $0.readThrough })
+        var queries = 0
+        repeat {
+            let (after, continuing) = queries > 0 ? (fresh.pageEnd, true) : (fresh.lastTag, false)
+            let page = try await table.database.withConnection { connection in
+                try await self.table.records(
+                    after: after, limit: self.table.rowsPerQuery, continuing: continuing, on: connection)
+            }
+            if queries == 0 { fresh = page } else { fresh.append(page) }
+            queries += 1
+        } while fresh.isPartial
         await table.quarantine(fresh.rejected)
         state.withLock { state in absorb(fresh, into: &state) }
+        return queries
     }
 
     /// Takes a read of the table into the mirror, and reads on after its rows, the

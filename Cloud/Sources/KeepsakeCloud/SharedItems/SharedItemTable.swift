@@ -14,12 +14,16 @@ final class SharedItemTable: Sendable {
     /// Why an item's archive, which reads as a keyed archive, is still no item of the
     /// store's type (it does not decode as one, or names another id); nil when it is.
     let itemProblem: @Sendable (_ id: String, _ archive: Data) -> String?
+    /// How many rows one query of a read outside a save takes: a new replica's read of
+    /// a large store is many queries, each within the client's timeout.
+    let rowsPerQuery: Int
     static let channel = "keepsake_items"
 
     init(
-        database: DatabaseClient, store: String, logger: Logger,
+        database: DatabaseClient, store: String, logger: Logger, rowsPerQuery: Int = 1_000,
         itemProblem: @escaping @Sendable (_ id: String, _ archive: Data) -> String?
     ) {
+        self.rowsPerQuery = rowsPerQuery
         self.database = database
         self.store = store
         self.logger = logger
@@ -51,22 +55,40 @@ final class SharedItemTable: Sendable {
         var horizon: Int64?
         /// Whether the read holds every row of the store: a row not in it is gone.
         var isWholeStore = false
+        /// Whether a page ended it (``records(after:limit:continuing:on:)``): rows may
+        /// follow, after `pageEnd`, the last tag of the page (a read of the whole store
+        /// starts below `lastTag`).
+        var isPartial = false
+        var pageEnd: Int64 = 0
+
+        /// Adds `page`, the next of the same read.
+        mutating func append(_ page: Read) {
+            records += page.records
+            rejected += page.rejected
+            lastTag = max(lastTag, page.lastTag)
+            (isPartial, pageEnd) = (page.isPartial, page.pageEnd)
+        }
     }
 
     /// Every row written after change tag `tag`, deletions included, checked (``RowCheck``);
-    /// every row of the store when the table has forgotten deletions after `tag`.
-    func records(after tag: Int64, on connection: PostgresConnection) async throws -> Read {
+    /// every row of the store when the table has forgotten deletions after `tag`, unless
+    /// the read is `continuing` one whose first page did. At most `limit` rows, when given.
+    func records(
+        after tag: Int64, limit: Int? = nil, continuing: Bool = false, on connection: PostgresConnection
+    ) async throws -> Read {
         let horizon = try await connection.query(
             "SELECT change_tag FROM keepsake_items_horizon WHERE store = \(store)", logger: logger
         ).collect().first?.decode(Int64.self)
-        let from = horizon.map { tag < $0 } ?? false ? 0 : tag
+        let from = !continuing && horizon.map { tag < $0 } ?? false ? 0 : tag
         let rows = try await connection.query(
             """
             SELECT record_id, change_tag, position, archive, stamp_milliseconds, stamp_counter, stamp_replica,
                 field_stamps
             FROM keepsake_items WHERE store = \(store) AND change_tag > \(from) ORDER BY change_tag
+            LIMIT \(limit ?? Int.max)
             """, logger: logger)
-        var read = Read(lastTag: tag, horizon: horizon, isWholeStore: from == 0)
+        var read = Read(lastTag: tag, horizon: horizon, isWholeStore: from == 0, pageEnd: from)
+        var count = 0
         let check = RowCheck()
         for try await (id, changeTag, position, archive, milliseconds, counter, replica, fields) in rows.decode(
             (String, Int64, Double, ByteBuffer?, Int64, Int64, String, String?).self)
@@ -85,7 +107,10 @@ final class SharedItemTable: Sendable {
                 read.rejected.append(RejectedRow(source: .items, key: id, version: changeTag, reason: problem.reason))
             }
             read.lastTag = max(read.lastTag, changeTag)
+            read.pageEnd = changeTag
+            count += 1
         }
+        read.isPartial = limit.map { count >= $0 } ?? false
         return read
     }
 
