@@ -35,7 +35,8 @@ public final class SharedInventory {
         let status = sync?.status
         return Outbox(
             pendingItems: status?.pendingItems ?? inventory.allItems.count,
-            pendingSettings: settings.outbox.pendingChanges, lastPush: status?.lastPush, lastError: status?.lastError)
+            pendingSettings: settings.outbox.pendingChanges, lastPush: status?.lastPush, lastError: status?.lastError,
+            itemsReceived: status?.receiving.map { ($0.done, $0.total) })
     }
 
     /// - Parameters:

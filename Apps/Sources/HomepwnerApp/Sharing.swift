@@ -31,11 +31,22 @@ public struct Outbox: Sendable, Equatable {
     public var lastPush: Date?
     /// Why the last exchange failed; `nil` once one succeeds.
     public var lastError: String?
+    /// Items from the database being taken in (a first sync of a large inventory): how
+    /// many are in, of how many; `nil` when none are waiting.
+    public var itemsReceived: (done: Int, total: Int)? {
+        receivedTotal > 0 ? (receivedDone, receivedTotal) : nil
+    }
+    private var receivedDone = 0
+    private var receivedTotal = 0
 
-    public init(pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?) {
+    public init(
+        pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?,
+        itemsReceived: (done: Int, total: Int)? = nil
+    ) {
         self.pendingItems = pendingItems
         self.pendingSettings = pendingSettings
         self.lastPush = lastPush
         self.lastError = lastError
+        (receivedDone, receivedTotal) = itemsReceived ?? (0, 0)
     }
 }

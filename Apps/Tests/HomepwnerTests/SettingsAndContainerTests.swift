@@ -17,6 +17,24 @@ import Testing
         }
     }
 
+    @Test("A shared inventory's settings page shows what waits, and how far a first sync has come")
+    func settingsShowSyncProgress() async throws {
+        try await HTTPHarness.run { harness, client async throws in
+            harness.inventory.outbox = {
+                Outbox(
+                    pendingItems: 2, pendingSettings: 0, lastPush: nil, lastError: nil,
+                    itemsReceived: (5_000, 50_000))
+            }
+            let page = try await client.get("/settings").text
+            #expect(page.contains("<strong id=\"pending-items\">2</strong>"))
+            #expect(page.contains("<strong id=\"received-items\">5000</strong> of 50000"))
+            harness.inventory.outbox = {
+                Outbox(pendingItems: 0, pendingSettings: 0, lastPush: nil, lastError: nil)
+            }
+            #expect(try await !client.get("/settings").text.contains("received-items"), "nothing shown once taken")
+        }
+    }
+
     @Test("Saved settings change how the list is sorted and shown")
     func saveSettings() async throws {
         try await HTTPHarness.run { harness, client async throws in

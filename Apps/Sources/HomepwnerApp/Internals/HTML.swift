@@ -179,9 +179,14 @@ enum Pages {
         let lastPush =
             outbox.lastPush.map { "<time datetime=\"\(isoDate($0))\">\(escapeHTML(shortDate($0)))</time>" } ?? "never"
         let problem = outbox.lastError.map { "<br>Last attempt failed: \(escapeHTML(String($0.prefix(200))))" } ?? ""
+        let receiving =
+            outbox.itemsReceived.map {
+                "<br>Taking in the database's items: <strong id=\"received-items\">\($0.done)</strong> of \($0.total)."
+            } ?? ""
         return """
             <p id="outbox">Waiting for the database: <strong id="pending-items">\(outbox.pendingItems)</strong> items, \
-            <strong id="pending-settings">\(outbox.pendingSettings)</strong> settings. Last sent: \(lastPush).\(problem)</p>
+            <strong id="pending-settings">\(outbox.pendingSettings)</strong> settings. Last sent: \(lastPush).\(problem)\
+            \(receiving)</p>
             """
     }
 

@@ -47,6 +47,16 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         public var lastPush: Date?
         /// Why the last round failed; `nil` once one succeeds.
         public var lastError: String?
+        /// Rows written elsewhere being taken into the store, a page at a time (a new
+        /// instance's first sync of a large store): how many are in, of how many; `nil`
+        /// when none are waiting.
+        public var receiving: Progress?
+    }
+
+    /// How far a long piece of work has come.
+    public struct Progress: Sendable, Equatable {
+        public var done: Int
+        public var total: Int
     }
     public private(set) var status = Status()
 
@@ -290,13 +300,16 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         guard !pushesEveryItem, try await backend.refresh() else { return }
         let rows = backend.rowsNotInMemory()
         // In pages: each keeps an agreement record of its own, bounded whatever the
-        // store's size, and between them the main actor answers pages.
+        // store's size, and between them the main actor answers pages, which show how
+        // far the taking has come.
         for start in stride(from: 0, to: rows.count, by: Self.pageSize) {
+            status.receiving = Progress(done: start, total: rows.count)
             guard try await take(Array(rows[start..<min(start + Self.pageSize, rows.count)])) else {
                 wake.yield()
                 return
             }
         }
+        status.receiving = nil
     }
 
     /// How many rows one step of taking others' changes handles: a new instance's first
