@@ -298,8 +298,8 @@ public final class ItemStore<Model: KeyedArchivable> {
         var ticket: UInt64?
         if let journal = journaled?.journal, unrecordedVersion == nil {
             do {
-                ticket = try journal.append(try change.encoded())
-                lastRecorded = (ticket!, version)
+                let appended = try journal.append(try change.encoded())
+                (ticket, lastRecorded) = (appended, (appended, version))
             } catch {
                 // Left for a save, which writes every item or says why it cannot.
                 unrecordedVersion = version

@@ -266,10 +266,12 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// of which moved it by at most one place): looked for from there outwards, so
     /// that an item nothing moved is found at once.
     private func find(_ id: String, near index: Int, movedBy moves: Int, in items: [Model]) -> Int? {
+        func holds(_ candidate: Int) -> Bool {
+            items.indices.contains(candidate) && String(describing: items[candidate].id) == id
+        }
         for distance in 0...max(moves, 0) {
-            for candidate in [index - distance, index + distance] where items.indices.contains(candidate) {
-                if String(describing: items[candidate].id) == id { return candidate }
-            }
+            if holds(index - distance) { return index - distance }
+            if holds(index + distance) { return index + distance }
         }
         return nil
     }
