@@ -121,27 +121,44 @@ final class DatabaseSchema: Sendable {
         // A role that may not read the version (a tenant granted before versions were
         // recorded) migrates nothing either: its administrator does, granting it again.
         if let current, current < Self.latestVersion {
-            try await database.withTransaction(logger: logger) { connection in
-                try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
-                try await connection.query(
-                    """
-                    CREATE TABLE IF NOT EXISTS keepsake_schema_versions (
-                        version integer PRIMARY KEY, summary text NOT NULL,
-                        applied_at timestamptz NOT NULL DEFAULT now())
-                    """, logger: logger)
-                // Read again under the lock: another process may have migrated meanwhile.
-                let current = try await Self.version(on: connection, logger: logger) ?? 0
-                for migration in Self.migrations where migration.version > current {
-                    for statement in migration.statements {
-                        try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
-                    }
-                    try await connection.query(
-                        "INSERT INTO keepsake_schema_versions (version, summary) VALUES (\(migration.version), \(migration.summary))",
-                        logger: logger)
-                }
+            do {
+                try await apply(after: current, on: database, logger: logger)
+            } catch  where Self.isRefusedForPrivilege(error) {
+                // A role that may not change the schema (a tenant's) runs on the tables
+                // as they are; its administrator migrates them (``CloudTenants``).
             }
         }
         migrated.withLock { $0 = true }
+    }
+
+    /// Applies, under the lock, the migrations after the version the database records.
+    private func apply(after current: Int, on database: DatabaseClient, logger: Logger) async throws {
+        try await database.withTransaction(logger: logger) { connection in
+            try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+            try await connection.query(
+                """
+                CREATE TABLE IF NOT EXISTS keepsake_schema_versions (
+                    version integer PRIMARY KEY, summary text NOT NULL,
+                    applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            // Read again under the lock: another process may have migrated meanwhile.
+            let current = try await Self.version(on: connection, logger: logger) ?? 0
+            for migration in Self.migrations where migration.version > current {
+                for statement in migration.statements {
+                    try await connection.query(PostgresQuery(unsafeSQL: statement), logger: logger)
+                }
+                try await connection.query(
+                    "INSERT INTO keepsake_schema_versions (version, summary) VALUES (\(migration.version), \(migration.summary))",
+                    logger: logger)
+            }
+        }
+    }
+
+    /// Whether `error` is PostgreSQL's refusal for want of privilege (SQLSTATE 42501),
+    /// as the transaction's closure threw it.
+    private static func isRefusedForPrivilege(_ error: any Error) -> Bool {
+        let cause = (error as? PostgresTransactionError)?.closureError ?? error
+        return (cause as? PSQLError)?.serverInfo?[.sqlState] == "42501"
     }
 
     /// The latest migration the database records; 0 when it records none (a database

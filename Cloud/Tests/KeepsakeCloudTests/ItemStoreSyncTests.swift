@@ -154,39 +154,66 @@ struct ItemStoreSyncTests {
         try await eventually("the bike is pushed") { try await tableItems() == [bike] }
         let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
         defer { try? container.destroy() }
-        let store = try ItemStore<OldGadget>(container: container)
-        let backend = PostgresItemStoreBackend<OldGadget>(
-            database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
-            replica: "old")
-        let old = try ItemStoreSync(store: store, backend: backend, directory: container.directory(.applicationSupport))
-        let running = Task { await old.run() }
-        try await eventually("the old replica takes the bike") { store.allItems.map(\.value) == [300] }
-        try await Task.sleep(for: .seconds(1))
-        #expect(old.status.lastPush == nil, "a row that only adds a field the model lacks is nothing to push")
+        do {
+            let store = try ItemStore<OldGadget>(container: container)
+            let backend = PostgresItemStoreBackend<OldGadget>(
+                database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
+                replica: "old")
+            let old = try ItemStoreSync(
+                store: store, backend: backend, directory: container.directory(.applicationSupport))
+            let running = Task { await old.run() }
+            try await eventually("the old replica takes the bike") { store.allItems.map(\.value) == [300] }
+            try await Task.sleep(for: .seconds(1))
+            #expect(old.status.lastPush == nil, "a row that only adds a field the model lacks is nothing to push")
 
-        store.update(at: 0) { $0.value = 350 }
-        try await store.flush()
-        try await eventually("the old replica's edit is pushed") { try await tableItems().first?.value == 350 }
-        #expect(try await tableItems().first?.serial == "B1K3", "the field survives the old replica's edit")
-        try await eventually("A has the edit") { a.store.allItems.first?.value == 350 }
-        a.store.update(at: 0) { $0.serial = "S3R1" }
-        try await a.store.flush()
-        try await eventually("A's new serial is pushed") { try await tableItems().first?.serial == "S3R1" }
-        store.update(at: 0) { $0.name = "old bike" }
-        try await store.flush()
-        try await eventually("the old replica's second edit is pushed") {
-            try await tableItems().first?.name == "old bike"
+            store.update(at: 0) { $0.value = 350 }
+            try await store.flush()
+            try await eventually("the old replica's edit is pushed") { try await tableItems().first?.value == 350 }
+            #expect(try await tableItems().first?.serial == "B1K3", "the field survives the old replica's edit")
+            try await eventually("A has the edit") { a.store.allItems.first?.value == 350 }
+            a.store.update(at: 0) { $0.serial = "S3R1" }
+            try await a.store.flush()
+            try await eventually("A's new serial is pushed") { try await tableItems().first?.serial == "S3R1" }
+            store.update(at: 0) { $0.name = "old bike" }
+            try await store.flush()
+            try await eventually("the old replica's second edit is pushed") {
+                try await tableItems().first?.name == "old bike"
+            }
+            bike.name = "old bike"
+            (bike.value, bike.serial) = (350, "S3R1")
+            #expect(try await tableItems() == [bike])
+            try await eventually("A shows both replicas' fields") { a.store.allItems == [bike] }
+            let lastPush = old.status.lastPush
+            try await Task.sleep(for: .seconds(1.5))
+            #expect(old.status.lastPush == lastPush, "once settled, the old replica pushes nothing more")
+            // A last serial number, which the old replica takes as agreed without holding it.
+            a.store.update(at: 0) { $0.serial = "S3R2" }
+            try await a.store.flush()
+            bike.serial = "S3R2"
+            try await eventually("A's last serial is pushed") { try await tableItems() == [bike] }
+            try await Task.sleep(for: .seconds(1))
+            running.cancel()
+            await running.value
         }
-        bike.name = "old bike"
-        (bike.value, bike.serial) = (350, "S3R1")
-        #expect(try await tableItems() == [bike])
-        try await eventually("A shows both replicas' fields") { a.store.allItems == [bike] }
-        let lastPush = old.status.lastPush
-        try await Task.sleep(for: .seconds(1.5))
-        #expect(old.status.lastPush == lastPush, "once settled, the old replica pushes nothing more")
-        running.cancel()
-        await running.value
         await a.stop()
+
+        // The old replica is upgraded: its items, kept without serial numbers, are read
+        // by the current model. They are no change of its own: nothing is pushed, and
+        // no serial number is cleared.
+        let upgraded = try ItemStore<Gadget>(container: container)
+        let backendAfter = PostgresItemStoreBackend<Gadget>(
+            database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
+            replica: "upgraded")
+        let after = try ItemStoreSync(
+            store: upgraded, backend: backendAfter, directory: container.directory(.applicationSupport))
+        let runningAfter = Task { await after.run() }
+        try await eventually("the upgraded replica takes the serial number") {
+            upgraded.allItems.first?.serial == "S3R2"
+        }
+        #expect(after.status.lastPush == nil, "the upgrade pushed nothing")
+        #expect(try await tableItems() == [bike])
+        runningAfter.cancel()
+        await runningAfter.value
     }
 
     @Test("Changes made while the engine is stopped are pushed on its next start, from what was agreed")

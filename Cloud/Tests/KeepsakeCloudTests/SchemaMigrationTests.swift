@@ -46,6 +46,7 @@ struct SchemaMigrationTests {
     /// A database of its own on the test server, dropped by ``drop()``.
     struct ScratchDatabase {
         let name = "keepsake_upgrade_\(UUID().uuidString.prefix(8).lowercased())"
+        let url: String
         let database: CloudDatabase
         let client: DatabaseClient
         let running: Task<Void, Never>
@@ -57,7 +58,8 @@ struct SchemaMigrationTests {
                 try await connection.query(PostgresQuery(unsafeSQL: "CREATE DATABASE \(name)"), logger: Self.logger)
             }
             let base = try #require(url.range(of: "/", options: .backwards))
-            database = try CloudDatabase(url: String(url[..<base.upperBound]) + name)
+            self.url = String(url[..<base.upperBound]) + name
+            database = try CloudDatabase(url: self.url)
             client = DatabaseClient(database, timeout: .seconds(30))
             let database = database
             running = Task.detached { try? await database.run() }
@@ -127,6 +129,36 @@ struct SchemaMigrationTests {
             }
             return items
         }
+    }
+
+    @Test(
+        "A tenant's role on tables made before versions were recorded runs on them as they are: it may not migrate, and does not fail for it"
+    )
+    func aTenantDoesNotMigrate() async throws {
+        let scratch = try await ScratchDatabase()
+        do {
+            let store = "com.example.tenant-\(UUID().uuidString.prefix(8).lowercased())"
+            let grant = try await CloudTenants(database: scratch.database).grant(store: store)
+            try await scratch.run(["DROP TABLE keepsake_schema_versions"])
+            let tenant = try CloudDatabase(url: try #require(grant.url(replacingUserOf: scratch.url)))
+            let running = Task.detached { try? await tenant.run() }
+            defer { running.cancel() }
+            let items = PostgresItemStoreBackend<Gadget>(database: tenant, store: store)
+            let bike = Gadget("Bike", value: 300, id: "bike")
+            try await items.save([bike])
+            #expect(try await items.load() == [bike])
+            let versions = try await scratch.client.withConnection { connection in
+                try await connection.query(
+                    "SELECT to_regclass('keepsake_schema_versions') IS NULL", logger: ScratchDatabase.logger
+                ).collect().first?.decode(Bool.self)
+            }
+            #expect(versions == true, "the tenant made nothing")
+            try await scratch.run(["DROP OWNED BY \"\(grant.role)\"", "DROP ROLE \"\(grant.role)\""])
+        } catch {
+            try await scratch.drop()
+            throw error
+        }
+        try await scratch.drop()
     }
 
     @Test(

@@ -304,6 +304,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         // In pages: each keeps an agreement record of its own, bounded whatever the
         // store's size, and between them the main actor answers pages, which show how
         // far the taking has come.
+        defer { status.receiving = nil }
         for start in stride(from: 0, to: rows.count, by: Self.pageSize) {
             status.receiving = Progress(done: start, total: rows.count)
             guard try await take(Array(rows[start..<min(start + Self.pageSize, rows.count)])) else {
@@ -311,7 +312,6 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
                 return
             }
         }
-        status.receiving = nil
     }
 
     /// How many rows one step of taking others' changes handles: a new instance's first

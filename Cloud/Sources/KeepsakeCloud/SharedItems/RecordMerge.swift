@@ -129,11 +129,8 @@ enum RecordMerge {
         guard let local, server.archive != nil else {
             if local == nil && server.isDeleted { return .keepServer }
             if server.isDeleted, let ancestor, local == ancestor.archive { return .keepServer }
-            guard stamp > server.stamps.latest else { return .keepServer }
-            // An edit here brings back an item deleted elsewhere, with the fields its
-            // model does not know as last agreed.
-            let archive = try local.map { try ArchivedFields.keepingUnknownFields(of: ancestor?.archive, in: $0) }
-            return .write(archive: archive, position: position, stamps: FieldStamps(record: stamp))
+            return stamp > server.stamps.latest
+                ? .write(archive: local, position: position, stamps: FieldStamps(record: stamp)) : .keepServer
         }
         // A field changed on both sides goes to the later change.
         let merged = try combine(

@@ -83,7 +83,7 @@ final class SharedItemReplica: Sendable {
     /// The store's items in memory are now `records`.
     func loaded(_ records: [SharedItemRecord]) {
         state.withLock { state in
-            state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, $0) })
+            state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, heldInMemory($0)) })
             state.staleIDs = []
             state.editStamps = [:]
             state.offersUnconfirmed = false
@@ -108,7 +108,7 @@ final class SharedItemReplica: Sendable {
             for id in ids {
                 guard let row = state.server[id] else { continue }
                 previous[id] = state.base[id]
-                state.base[id] = row
+                state.base[id] = heldInMemory(row)
                 state.staleIDs.remove(id)
                 state.agreementChanges.insert(id)
             }
@@ -244,7 +244,7 @@ final class SharedItemReplica: Sendable {
                     let server = state.server[conflict.recordID],
                     server.changeTag == tag
                 else { continue }
-                state.base[conflict.recordID] = server
+                state.base[conflict.recordID] = heldInMemory(server)
                 state.editStamps[conflict.recordID] = nil
                 state.staleIDs.remove(conflict.recordID)
                 state.agreementChanges.insert(conflict.recordID)
@@ -267,20 +267,29 @@ final class SharedItemReplica: Sendable {
 
     /// Reads the rows written since the last read into the mirror, a query of
     /// ``SharedItemTable/rowsPerQuery`` rows at a time; returns how many queries it took.
+    /// Should the table forget deletions past where the read began while it goes on (a
+    /// save elsewhere compacts), the read starts again, as a read of the whole store.
     @discardableResult
     func readNewRows() async throws -> Int {
         try await table.prepare()
-        var fresh = SharedItemTable.Read(lastTag: state.withLock { $0.readThrough })
-        var queries = 0
-        repeat {
-            let (after, continuing) = queries > 0 ? (fresh.pageEnd, true) : (fresh.lastTag, false)
-            let page = try await table.database.withConnection { connection in
+        let start = state.withLock { $0.readThrough }
+        var fresh = SharedItemTable.Read(lastTag: start)
+        var (queries, continuing) = (0, false)
+        while true {
+            let after = continuing ? fresh.pageEnd : start
+            let page = try await table.database.withConnection { [continuing] connection in
                 try await self.table.records(
                     after: after, limit: self.table.rowsPerQuery, continuing: continuing, on: connection)
             }
-            if queries == 0 { fresh = page } else { fresh.append(page) }
             queries += 1
-        } while fresh.isPartial
+            if continuing, !fresh.isWholeStore, let horizon = page.horizon, horizon > start {
+                continuing = false
+                continue
+            }
+            if continuing { fresh.append(page) } else { fresh = page }
+            guard fresh.isPartial else { break }
+            continuing = true
+        }
         await table.quarantine(fresh.rejected)
         state.withLock { state in absorb(fresh, into: &state) }
         return queries
@@ -336,6 +345,9 @@ final class SharedItemReplica: Sendable {
     /// changed since they were loaded, settling conflicts by ``mergePolicy``.
     func commit(_ scope: SaveScope, stamp: HybridTimestamp) async throws {
         if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
+        // The first save after a start reads the store a page at a time first: the
+        // save's transaction then reads only what was written meanwhile.
+        if state.withLock({ $0.readThrough == 0 }) { try await readNewRows() }
         let changes = state.withLock { state in self.changes(in: scope, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
@@ -368,23 +380,20 @@ final class SharedItemReplica: Sendable {
                 guard let current = state.server[change.id] else { continue }
                 if plan.dropped.contains(change.id) {
                     // Memory still has the item: it is out of date until loaded again.
-                    state.base[change.id] = current
+                    state.base[change.id] = heldInMemory(current)
                     state.staleIDs.insert(change.id)
                     continue
                 }
                 // What memory holds, with the tag of what the table holds now: a later
                 // save of an item merged here applies its changes to the merge.
-                let holdsMemory =
-                    current.position == change.position && holds(change.archive, row: current.archive)
-                let base = modified(current) {
-                    if !holdsMemory { ($0.archive, $0.position) = (change.archive, change.position) }
-                }
-                if base != current {
-                    state.staleIDs.insert(change.id)
-                } else {
+                if current.position == change.position && holds(change.archive, row: current.archive) {
                     state.staleIDs.remove(change.id)
+                } else {
+                    state.staleIDs.insert(change.id)
                 }
-                state.base[change.id] = base
+                state.base[change.id] = modified(current) {
+                    ($0.archive, $0.position) = (change.archive, change.position)
+                }
             }
         }
         for conflict in plan.conflicts { onConflict(conflict) }
@@ -430,7 +439,7 @@ final class SharedItemReplica: Sendable {
                     row.archive == offer.archive || row.stamps.fields.values.contains(offer.stamp)
                         || row.stamps.record == offer.stamp
                 else { continue }
-                state.base[id] = row
+                state.base[id] = heldInMemory(row)
                 state.editStamps[id] = nil
                 state.agreementChanges.insert(id)
             }
@@ -548,6 +557,15 @@ final class SharedItemReplica: Sendable {
             }
         }
         return plan
+    }
+
+    /// `row` with its archive as memory holds it once loaded: as this model reads it.
+    /// What is agreed is kept so (``State/base``), so that after an upgrade of the app
+    /// the items memory kept are compared with what the model they were written by read,
+    /// not with fields it never held.
+    private func heldInMemory(_ row: SharedItemRecord) -> SharedItemRecord {
+        guard let archive = row.archive, let held = readHere(archive), held != archive else { return row }
+        return modified(row) { $0.archive = held }
     }
 
     /// Whether `row` holds what memory has as `local` (`nil`: deleted): the same bytes,
