@@ -53,7 +53,12 @@ struct DefaultsCommand: ParsableCommand {
         func defaults() throws -> Defaults {
             var configuration = Defaults.Configuration()
             configuration.arguments = []
+            // A one-shot command reads the files once. A watch would also hold the
+            // defaults from its own thread while it checks, so the command's return could
+            // leave the last reference there, and the journal's fold in `deinit` would run
+            // on that thread as the process exits.
             configuration.externalChangeInterval = nil
+            configuration.watchesFiles = false
             // A one-shot command waits its turn for the domain's lock, as `defaults`
             // waits for cfprefsd: an app's 5 s bound would fail a write queued behind
             // a burst of other writers on a slow disk.
