@@ -154,7 +154,10 @@ let package = Package(
             ]
         ),
         .testTarget(name: "AppRuntimeTests", dependencies: ["AppRuntime", "Locking"]),
-        .testTarget(name: "AppLifecycleTests", dependencies: ["AppLifecycle", "AppRuntime", "AppSandbox", "Locking"]),
+        .testTarget(
+            name: "AppLifecycleTests",
+            dependencies: ["AppLifecycle", "AppRuntime", "AppSandbox", "Locking", "TestSupport"]
+        ),
         .testTarget(
             name: "AppStoresTests",
             dependencies: [

@@ -1,5 +1,5 @@
 import AppRuntime
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import Foundation
 import Locking
 public import PropertyList

@@ -37,13 +37,13 @@ public struct TerminalFocusEventSource: LifecycleEventSource {
 
 /// Finds focus reports (`ESC [ I`, `ESC [ O`) in a byte stream that may split them
 /// across reads.
-public struct TerminalFocusParser: Sendable {
+struct TerminalFocusParser: Sendable {
     private var pending: [UInt8] = []
 
-    public init() {}
+    init() {}
 
     /// The focus changes reported in `bytes`, in order; other input is skipped.
-    public mutating func feed(_ bytes: some Sequence<UInt8>) -> [LifecycleTrigger] {
+    mutating func feed(_ bytes: some Sequence<UInt8>) -> [LifecycleTrigger] {
         var triggers: [LifecycleTrigger] = []
         for byte in bytes {
             switch (pending.count, byte) {

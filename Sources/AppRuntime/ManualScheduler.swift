@@ -12,7 +12,7 @@ import Locking
 /// app.send(.hidden)
 /// scheduler.advance(by: .seconds(5))   // app.state == .suspended
 /// ```
-public final class ManualScheduler: Scheduler {
+@_spi(Testing) public final class ManualScheduler: Scheduler {
     private struct Pending {
         var due: Duration
         var order: Int

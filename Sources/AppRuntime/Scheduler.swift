@@ -1,6 +1,7 @@
 /// Runs deferred work: the coalesced save of user defaults, their check for other
 /// processes' changes, the lifecycle's background timers. Injected so tests move time
-/// by hand (``ManualScheduler``) instead of waiting; ``SystemScheduler`` waits in real
+/// by hand instead of waiting (`ManualScheduler`, test support that
+/// `@_spi(Testing) import AppRuntime` brings in); ``SystemScheduler`` waits in real
 /// time.
 ///
 /// ```swift

@@ -2,7 +2,7 @@ public import Foundation
 
 /// The checkpoint a journal follows: its length and CRC-32C. A journal applies only on
 /// top of the checkpoint it names.
-public struct CheckpointDigest: Sendable, Hashable, CustomStringConvertible {
+@_spi(Journal) public struct CheckpointDigest: Sendable, Hashable, CustomStringConvertible {
     public let length: UInt64
     public let checksum: UInt32
 

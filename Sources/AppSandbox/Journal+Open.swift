@@ -1,9 +1,12 @@
 public import Foundation
 
 /// What ``Journal/open(_:in:lockTimeout:following:)`` found in the journal it opened.
-public struct JournalRecovery: Sendable, Equatable {
+@_spi(Journal) public struct JournalRecovery: Sendable, Equatable {
     /// The records to apply on top of the checkpoint, in order.
     public var records: [Data] = []
+    /// Their tickets (``Journal/append(_:)`` gave each): increasing within a journal,
+    /// and from a start no journal before it used (see ``Journal/open(_:in:lockTimeout:following:)``).
+    public var tickets: [Journal.Ticket] = []
     /// Bytes of a torn last record (a write a crash cut short), cut off.
     public var tornBytes = 0
     /// Files beside the journal holding damaged bytes that whole records followed, or
@@ -62,7 +65,9 @@ extension Journal {
         var recovery = JournalRecovery()
         var handle: AppendingFile?
         var length = JournalFormat.headerSize
-        var lastTicket: Journal.Ticket = 0
+        // A journal that starts empty numbers its records from a random point: one after
+        // it, of an archive with the same bytes, must not pass for it by its tickets.
+        var lastTicket = Journal.Ticket.random(in: 1...(1 << 48))
         if let existing = try directory.regularFileContents(name) {
             let bytes = [UInt8](existing)
             let scan = JournalFormat.scan(bytes)
@@ -88,7 +93,8 @@ extension Journal {
                 )
             case _?:
                 recovery.records = scan.records.map(\.payload)
-                lastTicket = scan.records.last?.sequence ?? 0
+                recovery.tickets = scan.records.map(\.sequence)
+                lastTicket = scan.records.last?.sequence ?? lastTicket
                 length = scan.end
                 for range in scan.corrupt {
                     let aside = asideName(name, "\(range.lowerBound)")

@@ -31,7 +31,7 @@ import Locking
 /// let ticket = try journal.append(Data(record))
 /// try await journal.waitUntilDurable(ticket)      // now say "saved"
 /// ```
-public final class Journal: Sendable {
+@_spi(Journal) public final class Journal: Sendable {
     /// The number of an appended record or checkpoint, in the journal's order.
     public typealias Ticket = UInt64
 

@@ -1,5 +1,5 @@
 import AppRuntime
-public import AppSandbox
+@_spi(Journal) public import AppSandbox
 public import Foundation
 
 /// What image format a blob's bytes are, from their first bytes.
@@ -47,7 +47,8 @@ public enum ImageKind: String, Sendable, Hashable {
 /// `images/`) and returns once that is `fsync`ed: concurrent changes share one
 /// `fsync`. Its file is then written at once, without `fsync`, so the books' readers
 /// of ``url(forKey:)`` find it; a crash may tear that file, and the next store made on
-/// the folder writes it again from the journal. `flush()` (the books' save on
+/// the folder writes it again from the journal (on a full disk, it serves the change
+/// from the journal until it can). `flush()` (the books' save on
 /// entering the background), and the store by itself once the journal passes 16 MiB,
 /// write every changed file durably and empty the journal. Only one store at a time
 /// keeps a folder's journal, in this process or another.
@@ -75,7 +76,10 @@ public final class BlobStore: Sendable {
     static let checkpointBytes = 16 << 20
 
     /// Opens the folder's journal and writes what it holds (changes a crash left
-    /// unfiled) into the files, durably.
+    /// unfiled) into the files, durably. When they cannot be written (a full disk),
+    /// the store opens all the same: it serves those changes from memory, says so on
+    /// standard error, and files them at the next change or ``flush()-8peaj``, or by itself,
+    /// trying again with a wait that grows to a minute.
     /// - Parameters:
     ///   - container: the container the blobs are kept in.
     ///   - directory: the container's directory that holds the folder; `Documents/` by
@@ -85,8 +89,8 @@ public final class BlobStore: Sendable {
     ///     emptied on memory warnings.
     ///   - lockTimeout: how long to wait for another store on the folder to close.
     /// - Throws: ``StoreError`` `.writeFailed` when the folder or the journal cannot be
-    ///   created or the journal's changes cannot be written (also when another store
-    ///   keeps the journal), `.invalidKey` when `folder` is not a plain name.
+    ///   created or opened (also when another store keeps the journal), `.invalidKey`
+    ///   when `folder` is not a plain name.
     public init(
         container: AppContainer, directory: AppContainer.Directory = .documents, folder: String? = "images",
         cache: MemoryCache<String, Data> = MemoryCache(totalCostLimit: 64 << 20), lockTimeout: Duration = .seconds(2)
@@ -97,13 +101,16 @@ public final class BlobStore: Sendable {
         let files = BlobFiles(directory: self.directory, folder: folder, cache: cache)
         self.files = files
         let journalPath = self.directory.url.appendingPathComponent(files.journalName).path
+        let recovery: JournalRecovery
         do {
             if let folder {
                 try Self.validate(key: folder)
                 try self.directory.create()
                 try self.directory.createDirectory(folder)
             }
-            (journal, _) = try Journal.open(files.journalName, in: self.directory, lockTimeout: lockTimeout) { .none }
+            (journal, recovery) = try Journal.open(files.journalName, in: self.directory, lockTimeout: lockTimeout) {
+                .none
+            }
         } catch let error as StoreError {
             throw error
         } catch let error as SandboxError {
@@ -115,9 +122,26 @@ public final class BlobStore: Sendable {
             do throws(SandboxError) {
                 try journal.waitUntilDurableBlocking(journal.checkpoint(filing: Self.filing(files)))
             } catch {
-                journal.close()
-                throw StoreError(.writeFailed, wrapping: error, path: journalPath)
+                // A full disk must not keep the app from starting: the journal still
+                // holds every change, so they are served from memory and filed later.
+                files.holdUnfiled(zip(recovery.tickets, recovery.records).map(Journal.Record.init))
+                StandardStream.error.report(
+                    "BlobStore: the \(recovery.records.count) changes in \(files.journalName) could not be written"
+                        + " to their files (\(error)); they are served from the journal, and written at the next"
+                        + " change or flush")
+                retryFiling(after: .seconds(1))
             }
+        }
+    }
+
+    /// Files the changes held since start-up, trying again with a wait that grows to a
+    /// minute, until that works or the store is released: space freed while no
+    /// photo changes still lets the files catch up.
+    private func retryFiling(after wait: Duration) {
+        SystemScheduler().schedule(after: wait) { [weak self] in
+            guard let self, files.holdsUnfiled else { return }
+            checkpointWhenDue()
+            retryFiling(after: min(wait * 2, .seconds(60)))
         }
     }
 
@@ -168,7 +192,7 @@ public final class BlobStore: Sendable {
             throw failed(change, error)
         }
         files.apply(change, ticket: ticket)
-        checkpointWhenTheJournalIsLarge()
+        checkpointWhenDue()
     }
 
     private func commit(_ change: BlobChange) async throws(StoreError) {
@@ -187,7 +211,7 @@ public final class BlobStore: Sendable {
             throw failed(change, error)
         }
         await BlockingIO.run { [files] in files.apply(change, ticket: ticket) }
-        checkpointWhenTheJournalIsLarge()
+        checkpointWhenDue()
     }
 
     private func record(_ change: BlobChange) throws(StoreError) -> Journal.Ticket {
@@ -217,8 +241,12 @@ public final class BlobStore: Sendable {
         StoreError(change.data == nil ? .deleteFailed : .writeFailed, wrapping: error, key: change.key)
     }
 
-    private func checkpointWhenTheJournalIsLarge() {
-        guard journal.size > Self.checkpointBytes, files.claimBackgroundCheckpoint() else { return }
+    /// Queues a checkpoint once the journal is large, or while changes it held at
+    /// start-up wait for their files (a disk that was full then).
+    private func checkpointWhenDue() {
+        guard journal.size > Self.checkpointBytes || files.holdsUnfiled, files.claimBackgroundCheckpoint() else {
+            return
+        }
         _ = journal.checkpoint { [files] records throws(SandboxError) in try files.fileInBackground(records) }
     }
 

@@ -1,6 +1,6 @@
 public import AppLifecycle
 import AppRuntime
-public import AppSandbox
+@_spi(Journal) public import AppSandbox
 import Foundation
 public import KeyedArchive
 
@@ -52,7 +52,8 @@ public import KeyedArchive
 /// `fsync`s on the journal's queue (a queue of the store's own without a journal).
 @MainActor
 public final class ItemStore<Model: KeyedArchivable> {
-    public let backend: any ItemStoreBackend<Model>
+    /// Where the items are kept: its own concern once the store is made.
+    let backend: any ItemStoreBackend<Model>
 
     /// Every item, in order. Corresponds to the seeds' `allItems`; changing the array
     /// (`itemStore.allItems.remove(at: 0)`) marks the store dirty like the methods below,
@@ -70,11 +71,27 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// were made; never of a change a failed write undid. A sync engine's outbox:
     /// what it pushes is already safe here.
     ///
+    /// With the changes comes where they reach in the store's files (`nil` without a
+    /// journal): kept once they are pushed, it is what to ask ``changes(after:)`` for
+    /// after a restart. A save that writes the archive tells its position even when it
+    /// made no change durable, since the journal before it is gone.
+    ///
     /// Changes are kept for it only while it is set.
-    public var onDurableChanges: (([Change]) -> Void)?
+    public var onDurableChanges: (([Change], _ through: JournalPosition?) -> Void)?
     /// Changes made since the last told, each with the journal ticket (or save number)
-    /// that makes it durable; `nil` for the next save's, which writes every item.
-    private var untoldChanges: [(ticket: UInt64?, change: Change)] = []
+    /// that makes it durable, `nil` for the next save's, which writes every item; and
+    /// where its record put the journal.
+    private var untoldChanges: [(ticket: UInt64?, change: Change, position: JournalPosition?)] = []
+    /// The ticket of the last change told.
+    private var toldTicket: UInt64 = 0
+    /// Where the journal stands after the last change recorded, durable or not; `nil`
+    /// without a journal. A sync engine that compares every item after a ``flush()``
+    /// has pushed every change up to here.
+    public private(set) var journalPosition: JournalPosition?
+    /// The changes the journal held when the store was opened, each with where its
+    /// record left the journal, from `start`: what ``changes(after:)`` gives, until the
+    /// store changes or is saved.
+    private var recovered: (start: JournalPosition, changes: [(position: JournalPosition, change: Change)])?
 
     private var items: [Model]
     /// Bumped by every change; the store is dirty while it differs from `savedVersion`.
@@ -163,8 +180,32 @@ public final class ItemStore<Model: KeyedArchivable> {
                 .readFailed, "cannot open the journal", path: archive.file.journalURL.path, underlyingError: error)
         }
         journaled = (journal, archive)
-        items = try archive.replay(recovery.records, onto: checkpoint)
+        let start = JournalPosition(following: journal.checkpointDigest)
+        var position = start
+        var changes: [(position: JournalPosition, change: Change)] = []
+        var tickets = recovery.tickets.makeIterator()
+        items = try archive.replay(recovery.records, onto: checkpoint) { change, record, before in
+            position = position.advanced(past: record, ticket: tickets.next() ?? 0)
+            changes.append((position, change.told(on: before)))
+        }
+        (journalPosition, recovered) = (position, (start, changes))
         savedFingerprint = Self.fingerprint(of: items)
+    }
+
+    /// The changes made durable after `position` by an earlier run, read back from the
+    /// journal when the store was opened, and where the last of them leaves it: what a
+    /// sync engine that kept `position` as its cursor has still to push. `nil` when the
+    /// files no longer show them one by one (the archive was written since `position`,
+    /// or this is not the journal `position` was in), and once this run has changed or
+    /// saved the store: compare every item then.
+    public func changes(after position: JournalPosition) -> (changes: [Change], through: JournalPosition)? {
+        guard let recovered else { return nil }
+        if position == recovered.start {
+            return (recovered.changes.map(\.change), recovered.changes.last?.position ?? position)
+        }
+        guard let index = recovered.changes.firstIndex(where: { $0.position == position }) else { return nil }
+        let after = recovered.changes[(index + 1)...]
+        return (after.map(\.change), after.last?.position ?? position)
     }
 
     deinit {
@@ -295,33 +336,42 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// ``onDurableChanges``.
     private func record(_ change: ItemChange<Model>, told: Change?) {
         version += 1
+        recovered = nil
         var ticket: UInt64?
         if let journal = journaled?.journal, unrecordedVersion == nil {
             do {
-                let appended = try journal.append(try change.encoded())
+                let payload = try change.encoded()
+                let appended = try journal.append(payload)
                 (ticket, lastRecorded) = (appended, (appended, version))
+                journalPosition = journalPosition?.advanced(past: payload, ticket: appended)
             } catch {
                 // Left for a save, which writes every item or says why it cannot.
                 unrecordedVersion = version
             }
         }
-        if let told, onDurableChanges != nil { untoldChanges.append((ticket, told)) }
+        if let told, onDurableChanges != nil {
+            untoldChanges.append((ticket, told, ticket == nil ? nil : journalPosition))
+        }
     }
 
     /// Tells ``onDurableChanges`` of the changes made durable by `ticket` and those
-    /// before it.
-    private func tellDurable(through ticket: UInt64) {
+    /// before it; `checkpoint` is where the journal starts again when `ticket` wrote
+    /// the archive.
+    private func tellDurable(through ticket: UInt64, checkpoint: JournalPosition? = nil) {
         let durable = untoldChanges.prefix { $0.ticket.map { $0 <= ticket } ?? false }
-        guard !durable.isEmpty else { return }
+        // A save finishing after later records were told: its archive is behind them.
+        let checkpoint = ticket > toldTicket ? checkpoint : nil
+        guard !durable.isEmpty || checkpoint != nil else { return }
         untoldChanges.removeFirst(durable.count)
-        onDurableChanges?(durable.map(\.change))
+        toldTicket = max(toldTicket, ticket)
+        onDurableChanges?(durable.map(\.change), checkpoint ?? durable.last?.position)
     }
 
     /// Forgets the changes not yet told, whose items were replaced by what the disk
     /// holds: any of them that was durable is in it, so every item may have changed.
     private func tellReplacedFromDisk() {
         untoldChanges.removeAll()
-        onDurableChanges?([.replacedAll])
+        onDurableChanges?([.replacedAll], nil)
     }
 
     // MARK: Durability
@@ -352,7 +402,7 @@ public final class ItemStore<Model: KeyedArchivable> {
             rollBack(through: recorded.ticket)
             throw StoreError(.writeFailed, wrapping: error, path: archive.file.journalURL.path)
         }
-        markSaved((recorded.ticket, recorded.version, savedFingerprint))
+        markSaved((recorded.ticket, recorded.version, savedFingerprint, nil))
         checkpointIfLarge()
     }
 
@@ -374,7 +424,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         } catch {
             // The disk cannot even be read back: the changes stay here, unsaved, for
             // the next save to try, and are durable only once it succeeds.
-            untoldChanges = untoldChanges.map { (nil, $0.change) }
+            untoldChanges = untoldChanges.map { (nil, $0.change, nil) }
             StandardStream.error.report("ItemStore: cannot undo the changes a failed write lost: \(error)")
         }
     }
@@ -430,8 +480,9 @@ public final class ItemStore<Model: KeyedArchivable> {
         try finish(pending, result)
     }
 
-    /// What the store is once a save's write has succeeded.
-    private typealias SavedState = (number: UInt64, version: Int, fingerprint: Int?)
+    /// What the store is once a save's write has succeeded, and where its journal then
+    /// starts (with a journal).
+    private typealias SavedState = (number: UInt64, version: Int, fingerprint: Int?, checkpoint: JournalPosition?)
 
     /// A save under way: its write is queued, and these wait for it.
     private struct PendingSave {
@@ -448,6 +499,11 @@ public final class ItemStore<Model: KeyedArchivable> {
             let snapshot = try archive.snapshot(of: items)
             let file = archive.file
             let ticket = journal.checkpoint { () throws(SandboxError) in try file.writeCheckpoint(snapshot) }
+            // Records appended from now on follow this archive. Should its write fail,
+            // they stay in the old journal: a position taken now names no file, and a
+            // sync engine that kept it compares every item after a restart.
+            let checkpoint = JournalPosition(following: CheckpointDigest(of: snapshot))
+            (journalPosition, recovered) = (checkpoint, nil)
             assignUntoldChanges(toSave: ticket, fingerprint: fingerprint)
             writesInFlight += 1
             if let unrecorded = unrecordedVersion, unrecorded <= version { unrecordedVersion = nil }
@@ -456,7 +512,7 @@ public final class ItemStore<Model: KeyedArchivable> {
                 result.mapError { StoreError(.writeFailed, wrapping: $0, path: path) }
             }
             return PendingSave(
-                saved: (ticket, version, fingerprint),
+                saved: (ticket, version, fingerprint, checkpoint),
                 wait: { mapped(Result { () throws(SandboxError) in try journal.waitUntilDurableBlocking(ticket) }) },
                 waitInBackground: {
                     do throws(SandboxError) {
@@ -473,7 +529,7 @@ public final class ItemStore<Model: KeyedArchivable> {
         writesInFlight += 1
         let writes = writes
         return PendingSave(
-            saved: (lastSaveNumber, version, fingerprint),
+            saved: (lastSaveNumber, version, fingerprint, nil),
             wait: { writes.runBlocking(write) },
             waitInBackground: { await writes.run { write() } })
     }
@@ -490,8 +546,8 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// class model changed in place, which its `fingerprint` finds.
     private func assignUntoldChanges(toSave number: UInt64, fingerprint: Int?) {
         guard onDurableChanges != nil else { return }
-        if fingerprint != savedFingerprint { untoldChanges.append((nil, .replacedAll)) }
-        untoldChanges = untoldChanges.map { ($0.ticket ?? number, $0.change) }
+        if fingerprint != savedFingerprint { untoldChanges.append((nil, .replacedAll, nil)) }
+        untoldChanges = untoldChanges.map { ($0.ticket ?? number, $0.change, $0.position) }
     }
 
     /// Marks the store saved when `result` says the write succeeded; else the changes
@@ -500,7 +556,9 @@ public final class ItemStore<Model: KeyedArchivable> {
         do {
             try result.get()
         } catch {
-            untoldChanges = untoldChanges.map { ($0.ticket == pending.saved.number ? nil : $0.ticket, $0.change) }
+            untoldChanges = untoldChanges.map {
+                ($0.ticket == pending.saved.number ? nil : $0.ticket, $0.change, $0.position)
+            }
             throw error
         }
         markSaved(pending.saved)
@@ -509,7 +567,7 @@ public final class ItemStore<Model: KeyedArchivable> {
     /// Records a finished write, unless a save asked for later has already been: its
     /// write came after this one, so the disk holds what it wrote.
     private func markSaved(_ saved: SavedState) {
-        tellDurable(through: saved.number)
+        tellDurable(through: saved.number, checkpoint: saved.checkpoint)
         guard saved.number > savedSaveNumber else { return }
         savedSaveNumber = saved.number
         savedVersion = saved.version
@@ -570,6 +628,7 @@ public final class ItemStore<Model: KeyedArchivable> {
 
     private func replaceWithReloaded(_ loaded: [Model]) {
         items = loaded
+        recovered = nil
         tellReplacedFromDisk()
         version += 1
         // Saves asked for before, finishing late, must not mark anything saved.

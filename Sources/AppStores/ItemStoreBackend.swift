@@ -1,5 +1,5 @@
 import AppRuntime
-public import AppSandbox
+@_spi(Journal) public import AppSandbox
 public import Foundation
 public import KeyedArchive
 import Locking
@@ -113,13 +113,19 @@ public struct ArchiveFileBackend<Model: KeyedArchivable>: ItemStoreBackend {
         }
     }
 
-    /// `checkpoint` with the journal's `records` applied in order.
+    /// `checkpoint` with the journal's `records` applied in order; `each` sees every
+    /// change, its record and the items before it applies.
     /// - Throws: ``StoreError`` `.corruptArchive` for a record that does not apply.
-    func replay(_ records: [Data], onto checkpoint: [Model]) throws(StoreError) -> [Model] {
+    func replay(
+        _ records: [Data], onto checkpoint: [Model],
+        each: (_ change: ItemChange<Model>, _ record: Data, _ before: [Model]) -> Void = { _, _, _ in }
+    ) throws(StoreError) -> [Model] {
         var items = checkpoint
         for (index, record) in records.enumerated() {
             do {
-                try ItemChange<Model>(decoding: record).apply(to: &items)
+                let change = try ItemChange<Model>(decoding: record)
+                each(change, record, items)
+                change.apply(to: &items)
             } catch {
                 var error = error
                 error.message += " (record \(index + 1) of \(records.count))"

@@ -12,7 +12,7 @@ struct AccessorTests {
     let fixture: TestContainers
 
     init() throws {
-        fixture = try TestContainers()
+        fixture = TestContainers()
         defaults = try fixture.defaults()
     }
 

@@ -19,7 +19,7 @@ struct AttackTests {
     let secret: Data
 
     init() throws {
-        fixture = try TestContainers()
+        fixture = TestContainers()
         outside = fixture.url.appendingPathComponent("outside.plist")
         secret = Data(try PropertyListWriter.binary.write(.dictionary(["secret": "outside"])))
         try secret.write(to: outside)

@@ -23,7 +23,7 @@ struct CrossProcessTests {
 
     @Test("A value set in one process is read by a fresh process, with no synchronize() anywhere")
     func freshProcessReadsWithoutSynchronize() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         // The writer's delay is a minute and it exits at once: only the exit-time save can keep it.
         let set = try Helper.run(["set", fixture.url.path, app, "greeting", "hello"])
@@ -34,7 +34,7 @@ struct CrossProcessTests {
 
     @Test("Defaults.standard lives in the app's own container: KEEPSAKE_APP_ID, else the executable's name")
     func standardDefaultsUseTheMainContainer() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let containers = fixture.url.standardizedFileURL.path
         let named = ["KEEPSAKE_CONTAINERS": containers, "KEEPSAKE_APP_ID": "com.example.Standard"]
@@ -58,7 +58,7 @@ struct CrossProcessTests {
 
     @Test("kill -9 after the write delay loses nothing")
     func killAfterDelayLosesNothing() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         for round in 0..<3 {
             let child = try Helper.start([
@@ -84,7 +84,7 @@ struct CrossProcessTests {
 
     @Test("kill -9 during a save leaves the previous file readable, never older than reported")
     func killDuringWriteKeepsAReadableFile() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         var lastSaved = 0
         for iteration in 0..<20 {
@@ -114,7 +114,7 @@ struct CrossProcessTests {
 
     @Test("Two processes hammering one suite lose no key; the shared key holds one process's last write")
     func twoProcessesHammerOneSuite() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let rounds = 150
         let group = "group.com.example.shared"
@@ -140,7 +140,7 @@ struct CrossProcessTests {
 
     @Test("Two processes with different TMPDIRs, 200 keys each: all 400 keys are saved")
     func differentTemporaryDirectoriesShareTheLock() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let count = 200
         // Each writer sees its own temporary folder (systemd PrivateTmp, containers
@@ -165,7 +165,7 @@ struct CrossProcessTests {
 
     @Test("A save while another process holds the domain's lock ends in timedOut, naming the lock, in time")
     func lockHeldByAnotherProcessTimesOut() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let holder = try Helper.start(["hold-lock", fixture.url.path, app])
         defer { holder.end() }
@@ -194,7 +194,7 @@ struct CrossProcessTests {
         arguments: [true, false]
     )
     func anotherProcessesChangeIsDelivered(watch: Bool) throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         var configuration = fixture.configuration()
         configuration.scheduler = SystemScheduler()
@@ -216,7 +216,7 @@ struct CrossProcessTests {
     #if os(Linux)
     @Test("Releasing a watching Defaults ends its watch and closes its descriptors")
     func watchEndsWithItsDefaults() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let result = try Helper.run(["watches", fixture.url.path, app])
         #expect(result.status == 0, "\(result.errors)")

@@ -1,6 +1,6 @@
 import AppDefaults
 import AppLifecycle
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import Foundation
 import PropertyList

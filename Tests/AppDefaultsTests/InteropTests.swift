@@ -30,7 +30,7 @@ struct InteropTests {
         "Python's plistlib reads our preferences file with every value intact",
         .enabled(if: Python.executable != nil, "skipped: python3 with plistlib is not installed"))
     func plistlibReadsOurFile() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let file = try Self.savedFile(fixture)
         let script = """
@@ -61,7 +61,7 @@ struct InteropTests {
 
     @Test("Foundation's PropertyListSerialization reads our preferences file with every value intact")
     func foundationReadsOurFile() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let file = try Self.savedFile(fixture)
         var format = PropertyListSerialization.PropertyListFormat.xml
@@ -82,7 +82,7 @@ struct InteropTests {
 
     @Test("A file Foundation wrote (XML) is read, and our next save turns it into a binary plist without losing keys")
     func readsFoundationsFile() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let url = try fixture.preferences().appendingPathComponent("com.example.Homepwner.plist")
         try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)

@@ -1,5 +1,5 @@
 import AppDefaults
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import Foundation
 import Locking
@@ -18,7 +18,7 @@ struct ObservationTests {
 
     @Test("An observer hears every change of its key's winning value, and nothing else")
     func closureObservation() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let recorder = Recorder()
@@ -41,7 +41,7 @@ struct ObservationTests {
 
     @Test("Releasing the token ends the observation")
     func tokenLifetime() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let recorder = Recorder()
@@ -56,7 +56,7 @@ struct ObservationTests {
 
     @Test("changes(forKey:) and values(for:) deliver changes as async sequences")
     func asyncSequences() async throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let key = Defaults.Key("rows", default: 4)
@@ -72,7 +72,7 @@ struct ObservationTests {
 
     @Test("didChangeNotification is posted on every set, even one that changes nothing")
     func notification() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let other = try fixture.defaults()
@@ -92,7 +92,7 @@ struct ObservationTests {
 
     @Test("Another writer's saved change is noticed by the file watch and delivered as external")
     func externalChangesAreDelivered() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let watcher = try fixture.make(fixture.configuration(watch: true))
         let recorder = Recorder()
@@ -124,7 +124,7 @@ struct ObservationTests {
         "An observer may save and read from its handler, also when a save delivers another writer's change",
         .timeLimit(.minutes(1)))
     func handlersMayCallBack() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         let other = try fixture.defaults()

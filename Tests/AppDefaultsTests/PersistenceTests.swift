@@ -1,5 +1,5 @@
 import AppDefaults
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import Foundation
 import Locking
@@ -13,7 +13,7 @@ struct PersistenceTests {
     let fileURL: URL
 
     init() throws {
-        fixture = try TestContainers()
+        fixture = TestContainers()
         fileURL = try fixture.preferences().appendingPathComponent("com.example.Homepwner.plist")
     }
 

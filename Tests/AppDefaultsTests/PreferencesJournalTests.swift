@@ -1,4 +1,4 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import Foundation
 import Locking
 import PropertyList
@@ -21,7 +21,7 @@ struct PreferencesJournalTests {
     let preferences: SandboxDirectory
 
     init() throws {
-        fixture = try TestContainers()
+        fixture = TestContainers()
         preferences = try fixture.container().directory(.preferences)
     }
 

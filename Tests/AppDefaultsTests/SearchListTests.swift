@@ -10,7 +10,7 @@ import Testing
 struct SearchListTests {
     @Test("Each domain wins over every domain after it, and each shows when those before it lack the key")
     func precedenceAcrossAllDomains() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         // Every domain gets the key "k" holding its own name, and a key only it has.
         let app = try fixture.defaults()
@@ -62,7 +62,7 @@ struct SearchListTests {
 
     @Test("Registration never overrides a stored value, and shows again once the value is removed")
     func registrationIsAFallback() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let first = try fixture.defaults()
         first.set(5, forKey: "cardMatrixRows")
@@ -84,7 +84,7 @@ struct SearchListTests {
 
     @Test("Command-line values are read as plist literals, else kept as strings")
     func argumentDomainParsesLiterals() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults(arguments: [
             "/bin/app", "-Rows", "4", "-Names", "(a, \"b c\")", "-Box", "{ w = 2; }", "-Verbose", "YES",
@@ -103,7 +103,7 @@ struct SearchListTests {
 
     @Test("Argument values are never saved")
     func argumentsStayVolatile() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults(arguments: ["/bin/app", "-Rows", "9"])
         defaults.set(2, forKey: "Rows")
@@ -114,7 +114,7 @@ struct SearchListTests {
 
     @Test("Custom volatile domains are kept in memory and not searched, as Apple's are not")
     func volatileDomains() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults()
         try defaults.setVolatileDomain(["session": "abc"], forName: "Session")
@@ -133,7 +133,7 @@ struct SearchListTests {
 
     @Test(arguments: NameValidator.separatorLookAlikes.sorted { $0.value < $1.value }.map(String.init))
     func domainsWithSeparatorLookAlikesAreRefused(lookAlike: String) throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let error = #expect(throws: DefaultsError.self) { try fixture.suite("group\(lookAlike)a") }
         #expect(error?.code == .invalidDomain)
@@ -143,7 +143,7 @@ struct SearchListTests {
 
     @Test("A suite may not be the global domain, and must name one file")
     func suiteNamesAreChecked() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         for name in [Defaults.globalDomain, "", "..", "a/b", "x\0y"] {
             let error = #expect(throws: DefaultsError.self, "\(name.debugDescription)") { try fixture.suite(name) }
@@ -160,7 +160,7 @@ struct SearchListTests {
 
     @Test("dictionaryRepresentation merges every searched domain with the winners' values")
     func dictionaryRepresentation() throws {
-        let fixture = try TestContainers()
+        let fixture = TestContainers()
         defer { fixture.remove() }
         let defaults = try fixture.defaults(arguments: ["/bin/app", "-a", "argument"])
         defaults.register(["a": "registration", "b": "registration", "c": 3])

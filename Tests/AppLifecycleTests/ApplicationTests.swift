@@ -1,4 +1,4 @@
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import Foundation
 import Testing

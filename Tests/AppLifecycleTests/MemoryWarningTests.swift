@@ -2,6 +2,7 @@ import AppRuntime
 import AppSandbox
 import Foundation
 import Locking
+import TestSupport
 import Testing
 
 @testable import AppLifecycle
@@ -101,12 +102,12 @@ import Testing
                 == "/user.slice/app.scope")
         #expect(
             PressureStallMonitor.cgroupV2Path(fromProcSelfCgroup: "12:memory:/docker/abc\n1:name=systemd:/\n") == nil)
-        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "keepsake-cgroup-\(UInt64.random(in: 0...UInt64.max))")
-        try "0::/a/b\n".write(to: scratch, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: scratch) }
+        let scratch = TemporaryDirectory("keepsake-cgroup")
+        defer { scratch.remove() }
+        let cgroup = scratch.file("cgroup")
+        try "0::/a/b\n".write(to: cgroup, atomically: true, encoding: .utf8)
         #expect(
-            PressureStallMonitor.candidatePaths(cgroupFile: scratch.path, cgroupRoot: "/cg")
+            PressureStallMonitor.candidatePaths(cgroupFile: cgroup.path, cgroupRoot: "/cg")
                 == ["/cg/a/b/memory.pressure", "/proc/pressure/memory"])
     }
 

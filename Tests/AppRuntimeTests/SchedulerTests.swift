@@ -2,7 +2,7 @@ import Foundation
 import Locking
 import Testing
 
-@testable import AppRuntime
+@_spi(Testing) @testable import AppRuntime
 
 /// The one scheduler protocol: real time on the timer thread, and time moved by hand.
 struct SchedulerTests {

@@ -2,7 +2,7 @@ import Foundation
 import Locking
 import Testing
 
-@testable import AppSandbox
+@_spi(Journal) @testable import AppSandbox
 
 #if canImport(Glibc)
 import Glibc

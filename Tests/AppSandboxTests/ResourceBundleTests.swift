@@ -14,15 +14,15 @@ struct ResourceBundleTests {
 
     @Test("The main bundle is <executable>.resources, with its Info.plist's identifier and Bundle's path calls")
     func mainBundleLayout() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-main-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let resources = folder.appendingPathComponent("tool.resources")
+        let folder = TemporaryDirectory("keepsake-main")
+        defer { folder.remove() }
+        let resources = folder.file("tool.resources")
         try FileManager.default.createDirectory(at: resources, withIntermediateDirectories: true)
-        let executable = folder.appendingPathComponent("tool")
+        let executable = folder.file("tool")
         try Data("#!/bin/sh\n".utf8).write(to: executable)
         #expect(ResourceBundle.resourceFolder(forExecutable: executable).path == resources.path)
         #expect(
-            ResourceBundle.resourceFolder(forExecutable: folder.appendingPathComponent("other")).path == folder.path,
+            ResourceBundle.resourceFolder(forExecutable: folder.file("other")).path == folder.url.path,
             "without a resources folder, the executable's own folder")
 
         let bundle = ResourceBundle(url: resources)

@@ -1,6 +1,7 @@
 import AppLifecycle
 import AppSandbox
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AppStores
@@ -118,10 +119,11 @@ import Glibc
         let container = try AppContainer.temporary(identifier: "org.keepsake.blobs")
         defer { try? container.destroy() }
         let store = try makeStore(container)
-        let outside = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "keepsake-outside-\(UInt64.random(in: 0...UInt64.max))")
+        // A folder beside the container, not in it, so the link points out of the container.
+        let elsewhere = TemporaryDirectory("keepsake-outside")
+        defer { elsewhere.remove() }
+        let outside = elsewhere.file("secret")
         try Data("secret".utf8).write(to: outside)
-        defer { try? FileManager.default.removeItem(at: outside) }
         try FileManager.default.createSymbolicLink(
             at: container.documentsDirectory.appendingPathComponent("images/link"), withDestinationURL: outside)
         let error = #expect(throws: StoreError.self) { try store.data(forKey: "link") }

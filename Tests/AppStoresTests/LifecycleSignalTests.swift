@@ -102,14 +102,11 @@ struct LifecycleSignalTests {
 final class LifecycleHelper: Sendable {
     static let url: URL? = BuiltProducts.executable(named: "LifecycleTestHelper")
 
-    let folder: URL
+    let folder = TemporaryDirectory("keepsake-lifecycle")
     private let process: ChildProcess
 
     init(_ arguments: [String] = []) throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "keepsake-lifecycle-\(UInt64.random(in: 0...UInt64.max))")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        process = try ChildProcess(try #require(Self.url), [folder.path] + arguments)
+        process = try ChildProcess(try #require(Self.url), [folder.url.path] + arguments)
     }
 
     var pid: pid_t { process.pid }
@@ -133,14 +130,14 @@ final class LifecycleHelper: Sendable {
 
     /// The names in the helper's saved archive.
     func savedNames() throws -> [String] {
-        let archive = folder.appendingPathComponent("org.keepsake.lifecycle-helper/Documents/items.archive")
+        let archive = folder.file("org.keepsake.lifecycle-helper/Documents/items.archive")
         let data = try Data(contentsOf: archive)
         return try KeyedUnarchiver.unarchivedArrayOfObjects(ofClass: Note.self, from: data)?.map(\.name) ?? []
     }
 
     func cleanUp() {
         process.end()
-        try? FileManager.default.removeItem(at: folder)
+        folder.remove()
     }
 }
 

@@ -96,7 +96,8 @@ final class WritePathFaults: Sendable {
     /// what each open descriptor is.
     private final class Switches: Sendable {
         struct State {
-            var armed: Set<Step> = []
+            /// Each armed step with the error it fails with.
+            var armed: [Step: Int32] = [:]
             var fired: Set<Step> = []
             var journals: Set<Int32> = []
             var temporaries: Set<Int32> = []
@@ -105,12 +106,12 @@ final class WritePathFaults: Sendable {
         let state = Locked(State())
 
         func fire(_ step: (State) -> Step?) throws(Errno) {
-            let failing = state.withLock { state -> Bool in
-                guard let step = step(state), state.armed.remove(step) != nil else { return false }
+            let failure = state.withLock { state -> Int32? in
+                guard let step = step(state), let code = state.armed.removeValue(forKey: step) else { return nil }
                 state.fired.insert(step)
-                return true
+                return code
             }
-            if failing { throw Errno(EIO) }
+            if let failure { throw Errno(failure) }
         }
     }
 
@@ -164,8 +165,8 @@ final class WritePathFaults: Sendable {
         container = AppContainer(identifier: base.identifier, url: base.url, system: calls)
     }
 
-    /// Fails the next call at `step` with `EIO`.
-    func arm(_ step: Step) { switches.state.withLock { _ = $0.armed.insert(step) } }
+    /// Fails the next call at `step` with `code`.
+    func arm(_ step: Step, failingWith code: Int32 = EIO) { switches.state.withLock { $0.armed[step] = code } }
     func fired(_ step: Step) -> Bool { switches.state.withLock { $0.fired.contains(step) } }
     func destroy() { try? container.destroy() }
 }

@@ -12,22 +12,16 @@ import Glibc
 /// concurrent writers.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"), .timeLimit(.minutes(2)))
 final class DefaultsAttackCommandTests {
-    let folder: URL
+    let folder = TemporaryDirectory("keepsake-defaults-attack")
     let app = "com.example.Homepwner"
-    var containers: URL { folder.appendingPathComponent("containers") }
+    var containers: URL { folder.file("containers") }
     var preferences: URL { containers.appendingPathComponent("\(app)/Library/Preferences") }
-    var outside: URL { folder.appendingPathComponent("outside.plist") }
+    var outside: URL { folder.file("outside.plist") }
     let secret: Data
 
     init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-attack-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         secret = Data(try PropertyListWriter.binary.write(.dictionary(["secret": "outside-value"])))
         try secret.write(to: outside)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: folder)
     }
 
     func run(_ arguments: [String]) throws -> CLIRunner.Result {
@@ -51,7 +45,7 @@ final class DefaultsAttackCommandTests {
     }
 
     @Test func linkedLibraryGetsNothingCreatedOutside() throws {
-        let elsewhere = folder.appendingPathComponent("elsewhere")
+        let elsewhere = folder.file("elsewhere")
         try FileManager.default.createDirectory(at: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(
             at: containers.appendingPathComponent(app), withIntermediateDirectories: true)
@@ -135,10 +129,10 @@ final class DefaultsAttackCommandTests {
         // containers sharing a volume: the lock must not live there.
         for writer in 0..<2 {
             try FileManager.default.createDirectory(
-                at: folder.appendingPathComponent("tmp-\(writer)"), withIntermediateDirectories: true)
+                at: folder.file("tmp-\(writer)"), withIntermediateDirectories: true)
         }
         let failures = Self.runConcurrently(
-            threads: 2, environment: { ["TMPDIR": folder.appendingPathComponent("tmp-\($0)").path] }
+            threads: 2, environment: { ["TMPDIR": folder.file("tmp-\($0)").path] }
         ) { writer in
             (0..<perWriter).map { index in
                 ["defaults", "write", app, "w\(writer)-\(index)", "-int", String(index), "--containers", containers]

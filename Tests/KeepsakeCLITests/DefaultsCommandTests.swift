@@ -1,22 +1,17 @@
 import Foundation
 import PropertyList
+import TestSupport
 import Testing
 
 /// `keepsake defaults read|write|delete|domains|export|import`, on a container folder
 /// made for each test.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class DefaultsCommandTests {
-    let containers: URL
+    let scratch = TemporaryDirectory("keepsake-defaults-cli")
     let app = "com.example.Homepwner"
+    /// Not made beforehand, as on a first run: the command makes it.
+    var containers: URL { scratch.file("containers") }
     var file: URL { containers.appendingPathComponent("\(app)/Library/Preferences/\(app).plist") }
-
-    init() throws {
-        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-defaults-cli-\(UUID())")
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: containers)
-    }
 
     @discardableResult
     func run(_ arguments: [String], stdin: Data? = nil) throws -> CLIRunner.Result {

@@ -32,14 +32,13 @@ struct JSONEscapingTests {
     }
 
     @Test func bothJSONOutputsEscapeEveryControlCharacterAlike() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-json-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let plist = folder.appendingPathComponent("in.plist")
+        let folder = TemporaryDirectory("keepsake-json")
+        defer { folder.remove() }
+        let plist = folder.file("in.plist")
         try Data(try PropertyListWriter.binary.write(["text": .string(Self.text)])).write(to: plist)
-        let plistJSON = folder.appendingPathComponent("plist.json")
-        let archive = folder.appendingPathComponent("in.archive")
-        let archiveJSON = folder.appendingPathComponent("archive.json")
+        let plistJSON = folder.file("plist.json")
+        let archive = folder.file("in.archive")
+        let archiveJSON = folder.file("archive.json")
         for arguments in [
             ["convert", plist.path, "--format", "json", "-o", plistJSON.path],
             ["archive", plist.path, "-o", archive.path],

@@ -104,16 +104,14 @@ final class PropertyListCommandTests: ScratchFiles {
 struct OutputDestinationTests {
     /// A folder with a plist and an archive of it, for the commands that write with `-o`.
     struct Inputs {
-        let directory: URL
+        let directory = TemporaryDirectory("keepsake-output")
         let plist: URL
         let archive: URL
 
         init() throws {
-            directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-output-\(UUID())")
-            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            plist = directory.appendingPathComponent("in.plist")
+            plist = directory.file("in.plist")
             try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: plist)
-            archive = directory.appendingPathComponent("in.archive")
+            archive = directory.file("in.archive")
             let archived = try CLIRunner.run(["archive", plist.path, "-o", archive.path])
             #expect(archived.status == 0, "\(archived.stderr)")
         }
@@ -127,7 +125,7 @@ struct OutputDestinationTests {
             }
         }
 
-        func remove() { try? FileManager.default.removeItem(at: directory) }
+        func remove() { directory.remove() }
     }
 
     /// The file type bits of `path` itself (`S_IFIFO`, `S_IFCHR`, `S_IFREG`…).
@@ -151,7 +149,7 @@ struct OutputDestinationTests {
     func outputWritesIntoAFIFO(command: String) throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
-        let fifo = inputs.directory.appendingPathComponent("pipe").path
+        let fifo = inputs.directory.file("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
         // Opening a FIFO for writing waits for a reader.
         let received = Locked(Data())
@@ -202,7 +200,7 @@ struct OutputDestinationTests {
     func standardOutputRedirectedToAFile() throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
-        let captured = inputs.directory.appendingPathComponent("captured")
+        let captured = inputs.directory.file("captured")
         try Data("before\n".utf8).write(to: captured)
         let executable = try #require(CLIRunner.executable)
         // Standard output is the file, opened for appending; -o names it through /dev/stdout.
@@ -244,9 +242,10 @@ struct OutputDestinationTests {
     }
 
     static let canMakeDeviceNodes: Bool = {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-mknod-\(UUID())").path
-        defer { unlink(path) }
-        return mknod(path, S_IFCHR | 0o600, Self.nullDevice) == 0
+        let scratch = TemporaryDirectory("keepsake-mknod")
+        defer { scratch.remove() }
+        // A name not yet taken: mknod makes the node itself.
+        return mknod(scratch.file("null").path, S_IFCHR | 0o600, Self.nullDevice) == 0
     }()
 
     @Test(
@@ -256,7 +255,7 @@ struct OutputDestinationTests {
     func outputWritesIntoADevice(command: String) throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
-        let device = inputs.directory.appendingPathComponent("null").path
+        let device = inputs.directory.file("null").path
         #expect(mknod(device, S_IFCHR | 0o600, Self.nullDevice) == 0)
 
         let result = try CLIRunner.run(inputs.arguments(command, to: device))
@@ -268,7 +267,7 @@ struct OutputDestinationTests {
     func outputRefusesADirectory() throws {
         let inputs = try Inputs()
         defer { inputs.remove() }
-        let folder = inputs.directory.appendingPathComponent("folder")
+        let folder = inputs.directory.file("folder")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: false)
         let result = try CLIRunner.run(inputs.arguments("convert", to: folder.path))
         #expect(result.status != 0)
@@ -276,10 +275,9 @@ struct OutputDestinationTests {
     }
 
     @Test func closedStandardOutputIsAnErrorNotACrash() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-closed-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let source = directory.appendingPathComponent("in.plist")
+        let directory = TemporaryDirectory("keepsake-closed")
+        defer { directory.remove() }
+        let source = directory.file("in.plist")
         try Data(try PropertyListWriter.xml.write(["a": 1])).write(to: source)
         let executable = try #require(CLIRunner.executable)
         // `>&-` closes standard output: a write to it fails with EBADF, which

@@ -5,12 +5,12 @@ import Testing
 /// `keepsake sandbox show|backup|restore`, on a container folder made for each test.
 @Suite(.enabled(if: CLIRunner.executable != nil, "the keepsake executable is not built"))
 final class SandboxCommandTests {
-    let containers: URL
+    let scratch = TemporaryDirectory("keepsake-sandbox-cli")
     let app = "com.example.Homepwner"
+    var containers: URL { scratch.url }
     var root: URL { containers.appendingPathComponent(app) }
 
     init() throws {
-        containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-sandbox-cli-\(UUID())")
         for folder in ["Documents", "Library/Caches", "Library/Preferences", "tmp"] {
             try FileManager.default.createDirectory(
                 at: root.appendingPathComponent(folder), withIntermediateDirectories: true)
@@ -19,10 +19,6 @@ final class SandboxCommandTests {
         try Data("prefs".utf8).write(to: root.appendingPathComponent("Library/Preferences/com.example.Homepwner.plist"))
         try Data(count: 4096).write(to: root.appendingPathComponent("Library/Caches/thumbnail"))
         try Data("scratch".utf8).write(to: root.appendingPathComponent("tmp/scratch"))
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: containers)
     }
 
     @Test func showListsEveryDirectoryWithItsSize() throws {

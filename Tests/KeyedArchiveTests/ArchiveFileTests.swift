@@ -1,5 +1,6 @@
 import AppSandbox
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -11,21 +12,15 @@ import Glibc
 /// The seeds' file one-liners: `archiveRootObject(_:toFile:)` and
 /// `unarchiveObject(withFile:)`, written through the sandbox's durable replace.
 struct ArchiveFileTests {
-    let folder: URL
+    let folder = TemporaryDirectory("archive-files")
 
-    init() throws {
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("archive-files-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    var itemArchiveURL: URL { folder.appendingPathComponent("items.archive") }
+    var itemArchiveURL: URL { folder.file("items.archive") }
 
     func leftovers() throws -> [String] {
-        try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0 != "items.archive" }
+        try folder.names().filter { $0 != "items.archive" }
     }
 
     @Test func seedsSaveAndLoadRoundTrip() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let allItems = Item.samples(12)
         #expect(KeyedArchiver.archiveRootObject(allItems, toFile: itemArchiveURL.path))
         let archivedItems = KeyedUnarchiver.unarchiveObject(withFile: itemArchiveURL.path) as? [Item]
@@ -35,7 +30,6 @@ struct ArchiveFileTests {
     }
 
     @Test func firstLaunchHasNoArchive() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         #expect(KeyedUnarchiver.unarchiveObject(withFile: itemArchiveURL.path) == nil)
         let error = #expect(throws: SandboxError.self) {
             _ = try KeyedUnarchiver.unarchivedObject(ofClass: [Item].self, contentsOf: itemArchiveURL)
@@ -44,7 +38,6 @@ struct ArchiveFileTests {
     }
 
     @Test func damagedArchiveIsAnArchiveErrorNotAFirstLaunch() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         try Data("bplist00 and then nothing sensible".utf8).write(to: itemArchiveURL)
         let error = #expect(throws: KeyedArchiveError.self) {
             _ = try KeyedUnarchiver.unarchivedObject(ofClass: [Item].self, contentsOf: itemArchiveURL)
@@ -55,14 +48,12 @@ struct ArchiveFileTests {
 
     @Test(arguments: [PropertyListFormat.binary, .xml])
     func archiveWritesTheFormatAskedFor(_ format: PropertyListFormat) throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         try KeyedArchiver.archive(Item.samples(3), to: itemArchiveURL, format: format)
         #expect(PropertyListFormat.detect([UInt8](try Data(contentsOf: itemArchiveURL))) == format)
     }
 
     @Test(arguments: [ENOSPC, EIO, EROFS])
     func failedSaveKeepsThePreviousArchive(_ errno: Int32) throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         let saved = Item.samples(4)
         try KeyedArchiver.archive(saved, to: itemArchiveURL)
         let before = try Data(contentsOf: itemArchiveURL)
@@ -78,7 +69,6 @@ struct ArchiveFileTests {
     }
 
     @Test func unarchivableGraphWritesNothing() throws {
-        defer { try? FileManager.default.removeItem(at: folder) }
         try KeyedArchiver.archive(Item.samples(2), to: itemArchiveURL)
         let before = try Data(contentsOf: itemArchiveURL)
         // A graph the archiver refuses (deeper than the limit) fails before the file is touched.

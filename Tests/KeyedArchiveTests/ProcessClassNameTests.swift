@@ -1,5 +1,6 @@
 import AppSandbox
 import Foundation
+import TestSupport
 import Testing
 
 @testable import KeyedArchive
@@ -46,8 +47,9 @@ struct ProcessClassNameTests {
 
     /// What `body` writes to standard error (the whole process's, for its duration).
     static func standardError(_ body: () -> Void) throws -> String {
-        let capture = FileManager.default.temporaryDirectory.appendingPathComponent("stderr-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: capture) }
+        let scratch = TemporaryDirectory("stderr")
+        defer { scratch.remove() }
+        let capture = scratch.file("stderr")
         let fd = open(capture.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         try #require(fd >= 0)
         let saved = dup(2)
@@ -60,10 +62,9 @@ struct ProcessClassNameTests {
     }
 
     @Test func anIOSArchiveLoadsThroughTheOneLinerAfterOneSetClass() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("one-liner-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("items.archive").path
+        let folder = TemporaryDirectory("one-liner")
+        defer { folder.remove() }
+        let path = folder.file("items.archive").path
         let className = "Homepwner\(UInt32.random(in: 0...UInt32.max)).Item"
         try Self.iOSArchive(className: className, at: URL(fileURLWithPath: path))
         let original = try Data(contentsOf: URL(fileURLWithPath: path))
@@ -102,10 +103,9 @@ struct ProcessClassNameTests {
     }
 
     @Test func aClassWithItsOwnArchiveNameReadsItsArchivesBackThroughTheOneLiner() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("renamed-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let path = folder.appendingPathComponent("things.archive").path
+        let folder = TemporaryDirectory("renamed")
+        defer { folder.remove() }
+        let path = folder.file("things.archive").path
         #expect(KeyedArchiver.archiveRootObject([Renamed(value: 1), Renamed(value: 2)], toFile: path))
         // `RenamedThing` names no Swift type: the process finds it because it archived it.
         #expect(

@@ -42,9 +42,8 @@ struct PlistlibConformanceTests {
 
     @Test(.requiresCorpus, .enabled(if: PythonPeer.isAvailable, Comment(rawValue: PythonPeer.skipMessage)))
     func plistlibReadsOurBinaryOutputOfEveryCorpusFile() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistlib-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = TemporaryDirectory("keepsake-plistlib")
+        defer { directory.remove() }
         // Only values plistlib can hold: it has no dates beyond year 9999 or NaN dates.
         let sources = Self.folders.flatMap(Corpus.files(under:))
         let readable = try PythonPeer.read(sources.map { Corpus.root!.appendingPathComponent($0).path })
@@ -52,7 +51,7 @@ struct PlistlibConformanceTests {
         for (number, path) in sources.enumerated()
         where (readable[Corpus.root!.appendingPathComponent(path).path] ?? nil) != nil {
             guard let value = try? PropertyListReader().read(try Corpus.bytes(path)) else { continue }
-            let file = directory.appendingPathComponent("\(number).bplist").path
+            let file = directory.file("\(number).bplist").path
             try Data(try PropertyListWriter.binary.write(value)).write(to: URL(fileURLWithPath: file))
             written[file] = value
         }

@@ -14,14 +14,13 @@ struct PlistutilInteropTests {
         .enabled(if: plistutil != nil, "plistutil is not installed (apt-get install libplist-utils)"))
     func plistutilReadsOurBinaryOutputOfEveryCorpusFile() throws {
         let plistutil = try #require(Self.plistutil)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-plistutil-\(UUID())")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory = TemporaryDirectory("keepsake-plistutil")
+        defer { directory.remove() }
         var checked = 0
         for path in Corpus.files(under: "plist/valid") + Corpus.files(under: "archives/apple") {
             guard let value = try? PropertyListReader().read(try Corpus.bytes(path)) else { continue }
-            let ours = directory.appendingPathComponent("ours.bplist")
-            let theirs = directory.appendingPathComponent("theirs.bplist")
+            let ours = directory.file("ours.bplist")
+            let theirs = directory.file("theirs.bplist")
             try Data(try PropertyListWriter.binary.write(value)).write(to: ours)
             try? FileManager.default.removeItem(at: theirs)
             let converted = try ChildProcess.run(plistutil, ["-i", ours.path, "-o", theirs.path, "-f", "bin"])

@@ -9,6 +9,11 @@ package struct CRC32C: Sendable {
 
     package init() {}
 
+    /// The checksum of bytes so far whose checksum is `value`, to go on with more.
+    package init(continuing value: UInt32) {
+        self.value = value
+    }
+
     /// The checksum of `bytes`.
     package static func checksum(_ bytes: UnsafeRawBufferPointer) -> UInt32 {
         var crc = CRC32C()

@@ -1,4 +1,4 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import Foundation
 
 /// An item archive's file and the journal beside it, as bytes: what an

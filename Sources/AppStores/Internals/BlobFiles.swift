@@ -1,4 +1,4 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import Foundation
 import Locking
 
@@ -40,6 +40,9 @@ final class BlobFiles: Sendable {
         /// Cutting a failed record off the journal failed: the next change asks again
         /// first. Each record is a whole change, so none depends on one cut off.
         var cutBackOwed = false
+        /// The journal held changes at start-up that could not be filed then: they are
+        /// in ``entries``, and the next checkpoint files them.
+        var unfiledSinceStart = false
     }
 
     let pending = Locked(Pending())
@@ -109,6 +112,22 @@ final class BlobFiles: Sendable {
             cache.removeObject(forKey: key)
         }
     }
+
+    /// Holds the journal's `records`, which could not be filed at start-up, as pending
+    /// changes: reads find them in memory until a checkpoint files them.
+    func holdUnfiled(_ records: [Journal.Record]) {
+        pending.withLock { pending in
+            for record in records {
+                guard let change = BlobChange(decoding: record.payload) else { continue }
+                pending.entries[change.key] = Entry(ticket: record.ticket, data: change.data, onFile: false)
+            }
+            pending.unfiledSinceStart = true
+            pending.generation &+= 1
+        }
+    }
+
+    /// Whether changes the journal held at start-up still wait for their files.
+    var holdsUnfiled: Bool { pending.withLock { $0.unfiledSinceStart } }
 
     // MARK: Reads
 
@@ -215,6 +234,7 @@ final class BlobFiles: Sendable {
             pending.withLock { pending in
                 pending.filedThrough = max(pending.filedThrough, through)
                 pending.entries = pending.entries.filter { $0.value.ticket > through }
+                pending.unfiledSinceStart = false
                 pending.generation &+= 1
             }
             // A change filed before its own apply ran, or a read of the file before

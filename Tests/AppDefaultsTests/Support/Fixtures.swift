@@ -1,5 +1,5 @@
 import AppDefaults
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import Foundation
 import Locking
@@ -36,16 +36,12 @@ final class DefaultsRegistry: Sendable {
 /// one as a local calls ``remove()`` in a `defer`, since a local may be released after its
 /// last use rather than at the end of its scope.
 final class TestContainers: Sendable {
-    let url: URL
+    let folder = TemporaryDirectory("keepsake-defaults")
     let scheduler = ManualScheduler()
     let log = ErrorLog()
     let made = DefaultsRegistry()
 
-    init() throws {
-        url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("keepsake-defaults-\(UInt64.random(in: .min ... .max))", isDirectory: true)
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
+    var url: URL { folder.url }
 
     func container(_ identifier: String = "com.example.Homepwner") throws -> AppContainer {
         try AppContainer(identifier: identifier, containersDirectory: url)
@@ -97,7 +93,7 @@ final class TestContainers: Sendable {
     /// Saves what the test's Defaults have not saved, then removes the folder.
     func remove() {
         made.flushAll()
-        try? FileManager.default.removeItem(at: url)
+        folder.remove()
     }
 
     deinit {

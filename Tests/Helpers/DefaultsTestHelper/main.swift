@@ -89,7 +89,10 @@ case "read" where arguments.count == 5:
     say(defaults.string(forKey: arguments[4]) ?? "(absent)")
 
 case "crash-writer" where arguments.count == 4:
-    let defaults = Defaults(container: container(arguments[3]), configuration: configuration())
+    // Only the flushes save: a scheduled save between the two sets below, on a busy machine,
+    // would rightly write the new counter beside the old payload.
+    let defaults = Defaults(
+        container: container(arguments[3]), configuration: configuration(writeDelay: .seconds(3600)))
     var counter = defaults.integer(forKey: "counter")
     while true {
         counter += 1
