@@ -1,4 +1,5 @@
 import Locking
+import Logging
 public import PostgresNIO
 public import PropertyList
 public import ServiceLifecycle
@@ -33,6 +34,10 @@ public import ServiceLifecycle
 /// deadlines.
 public final class CloudDatabase: Service, Sendable {
     private let configuration: PostgresClient.Configuration
+    /// How to open one connection outside the pool, to learn why the pool's did not
+    /// come (``refusal(within:)``); `nil` for a configuration given whole, whose TLS settings
+    /// cannot be read back.
+    private let probe: PostgresConnection.Configuration?
     private let state: Locked<State>
 
     private struct State {
@@ -45,16 +50,26 @@ public final class CloudDatabase: Service, Sendable {
         var longestDeadline: Duration = .zero
     }
 
-    public init(configuration: PostgresClient.Configuration) {
-        self.configuration = configuration
-        state = Locked(State(client: PostgresClient(configuration: configuration)))
+    public convenience init(configuration: PostgresClient.Configuration) {
+        self.init(configuration: configuration, probe: nil)
     }
 
     /// - Parameter url: `postgres://USER[:PASSWORD]@HOST[:PORT]/DATABASE`.
     /// - Throws: ``CloudDatabaseError`` (`.invalidURL`) for a URL of another shape.
     public convenience init(url: String) throws(CloudDatabaseError) {
-        guard let configuration = PostgresClient.Configuration(url: url) else { throw .invalidURL(url) }
-        self.init(configuration: configuration)
+        guard let configuration = PostgresClient.Configuration(url: url), let host = configuration.host else {
+            throw .invalidURL(url)
+        }
+        let probe = PostgresConnection.Configuration(
+            host: host, port: configuration.port ?? 5432, username: configuration.username,
+            password: configuration.password, database: configuration.database, tls: .disable)
+        self.init(configuration: configuration, probe: probe)
+    }
+
+    private init(configuration: PostgresClient.Configuration, probe: PostgresConnection.Configuration?) {
+        self.configuration = configuration
+        self.probe = probe
+        state = Locked(State(client: PostgresClient(configuration: configuration)))
     }
 
     /// Runs the client, and each one that replaces it, until the task is cancelled or
@@ -106,6 +121,34 @@ public final class CloudDatabase: Service, Sendable {
 
     /// The client that calls go to now.
     var client: PostgresClient { state.withLock { $0.client } }
+
+    /// Why no connection comes, as the server says it: one connection is opened
+    /// outside the pool, within `budget`, and when the server refuses it (too many
+    /// connections, a role that may not log in) or nothing accepts it, that is the
+    /// error; `nil` when it opens, or does not answer either. A pool waiting for a
+    /// connection keeps trying and never says why.
+    func refusal(within budget: Duration) async -> CloudDatabaseError? {
+        guard let probe else { return nil }
+        var logger = Logger(label: "keepsake.cloud.probe")
+        logger.logLevel = .critical
+        do {
+            let connection = try await withDeadline(budget) { [logger] in
+                try await PostgresConnection.connect(configuration: probe, id: 0, logger: logger)
+            }
+            try? await connection.close()
+            return nil
+        } catch let error as PSQLError {
+            if let info = error.serverInfo, let message = info[.message] {
+                return CloudDatabaseError(
+                    .refused, "refused by the server: \(message) (SQLSTATE \(info[.sqlState] ?? "unknown"))")
+            }
+            guard error.code == .connectionError, let cause = error.underlying else { return nil }
+            return CloudDatabaseError(
+                .refused, "no connection to \(probe.host ?? "the server"):\(probe.port ?? 5432): \(cause)")
+        } catch {
+            return nil
+        }
+    }
 
     /// Puts a fresh client in place of `stale`, unless another call did already.
     func replace(_ stale: PostgresClient) {
@@ -176,6 +219,10 @@ extension ErrorCode<CloudDatabaseError> {
     public static let alreadyRunning = Self("alreadyRunning")
     /// The database did not answer within ``CloudDatabaseError/timeout``.
     public static let timedOut = Self("timedOut")
+    /// No connection came within ``CloudDatabaseError/timeout`` because the server
+    /// refused it (too many connections for the role or the server, a role that may not
+    /// log in, a wrong password), or nothing accepted it; the message says which.
+    public static let refused = Self("refused")
     /// A store's name is empty or longer than 255 bytes; nothing was exchanged.
     public static let invalidStoreName = Self("invalidStoreName")
 }

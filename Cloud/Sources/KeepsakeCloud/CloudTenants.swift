@@ -38,9 +38,16 @@ public struct CloudTenants: Sendable {
     /// The sequences the stores draw from.
     static let sequences = ["keepsake_kv_position_seq", "keepsake_item_tags", "keepsake_quarantine_id_seq"]
 
+    /// How many connections a tenant's role may hold at once unless the grant says:
+    /// room for a few instances of an app (each pool opens up to 20, besides its
+    /// `LISTEN`), while PostgreSQL's default of 100 leaves the others room.
+    public static let defaultConnectionLimit = 32
+
     /// Creates every table the stores use, turns on row-level security, and gives
     /// `store` a login role whose policies admit only rows of `store`, with the rights
-    /// the stores need on them and nothing more. Running it again changes nothing: an
+    /// the stores need on them and nothing more, and at most `connectionLimit`
+    /// connections at once (`nil`: no limit), so that no tenant can take every
+    /// connection the server has. Running it again changes nothing but the limit: an
     /// existing role keeps its password, and a policy already there is kept.
     ///
     /// Safe while apps run: each change is a statement of its own, so it waits only
@@ -50,14 +57,15 @@ public struct CloudTenants: Sendable {
     /// - Returns: the role, with its password when it was made now.
     /// - Throws: ``CloudDatabaseError`` `.invalidStoreName`; the database's error (for
     ///   one, a role that may not create roles).
-    public func grant(store: String) async throws -> TenantGrant {
+    public func grant(store: String, connectionLimit: Int? = defaultConnectionLimit) async throws -> TenantGrant {
         try CloudDatabaseError.checkStoreName(store)
         let logger = logger
         try await DatabaseSchema().migrate(on: database, logger: logger)
         return try await database.withConnection { connection in
             try await connection.query("SELECT pg_advisory_lock(\(Self.grantLock))", logger: logger)
             do {
-                let grant = try await Self.grant(store: store, on: connection, logger: logger)
+                let grant = try await Self.grant(
+                    store: store, connectionLimit: connectionLimit, on: connection, logger: logger)
                 try await connection.query("SELECT pg_advisory_unlock(\(Self.grantLock))", logger: logger)
                 return grant
             } catch {
@@ -72,9 +80,9 @@ public struct CloudTenants: Sendable {
     /// table at once can fail with "tuple concurrently updated".
     private static let grantLock: Int64 = 0x6b7467
 
-    private static func grant(store: String, on connection: PostgresConnection, logger: Logger) async throws
-        -> TenantGrant
-    {
+    private static func grant(
+        store: String, connectionLimit: Int?, on connection: PostgresConnection, logger: Logger
+    ) async throws -> TenantGrant {
         for table in sharedTables {
             let secured = try await connection.query(
                 "SELECT relrowsecurity FROM pg_class WHERE oid = \(table)::regclass", logger: logger
@@ -97,6 +105,8 @@ public struct CloudTenants: Sendable {
         if let password {
             try await execute("CREATE ROLE %I LOGIN PASSWORD %L", [role, password], on: connection, logger: logger)
         }
+        try await execute(
+            "ALTER ROLE %I CONNECTION LIMIT \(max(connectionLimit ?? -1, -1))", [role], on: connection, logger: logger)
         try await execute(
             "GRANT SELECT, INSERT, UPDATE, DELETE ON \(sharedTables.joined(separator: ", ")) TO %I", [role],
             on: connection, logger: logger)

@@ -3,8 +3,9 @@ import PostgresNIO
 
 /// A store's calls to the ``CloudDatabase``, each bounded by the store's deadline.
 ///
-/// A call that does not end within ``timeout`` fails with ``CloudDatabaseError`` (`.timedOut`), and the
-/// calls after it go to a new client. So a call must be sized to end well within the
+/// A call that does not end within ``timeout`` fails with ``CloudDatabaseError`` (`.timedOut`, or
+/// `.refused` when the server, asked then, refuses a connection), and the calls after
+/// it go to a new client. So a call must be sized to end well within the
 /// timeout (the key-value log pushes in batches), and a slow link needs a larger
 /// timeout. A cancelled caller returns at once.
 struct DatabaseClient: Sendable {
@@ -19,8 +20,9 @@ struct DatabaseClient: Sendable {
     }
 
     /// `body`'s result on a connection of the current client, within ``timeout``.
-    /// - Throws: what `body` throws; ``CloudDatabaseError`` (`.timedOut`), after which the client is
-    ///   replaced; `CancellationError`.
+    /// - Throws: what `body` throws; ``CloudDatabaseError`` (`.timedOut`, or `.refused`
+    ///   when the server refused a connection), after which the client is replaced;
+    ///   `CancellationError`.
     func withConnection<Value: Sendable>(
         _ body: @escaping @Sendable (PostgresConnection) async throws -> Value
     ) async throws -> Value {
@@ -31,9 +33,14 @@ struct DatabaseClient: Sendable {
             }
         } catch let error as CloudDatabaseError where error.code == .timedOut {
             database.replace(client)
-            throw error
+            throw await database.refusal(within: Self.askingWhy) ?? error
         }
     }
+
+    /// How long a call that timed out waits more to learn why from the server
+    /// (``CloudDatabase/refusal(within:)``): a refused connection is refused at once,
+    /// and a server that does not answer costs the caller this much at most.
+    static let askingWhy: Duration = .seconds(1)
 
     /// `body`'s result in one transaction on a connection of the current client.
     /// - Throws: as ``withConnection(_:)``; when `body` throws, the transaction is rolled back.
@@ -67,7 +74,7 @@ struct DatabaseClient: Sendable {
         } catch let error as CloudDatabaseError where error.code == .timedOut {
             work.cancel()
             database.replace(client)
-            throw error
+            throw await database.refusal(within: Self.askingWhy) ?? error
         } catch {
             work.cancel()
             throw error

@@ -103,6 +103,37 @@ final class DatabaseSchema: Sendable {
                     store text PRIMARY KEY, change_tag bigint NOT NULL)
                 """,
             ]),
+        Migration(
+            version: 3, summary: "a bounded quarantine",
+            statements: [
+                "CREATE INDEX IF NOT EXISTS keepsake_quarantine_store ON keepsake_quarantine (store, id)",
+                // In the database, not the client: a tenant may insert into its quarantine
+                // directly. A row past the size keeps its size instead of its data; each
+                // insertion removes the store's rows past the count and the retention.
+                // Run as the inserting role, so row-level security keeps the removal to
+                // the row's own store.
+                """
+                CREATE OR REPLACE FUNCTION keepsake_quarantine_bound() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    IF pg_column_size(NEW.row_data) > \(RowQuarantine.maximumRowBytes) THEN
+                        NEW.row_data := jsonb_build_object('truncated', true, 'bytes', pg_column_size(NEW.row_data));
+                    END IF;
+                    NEW.key := left(NEW.key, 1024);
+                    NEW.reason := left(NEW.reason, 1024);
+                    DELETE FROM keepsake_quarantine
+                    WHERE store = NEW.store AND (
+                        quarantined_at < now() - interval '\(RowQuarantine.retentionDays) days'
+                        OR id <= (SELECT id FROM keepsake_quarantine WHERE store = NEW.store
+                                  ORDER BY id DESC OFFSET \(RowQuarantine.maximumRows - 1) LIMIT 1));
+                    RETURN NEW;
+                END $$
+                """,
+                "DROP TRIGGER IF EXISTS keepsake_quarantine_bound ON keepsake_quarantine",
+                """
+                CREATE TRIGGER keepsake_quarantine_bound BEFORE INSERT ON keepsake_quarantine
+                FOR EACH ROW EXECUTE FUNCTION keepsake_quarantine_bound()
+                """,
+            ]),
     ]
 
     static var latestVersion: Int { migrations.last?.version ?? 0 }

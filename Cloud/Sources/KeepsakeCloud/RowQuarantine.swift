@@ -36,7 +36,21 @@ public struct QuarantinedRow: Sendable, Hashable {
 /// honest change of the key is no longer outranked by a poisoned one, and an operator
 /// can still look at what was written. Moving is one statement, so of two replicas
 /// that find the row, one moves it, and only that one reports it.
+///
+/// The quarantine is bounded in the database, whoever writes to it: a store keeps its
+/// newest ``maximumRows`` rows for ``retentionDays`` days, and a row larger than
+/// ``maximumRowBytes`` keeps its size instead of its data. A read reports its first
+/// ``reportedRows`` rows one by one, and counts the rest in one line.
 struct RowQuarantine: Sendable {
+    /// The most rows a store keeps: each insertion removes the oldest past it.
+    static let maximumRows = 1_000
+    /// How long a row is kept.
+    static let retentionDays = 30
+    /// The largest row kept whole (its JSON, as stored); a larger one keeps its size only.
+    static let maximumRowBytes = 64 << 10
+    /// Rows reported one by one per read; the others are counted in one line.
+    static let reportedRows = 10
+
     let store: String
     /// Reports each row moved, at `error`: the stores' query logger stays quiet.
     let reporter: Logger
@@ -51,13 +65,21 @@ struct RowQuarantine: Sendable {
     /// gone or was rewritten meanwhile is left alone. Never throws: a row that cannot
     /// be moved is reported and stays skipped by this reader.
     func move(_ rows: [RejectedRow], on connection: PostgresConnection, logger: Logger) async {
-        for row in rows {
+        var unreported = 0
+        for (index, row) in rows.enumerated() {
+            let outcome: String?
             do {
-                let moved = try await move(row, on: connection, logger: logger)
-                if moved { report(row, "moved to keepsake_quarantine") }
+                outcome = try await move(row, on: connection, logger: logger) ? "moved to keepsake_quarantine" : nil
             } catch {
-                report(row, "skipped; moving it to keepsake_quarantine failed: \(String(reflecting: error))")
+                outcome = "skipped; moving it to keepsake_quarantine failed: \(String(reflecting: error))"
             }
+            guard let outcome else { continue }
+            if index < Self.reportedRows { report(row, outcome) } else { unreported += 1 }
+        }
+        if unreported > 0 {
+            reporter.error(
+                "\(unreported) more rows failed their checks and were moved aside or skipped",
+                metadata: ["store": "\(store.prefix(255))"])
         }
     }
 

@@ -1,4 +1,4 @@
-public import AppSandbox
+@_spi(Journal) public import AppSandbox
 public import Foundation
 import Locking
 public import PropertyList

@@ -1,4 +1,4 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import Foundation
 import PropertyList
 

@@ -100,7 +100,8 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
             )
             print("latest: \(summary.latest.map(\.description) ?? "none")")
             print("quarantined: \(quarantined.count) rows")
-            for row in quarantined {
+            if quarantined.count > 20 { print("  the newest 20:") }
+            for row in quarantined.suffix(20) {
                 // A key read from a row may be of any length, and hold anything.
                 print(
                     "  \(row.table) \(row.key.prefix(80).debugDescription) at \(row.quarantinedAt.formatted(.iso8601)): \(row.reason)"
@@ -130,15 +131,24 @@ struct KeepsakeCloudCommand: AsyncParsableCommand {
                 Run with --database as a role that owns the tables (or may create them) and may \
                 create roles. Creates the tables, turns on row-level security, and makes the role \
                 keepsake_STORE with a new password, printed in the app's URL this once. Running \
-                it again changes nothing, and prints the URL with *** for the password.
+                it again changes nothing but the connection limit, and prints the URL with *** \
+                for the password.
                 """)
 
         @OptionGroup var location: StoreOptions
 
+        @Option(help: "Most connections the app's role may hold at once; 0 for no limit.")
+        var connectionLimit = CloudTenants.defaultConnectionLimit
+
+        func validate() throws {
+            if connectionLimit < 0 { throw ValidationError("--connection-limit must not be negative") }
+        }
+
         func run() async throws {
             let store = location.store
+            let limit = connectionLimit == 0 ? nil : connectionLimit
             let (grant, url) = try await location.withDatabase { database, url in
-                (try await CloudTenants(database: database).grant(store: store), url)
+                (try await CloudTenants(database: database).grant(store: store, connectionLimit: limit), url)
             }
             guard let appURL = grant.url(replacingUserOf: url) else {
                 throw ValidationError("'\(CloudDatabase.redacted(url))' is not a postgres:// URL.")

@@ -85,8 +85,10 @@ struct CloudCommandTests {
         "sync pushes an app's offline changes from its container and brings it others'; status shows the outbox, read while the app holds the store"
     )
     func syncsAnAppsReplica() async throws {
-        let containers = FileManager.default.temporaryDirectory.appendingPathComponent("cloud-cli-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: containers) }
+        let scratch = TemporaryDirectory("cloud-cli")
+        defer { scratch.remove() }
+        // Not made beforehand: the container's createDirectories() makes it.
+        let containers = scratch.file("containers")
         let container = try AppContainer(identifier: store, containersDirectory: containers)
         try container.createDirectories()
         do {

@@ -1,7 +1,8 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
 import AppStores
 import Foundation
 import KeyedArchive
+import PostgresNIO
 import Testing
 
 @testable import KeepsakeCloud
@@ -20,12 +21,15 @@ struct ItemStoreSyncTests {
         let sync: ItemStoreSync<Gadget>
         private var running: Task<Void, Never>?
 
-        init(_ container: AppContainer, store: ItemStore<Gadget>, storeName: String, replica: String) throws {
+        init(
+            _ container: AppContainer, store: ItemStore<Gadget>, storeName: String, replica: String,
+            database: CloudDatabase? = nil, timeout: Duration = .seconds(10)
+        ) throws {
             self.container = container
             self.store = store
             let backend = PostgresItemStoreBackend<Gadget>(
-                database: try #require(TestDatabase.shared), store: storeName, mergePolicy: .fieldLastWriterWins,
-                replica: replica)
+                database: try database ?? #require(TestDatabase.shared), store: storeName,
+                mergePolicy: .fieldLastWriterWins, replica: replica, timeout: timeout)
             sync = try ItemStoreSync(
                 store: store, backend: backend, directory: container.directory(.applicationSupport))
             let sync = sync
@@ -83,6 +87,9 @@ struct ItemStoreSyncTests {
         store.add(Gadget("first", value: 1))
         try await store.saveInBackground()
         try await eventually("the saved item reaches the table") { try await tableItems().map(\.name) == ["first"] }
+        // Every change told is pushed: no round is left to meet the next item. (One
+        // that found it, its place not agreed yet, would save the store itself.)
+        try await eventually("the engine is idle") { a.sync.status.pendingItems == 0 }
         memory.failNextSaves()
         store.add(Gadget("unsaved", value: 2))
         await #expect(throws: StoreError.self) { try await store.saveInBackground() }
@@ -216,6 +223,45 @@ struct ItemStoreSyncTests {
         await runningAfter.value
     }
 
+    @Test("A row taken in beside an item made here and not yet pushed is not written again: only that item is")
+    func aRowTakenInIsNotWrittenBack() async throws {
+        let a = try await instance("A", items: [Gadget("g0", value: 0, id: "g0")])
+        defer { try? a.container.destroy() }
+        try await eventually("the seed is pushed") { try await tableItems().count == 1 }
+        let b = try await instance("B")
+        defer { try? b.container.destroy() }
+        try await eventually("B takes in the seed") { b.store.allItems.map(\.id) == ["g0"] }
+        try await eventually("B is idle") { b.sync.status.pendingItems == 0 }
+        try await Task.sleep(for: .milliseconds(300))
+        // B makes an item at its end in the round that takes A's, after its push: A's
+        // row then goes after it, and both are B's changes to push.
+        var made = false
+        b.sync.eachRound = { [store = b.store] in
+            guard !made else { return }
+            made = true
+            store.add(Gadget("mine", value: 1, id: "mine"))
+            try await store.flush()
+        }
+        a.store.add(Gadget("theirs", value: 2, id: "theirs"))
+        try await a.store.flush()
+        try await eventually("B's item reaches the table") { try await tableItems().count == 3 }
+        try await eventually("B is idle again") { b.sync.status.pendingItems == 0 }
+        let raw = DatabaseClient(try #require(TestDatabase.shared), timeout: .seconds(10))
+        let writers = try await raw.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT record_id, stamp_replica, coalesce(field_stamps, '') FROM keepsake_items
+                WHERE store = \(storeName) ORDER BY record_id
+                """, logger: PoisonRow.logger
+            ).collect().map { try $0.decode((String, String, String).self) }
+        }
+        #expect(
+            writers.map { "\($0.0) \($0.1) \($0.2)" } == ["g0 A ", "mine B ", "theirs A "],
+            "each row as its maker wrote it, none moved by B")
+        await a.stop()
+        await b.stop()
+    }
+
     @Test("Changes made while the engine is stopped are pushed on its next start, from what was agreed")
     func aRestartPushesWhatWasMadeMeanwhile() async throws {
         let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
@@ -230,10 +276,91 @@ struct ItemStoreSyncTests {
             try await a.store.flush()
         }
         let again = try await instance("A", in: container)
+        #expect(again.sync.status.pendingItems == 2, "the journal after the cursor names the two changes")
         try await eventually("the changes made while stopped are pushed") {
             try await tableItems().map(\.value) == [500, 20]
         }
         await again.stop()
+    }
+
+    @Test("A change whose push failed is pushed after a restart: the cursor moves only past what the database took")
+    func theCursorMovesOnlyPastWhatWasPushed() async throws {
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        proxied.proxy.stall(false)
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        do {
+            let a = try Instance(
+                container, store: try ItemStore<Gadget>(container: container), storeName: storeName, replica: "A",
+                database: proxied.database, timeout: .seconds(2))
+            a.store.add(Gadget("bike", value: 300, id: "bike"))
+            try await a.store.flush()
+            try await eventually("the bike is pushed") { try await tableItems().map(\.name) == ["bike"] }
+            try await eventually("and agreed") { a.sync.status.pendingItems == 0 }
+            proxied.proxy.cutOff()
+            a.store.add(Gadget("lamp", value: 20, id: "lamp"))
+            try await a.store.flush()
+            try await eventually("the lamp's push fails") { a.sync.status.lastError != nil }
+            await a.stop()
+        }
+        let again = try await instance("A", in: container)
+        #expect(again.sync.status.pendingItems == 1, "the lamp is after the cursor")
+        try await eventually("the lamp is pushed") { try await tableItems().map(\.name) == ["bike", "lamp"] }
+        await again.stop()
+    }
+
+    @Test("A container shared with another store name pushes every item there: what was agreed is the other store's")
+    func anAgreementWithAnotherStoreIsNotTaken() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        let other = "\(storeName).before"
+        do {
+            let store = try ItemStore<Gadget>(container: container)
+            store.add(Gadget("bike", value: 300, id: "bike"))
+            try await store.flush()
+            let a = try Instance(container, store: store, storeName: other, replica: "A")
+            try await eventually("pushed to the first store") { a.sync.status.pendingItems == 0 }
+            await a.stop()
+        }
+        let again = try await instance("A", in: container)
+        #expect(again.sync.status.pendingItems == nil, "every item is compared with the new store")
+        try await eventually("the bike reaches the new store") { try await tableItems().map(\.name) == ["bike"] }
+        await again.stop()
+    }
+
+    @Test("After a restart the cursor names what is left to push; once the archive is written over it, all is compared")
+    func theCursorSurvivesARestartAndAnArchive() async throws {
+        let container = try AppContainer.temporary(identifier: "org.keepsake.sync")
+        defer { try? container.destroy() }
+        let items = (0..<500).map { Gadget("item \($0)", value: $0, id: "item \($0)") }
+        do {
+            let a = try await instance("A", in: container, items: items)
+            try await eventually("every item is pushed") { try await tableItems().count == 500 }
+            a.store.update(at: 3) { $0.value = -3 }
+            try await a.store.flush()
+            try await eventually("an edit is pushed") { try await tableItems()[3].value == -3 }
+            try await eventually("and agreed") { a.sync.status.pendingItems == 0 }
+            // The archive written, with every change pushed: the cursor moves to it.
+            try await Task.sleep(for: .milliseconds(300))
+            let kept = a.agreementJournalSize
+            try a.store.save()
+            try await eventually("the cursor is kept after the archive") { a.agreementJournalSize > kept }
+            await a.stop()
+        }
+        do {
+            let a = try await instance("A", in: container)
+            #expect(a.sync.status.pendingItems == 0, "nothing is left to push, and no item is compared")
+            await a.stop()
+            a.store.update(at: 7) { $0.value = -7 }
+            try await a.store.flush()
+            // Written over before it was pushed: the journal no longer shows the change.
+            try a.store.save()
+        }
+        let a = try await instance("A", in: container)
+        #expect(a.sync.status.pendingItems == nil, "the change is no longer in the journal: every item is compared")
+        try await eventually("the change is pushed all the same") { try await tableItems()[7].value == -7 }
+        await a.stop()
     }
 
     @Test("A merge kept before the store had it is done again at the next start; one the store has is left alone")

@@ -191,3 +191,89 @@ struct PoisonRowTests {
         #expect(left == 0, "the poisoned row left its table")
     }
 }
+
+/// The quarantine is bounded in the database, whoever floods it: through replicas
+/// reading junk, or by inserting into it directly.
+@Suite(.enabled(if: TestDatabase.url != nil, TestDatabase.skipMessage), .serialized)
+struct QuarantineBoundTests {
+    let store = "test.quarantine-bound.\(UUID().uuidString)"
+    let raw = DatabaseClient(TestDatabase.shared!, timeout: .seconds(30))
+
+    func count(_ condition: String = "true") async throws -> Int64 {
+        let store = store
+        return try await raw.withConnection { connection in
+            try await connection.query(
+                "SELECT count(*) FROM keepsake_quarantine WHERE store = \(store) AND \(unescaped: condition)",
+                logger: PoisonRow.logger
+            ).collect().first?.decode(Int64.self) ?? -1
+        }
+    }
+
+    func junkLeft() async throws -> Int64 {
+        let store = store
+        return try await raw.withConnection { connection in
+            try await connection.query(
+                "SELECT count(*) FROM keepsake_kv WHERE store = \(store) AND replica = 'intruder'",
+                logger: PoisonRow.logger
+            ).collect().first?.decode(Int64.self) ?? -1
+        }
+    }
+
+    @Test("1,500 junk rows read by a replica leave the store's newest 1,000 in the quarantine, and the table clean")
+    func aFloodKeepsTheNewest() async throws {
+        let sync = PostgresKeyValueSync(database: try #require(TestDatabase.shared), store: store)
+        try await sync.prepare()
+        let store = store
+        try await raw.withConnection { connection in
+            try await connection.query(
+                """
+                INSERT INTO keepsake_kv (store, key, value, milliseconds, counter, replica)
+                SELECT \(store), 'junk-' || i, '\\x00'::bytea, \(PoisonRow.year3000), i, 'intruder'
+                FROM generate_series(1, 1500) i
+                """, logger: PoisonRow.logger)
+        }
+        // Each rejected row is moved by a statement of its own: a slow machine (a
+        // sanitizer's) may need several reads, each within its deadline, to move them all.
+        for _ in 0..<20 {
+            let (quarantined, junk) = (try await count(), try await junkLeft())
+            if quarantined == 1_000 && junk == 0 { break }
+            _ = try? await sync.summary()
+        }
+        #expect(try await junkLeft() == 0, "every junk row left the table")
+        #expect(try await count() == 1_000)
+        #expect(try await count("key = 'junk-1500'") == 1, "the newest are kept")
+        #expect(try await count("key = 'junk-1'") == 0, "the oldest went")
+    }
+
+    @Test("A row of 1.3 MB inserted straight into the quarantine keeps its size only; a row past the retention goes")
+    func sizeAndRetentionAreBounded() async throws {
+        let store = store
+        try await DatabaseSchema().migrate(on: raw, logger: PoisonRow.logger)
+        try await raw.withConnection { connection in
+            try await connection.query(
+                """
+                INSERT INTO keepsake_quarantine (store, source, key, reason, row_data, quarantined_at)
+                VALUES (\(store), 'keepsake_kv', 'old', 'old', '{}', now() - interval '31 days')
+                """, logger: PoisonRow.logger)
+            try await connection.query(
+                """
+                INSERT INTO keepsake_quarantine (store, source, key, reason, row_data)
+                SELECT \(store), 'keepsake_kv', 'big', repeat('r', 5000),
+                    jsonb_build_object('value', string_agg(md5(i::text), '')) FROM generate_series(1, 40000) i
+                """, logger: PoisonRow.logger)
+        }
+        #expect(try await count("key = 'old'") == 0, "the row past 30 days went at the next insertion")
+        let kept = try await raw.withConnection { connection in
+            try await connection.query(
+                """
+                SELECT pg_column_size(row_data), row_data->>'bytes', octet_length(reason)
+                FROM keepsake_quarantine WHERE store = \(store) AND key = 'big'
+                """, logger: PoisonRow.logger
+            ).collect().first?.decode((Int, String?, Int).self)
+        }
+        let (size, bytes, reason) = try #require(kept)
+        #expect(size < 100, "the data was replaced by its size")
+        #expect(Int(bytes ?? "") ?? 0 > 1_000_000, "its size is kept: \(bytes ?? "none")")
+        #expect(reason == 1_024)
+    }
+}

@@ -280,6 +280,7 @@ struct PostgresSyncTests {
         #expect(refused?.code == .alreadyRunning)
     }
 
+    /// Stops the test database, which every suite shares: `scripts/test.sh` runs it alone.
     @Test(
         "PostgreSQL stopped and started mid-run: no acknowledged change is lost, and those made meanwhile are pushed",
         .enabled(
@@ -326,8 +327,10 @@ struct PostgresSyncTests {
     func fourProcessesConverge() async throws {
         let url = try #require(TestDatabase.url)
         let executable = try #require(BuiltProducts.executable(named: "CloudTestReplica"))
-        let containers = FileManager.default.temporaryDirectory.appendingPathComponent("keepsake-replicas-\(UUID())")
-        defer { try? FileManager.default.removeItem(at: containers) }
+        let scratch = TemporaryDirectory("keepsake-replicas")
+        defer { scratch.remove() }
+        // Not made beforehand: the replicas make it, as they would on a first launch.
+        let containers = scratch.file("containers")
         let name = "test-\(UUID().uuidString)"
         // Name, clock skew, and the changes made offline.
         let plans: [(String, Int64, Range<Int>)] = [

@@ -86,6 +86,18 @@ struct ItemPositionsTests {
         #expect(zip(swapped, [1, 2, 2, 3]).filter { $0 != $1 }.count == 1, "only one of the pair moves: \(swapped)")
     }
 
+    @Test("Placed beside a new item, an item still in order between its neighbours keeps its position")
+    func aNeighbourOfANewItemKeepsItsPosition() {
+        // A replica made "new" at the end of its list, then took in "taken" from
+        // elsewhere after it: a save of both moves neither "taken" nor anything else.
+        let agreed = ["a": 1.0, "taken": 5.0]
+        #expect(ItemPositions.place(["new", "taken"], previous: agreed, after: (1, "a"), before: nil) == [3, 5])
+        #expect(ItemPositions.place(["taken", "new"], previous: agreed, after: (1, "a"), before: nil) == [5, 6])
+        // Out of order between the neighbours, it moves.
+        #expect(ItemPositions.place(["new", "taken"], previous: agreed, after: (1, "a"), before: (4, "b")) == [2, 3])
+        #expect(ItemPositions.place(["x"], previous: [:], after: (1, "a"), before: (1, "a")) == nil, "no room")
+    }
+
     @Test("Field by field, a later edit brings back an item deleted elsewhere, and a later move alone does not")
     func aMoveDoesNotUndoADeletion() throws {
         let archive = try KeyedArchiver.archivedData(withRootObject: Gadget("Bike", value: 300, id: "bike"))
@@ -104,6 +116,30 @@ struct ItemPositionsTests {
         let edit = try RecordMerge.resolve(
             ancestor: ancestor, local: edited, position: 1, server: deleted, stamp: later, policy: .fieldLastWriterWins)
         #expect(edit == .write(archive: edited, position: 1, stamps: FieldStamps(record: later)))
+    }
+
+    @Test("Field by field, a deletion made here beats a move made later elsewhere, and loses to a later edit")
+    func aLaterMoveDoesNotUndoADeletionMadeHere() throws {
+        let stamp = { HybridTimestamp(milliseconds: $0, counter: 0, replica: "a") }
+        let archive = try KeyedArchiver.archivedData(withRootObject: Gadget("Bike", value: 300, id: "bike"))
+        let edited = try KeyedArchiver.archivedData(withRootObject: Gadget("Bike", value: 500, id: "bike"))
+        let ancestor = SharedItemRecord(
+            id: "bike", changeTag: 1, position: 1, archive: archive, stamps: FieldStamps(record: stamp(1)))
+        // The deletion was offered at 2, while the database was away; elsewhere the item
+        // was moved at 3, and then, in the other case, edited at 3.
+        let moved = SharedItemRecord(
+            id: "bike", changeTag: 2, position: 5, archive: archive,
+            stamps: FieldStamps(record: stamp(1), fields: [FieldStamps.positionField: stamp(3)]))
+        let deletion = try RecordMerge.resolve(
+            ancestor: ancestor, local: nil, position: 1, server: moved, stamp: stamp(2), policy: .fieldLastWriterWins)
+        #expect(deletion == .write(archive: nil, position: 1, stamps: FieldStamps(record: stamp(2))))
+        let editedLater = SharedItemRecord(
+            id: "bike", changeTag: 2, position: 1, archive: edited,
+            stamps: FieldStamps(record: stamp(1), fields: ["value": stamp(3)]))
+        let undone = try RecordMerge.resolve(
+            ancestor: ancestor, local: nil, position: 1, server: editedLater, stamp: stamp(2),
+            policy: .fieldLastWriterWins)
+        #expect(undone == .keepServer, "the edit came after the deletion")
     }
 
     @Test(
@@ -476,16 +512,37 @@ struct SharedItemStoreTests {
     /// The app offers its changes before each save (``PostgresItemStoreBackend/agreement(offering:)``).
     /// While the database is away, a change counts from the save that first offered
     /// it, even after a save has failed, so a later change made elsewhere wins its field.
+    /// Replica "A", merging field by field, on `database` (a proxied one), with a
+    /// short timeout so that a save during an outage fails soon.
+    func replicaThrough(_ database: CloudDatabase) async throws -> Replica {
+        try await Replica(
+            PostgresItemStoreBackend<Gadget>(
+                database: database, store: storeName, mergePolicy: .fieldLastWriterWins, replica: "A",
+                timeout: .seconds(2)))
+    }
+
+    /// Offers and saves `replica`'s items until a save succeeds, once the database is
+    /// back; fails the test after 15 s.
+    func saveOnceBack(_ replica: Replica) async throws {
+        let deadline = ContinuousClock.now + .seconds(15)
+        while true {
+            _ = try? await replica.backend.agreement(offering: replica.allItems)
+            do {
+                try await replica.save()
+                return
+            } catch {
+                try #require(ContinuousClock.now < deadline, "the save after the outage failed: \(error)")
+            }
+        }
+    }
+
     @Test("An edit made while the database is away keeps the time it was first offered: a later edit elsewhere wins")
     func anEditDuringAnOutageKeepsItsFirstOfferedTime() async throws {
         let proxied = try ProxiedDatabase()
         defer { proxied.close() }
         let (proxy, database) = (proxied.proxy, proxied.database)
         proxy.stall(false)
-        let first = try await Replica(
-            PostgresItemStoreBackend<Gadget>(
-                database: database, store: storeName, mergePolicy: .fieldLastWriterWins, replica: "A",
-                timeout: .seconds(2)))
+        let first = try await replicaThrough(database)
         first.add(Gadget("Bike", value: 300, id: "bike"))
         try await first.save()
         let second = try await store("B", policy: .fieldLastWriterWins)
@@ -503,19 +560,36 @@ struct SharedItemStoreTests {
         try await second.save()
 
         proxy.stall(false)
-        let deadline = ContinuousClock.now + .seconds(15)
-        while true {
-            _ = try? await first.backend.agreement(offering: first.allItems)
-            do {
-                try await first.save()
-                break
-            } catch {
-                try #require(ContinuousClock.now < deadline, "the save after the outage failed: \(error)")
-            }
-        }
+        try await saveOnceBack(first)
         let items = try await store("C").allItems
         #expect(items.map(\.name) == ["Second's bike"], "the name edited later, elsewhere, wins")
         #expect(items.map(\.value) == [310], "the value edited here only is kept")
+    }
+
+    @Test("A deletion made while the database is away beats a move of the item made later elsewhere")
+    func aDeletionDuringAnOutageBeatsALaterMove() async throws {
+        let proxied = try ProxiedDatabase()
+        defer { proxied.close() }
+        let (proxy, database) = (proxied.proxy, proxied.database)
+        proxy.stall(false)
+        let first = try await replicaThrough(database)
+        for (name, id) in [("Bike", "bike"), ("Lamp", "lamp"), ("Cup", "cup")] {
+            first.add(Gadget(name, value: 10, id: id))
+        }
+        try await first.save()
+        let second = try await store("B", policy: .fieldLastWriterWins)
+
+        proxy.cutOff()
+        first.allItems.removeFirst()
+        _ = try await first.backend.agreement(offering: first.allItems)
+        await #expect(throws: (any Error).self) { try await first.save() }
+        // Later, elsewhere: the bike moves to the end, a write of its row alone.
+        second.move(from: 0, to: 2)
+        try await second.save()
+
+        proxy.stall(false)
+        try await saveOnceBack(first)
+        #expect(try await store("C").allItems.map(\.id) == ["lamp", "cup"], "the deletion stands")
     }
 
     @Test("A store's watcher is called within a second of another store's save")

@@ -1,4 +1,7 @@
 import Foundation
+import Locking
+import Logging
+import PostgresNIO
 import PropertyList
 import TestSupport
 import Testing
@@ -15,12 +18,14 @@ struct TenantTests {
     let storeA = "com.example.tenant-a-\(UUID().uuidString.prefix(8).lowercased())"
     let storeB = "com.example.tenant-b-\(UUID().uuidString.prefix(8).lowercased())"
 
+    let clients = RunningClients()
+
     /// A client of `grant`'s role, running until the test ends.
     func client(of grant: TenantGrant) throws -> CloudDatabase {
         let admin = try #require(TestDatabase.url)
         let url = try #require(grant.url(replacingUserOf: admin))
         let database = try CloudDatabase(url: url)
-        Task.detached { try await database.run() }
+        clients.run(database)
         return database
     }
 
@@ -138,6 +143,52 @@ struct TenantTests {
         #expect(try TestDatabaseScript.sql(canRead).outputText == "t\n")
     }
 
+    @Test(
+        "A role at its connection limit is refused with the server's reason, not a timeout, and another tenant's store still works"
+    )
+    func aRoleAtItsLimitIsRefused() async throws {
+        let admin = CloudTenants(database: try #require(TestDatabase.shared))
+        let grantA = try await admin.grant(store: storeA, connectionLimit: 2)
+        let grantB = try await admin.grant(store: storeB)
+        let limits =
+            "SELECT rolconnlimit FROM pg_roles WHERE rolname IN ('\(grantA.role)', '\(grantB.role)') ORDER BY rolname"
+        #expect(try TestDatabaseScript.sql(limits).outputText == "2\n\(CloudTenants.defaultConnectionLimit)\n")
+
+        // Two connections of A's role held elsewhere: A has none left.
+        let adminURL = try #require(TestDatabase.url)
+        let url = try #require(grantA.url(replacingUserOf: adminURL))
+        let pool = try #require(PostgresClient.Configuration(url: url))
+        let configuration = PostgresConnection.Configuration(
+            host: try #require(pool.host), port: pool.port ?? 5432, username: pool.username, password: pool.password,
+            database: pool.database, tls: .disable)
+        var held: [PostgresConnection] = []
+        for id in 0..<2 {
+            held.append(
+                try await PostgresConnection.connect(
+                    configuration: configuration, id: id, logger: Logger(label: "held")))
+        }
+        let a = DatabaseClient(try client(of: grantA), timeout: .seconds(2))
+        let start = ContinuousClock.now
+        await #expect {
+            try await a.withConnection { connection in
+                try await connection.query("SELECT 1", logger: Logger(label: "a"))
+            }
+        } throws: { error in
+            guard let error = error as? CloudDatabaseError, error.code == .refused else { return false }
+            return error.message.contains("too many connections for role") && error.message.contains("53300")
+        }
+        #expect(ContinuousClock.now - start < .seconds(3), "the reason came at the 2 s deadline, asked then")
+
+        let settingsB = PostgresKeyValueSync(database: try client(of: grantB), store: storeB)
+        let clock = HybridLogicalClock(replica: "b")
+        try await settingsB.push([KeyValueChange(key: "k", value: .integer(1), timestamp: clock.tick())])
+        #expect(try await settingsB.summary().values == ["k": .integer(1)])
+        for connection in held { try await connection.close() }
+        // Granting again sets the limit given, and none with nil.
+        _ = try await admin.grant(store: storeA, connectionLimit: nil)
+        #expect(try TestDatabaseScript.sql(limits).outputText.hasPrefix("-1\n"))
+    }
+
     @Test("A store name too long for a role name gets its MD5 instead, and works")
     func longStoreNamesGetAHashedRole() async throws {
         let store = "com.example." + String(repeating: "long", count: 20)
@@ -147,5 +198,19 @@ struct TenantTests {
         let clock = HybridLogicalClock(replica: "long")
         try await settings.push([KeyValueChange(key: "k", value: .integer(1), timestamp: clock.tick())])
         #expect(try await settings.summary().values == ["k": .integer(1)])
+    }
+}
+
+/// The clients a test started, each stopped when the test ends: one left running would
+/// hold its connections until the process exits, where LeakSanitizer reports them.
+final class RunningClients: Sendable {
+    private let runs = Locked<[Task<Void, any Error>]>([])
+
+    func run(_ database: CloudDatabase) {
+        runs.withLock { $0.append(Task.detached { try await database.run() }) }
+    }
+
+    deinit {
+        for run in runs.withLock({ $0 }) { run.cancel() }
     }
 }

@@ -1,4 +1,5 @@
-import AppSandbox
+@_spi(Journal) import AppSandbox
+import AppStores
 import Foundation
 
 /// What a shared item store last agreed with the database, kept in the container
@@ -13,6 +14,9 @@ import Foundation
 /// gets the merge, so that the store never holds a version the agreement does not
 /// know, and a start after a stop between the two does the merge again
 /// (``MergedItem/isMissing(from:)``) instead of pushing the old versions as changes.
+///
+/// Beside it, the cursor: where in the item store's journal the last change pushed sits
+/// (``ItemStore/changes(after:)``), so that a start pushes the changes after it.
 final class AgreementLog: Sendable {
     /// One item of a merge taken from the database.
     struct MergedItem: Codable, Sendable, Equatable {
@@ -32,6 +36,8 @@ final class AgreementLog: Sendable {
         var changes: [Data] = []
         /// A merge not known to have reached the item store.
         var merge: [MergedItem] = []
+        /// The item store's position through which every change was pushed.
+        var cursor: JournalPosition?
         /// Why what was kept could not be read, when it could not: it is then dropped,
         /// and the changes made here are pushed as changes from nothing, merged with
         /// what the database holds.
@@ -42,13 +48,16 @@ final class AgreementLog: Sendable {
     private struct File: Codable {
         var agreement: Data
         var merge: [MergedItem] = []
+        var cursor: JournalPosition?
     }
 
-    /// One journal record: a change of the agreement, and where a merge stands (the
-    /// merge under way, or an empty one once the item store has it).
+    /// One journal record: a change of the agreement, where a merge stands (the merge
+    /// under way, or an empty one once the item store has it), and the cursor, when
+    /// it moved.
     private struct Record: Codable {
         var change: Data?
         var merge: [MergedItem]?
+        var cursor: JournalPosition?
     }
 
     private let journal: Journal
@@ -81,6 +90,7 @@ final class AgreementLog: Sendable {
             let file = (try? JSONDecoder().decode(File.self, from: data)) ?? File(agreement: data)
             contents.agreement = file.agreement
             contents.merge = file.merge
+            contents.cursor = file.cursor
             return CheckpointDigest(of: data)
         }
         let log = AgreementLog(journal: journal, directory: directory, fileName: fileName)
@@ -90,16 +100,19 @@ final class AgreementLog: Sendable {
             }
             if let change = record.change { contents.changes.append(change) }
             if let merge = record.merge { contents.merge = merge }
+            if let cursor = record.cursor { contents.cursor = cursor }
         }
         return (log, contents)
     }
 
     /// Appends `change` of the agreement and, when given, the `merge` under way (empty:
-    /// the last one reached the item store), and returns once both are durable.
+    /// the last one reached the item store) and the `cursor`, and returns once they
+    /// are durable.
     /// - Throws: ``SandboxError`` of the write or `fsync`.
-    func keep(change: Data?, merge: [MergedItem]? = nil) async throws {
-        guard change != nil || merge != nil else { return }
-        let ticket = try journal.append(try JSONEncoder().encode(Record(change: change, merge: merge)))
+    func keep(change: Data?, merge: [MergedItem]? = nil, cursor: JournalPosition? = nil) async throws {
+        guard change != nil || merge != nil || cursor != nil else { return }
+        let ticket = try journal.append(
+            try JSONEncoder().encode(Record(change: change, merge: merge, cursor: cursor)))
         try await journal.waitUntilDurable(ticket)
     }
 
@@ -110,16 +123,28 @@ final class AgreementLog: Sendable {
     }
 
     /// Writes `agreement`, the whole of it, as the file, durably, and starts an empty
-    /// journal after it; `merge` is the one under way, if any.
+    /// journal after it; `merge` is the one under way, if any, and `cursor` the cursor.
     /// - Throws: ``SandboxError`` of the write; the file and journal are then as before.
-    func checkpoint(_ agreement: Data, merge: [MergedItem]) async throws {
-        let data = try JSONEncoder().encode(File(agreement: agreement, merge: merge))
+    func checkpoint(_ agreement: Data, merge: [MergedItem], cursor: JournalPosition?) async throws {
+        try await journal.waitUntilDurable(try queueCheckpoint(agreement, merge: merge, cursor: cursor))
+    }
+
+    /// ``checkpoint(_:merge:cursor:)`` that holds the caller's thread until it is
+    /// durable: for a start, which reads the whole agreement anyway, before the app
+    /// serves anything.
+    func checkpointBlocking(_ agreement: Data, merge: [MergedItem], cursor: JournalPosition?) throws {
+        try journal.waitUntilDurableBlocking(try queueCheckpoint(agreement, merge: merge, cursor: cursor))
+    }
+
+    private func queueCheckpoint(
+        _ agreement: Data, merge: [MergedItem], cursor: JournalPosition?
+    ) throws -> Journal.Ticket {
+        let data = try JSONEncoder().encode(File(agreement: agreement, merge: merge, cursor: cursor))
         let (directory, fileName) = (directory, fileName)
-        let ticket = journal.checkpoint { () throws(SandboxError) in
+        return journal.checkpoint { () throws(SandboxError) in
             try directory.create()
             try directory.write(data, to: fileName)
             return CheckpointDigest(of: data)
         }
-        try await journal.waitUntilDurable(ticket)
     }
 }

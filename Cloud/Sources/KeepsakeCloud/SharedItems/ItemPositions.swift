@@ -13,11 +13,30 @@ enum ItemPositions {
     /// of items still in their previous relative order, new positions between their
     /// neighbours' for the rest. (position, id) rises strictly along `ids`.
     static func assign(to ids: [String], previous: [String: Double]) -> [Double] {
-        let kept = longestRisingRun(ids.map { id in previous[id].map { ($0, id) } })
+        // Repeated halving can run out of precision between two neighbours, and a gap
+        // between two items of one position has no room: renumber.
+        place(ids, previous: previous, after: nil, before: nil) ?? ids.indices.map { Double($0 + 1) }
+    }
+
+    /// The position of each of `ids`, in that order, between the neighbours `low` and
+    /// `high` ((position, id); `nil` for an end of the list): `previous[id]` for the
+    /// longest run of items still in their previous relative order between them, new
+    /// positions spread evenly between the kept ones for the rest, so that an item
+    /// that did not move keeps its position. `nil` when (position, id) cannot rise
+    /// strictly from `low` to `high`: no room, or no precision left.
+    static func place(
+        _ ids: [String], previous: [String: Double], after low: (Double, String)?, before high: (Double, String)?
+    ) -> [Double]? {
+        let known = ids.map { id -> (Double, String)? in
+            guard let position = previous[id] else { return nil }
+            let key = (position, id)
+            return (low.map { $0 < key } ?? true) && (high.map { key < $0 } ?? true) ? key : nil
+        }
+        let kept = longestRisingRun(known)
         var positions = [Double](repeating: 0, count: ids.count)
         var index = 0
         while index < ids.count {
-            if kept.contains(index), let position = previous[ids[index]] {
+            if kept.contains(index), let (position, _) = known[index] {
                 positions[index] = position
                 index += 1
                 continue
@@ -26,20 +45,17 @@ enum ItemPositions {
             var end = index
             while end < ids.count, !kept.contains(end) { end += 1 }
             let count = Double(end - index)
-            let low = index > 0 ? positions[index - 1] : (end < ids.count ? previous[ids[end]]! - count - 1 : 0)
-            let high = end < ids.count ? previous[ids[end]]! : low + count + 1
-            let step = (high - low) / (count + 1)
-            for offset in 0..<(end - index) { positions[index + offset] = low + step * Double(offset + 1) }
+            let next = end < ids.count ? known[end]?.0 : high?.0
+            let from = index > 0 ? positions[index - 1] : low?.0 ?? next.map { $0 - count - 1 } ?? 0
+            let to = next ?? from + count + 1
+            let step = (to - from) / (count + 1)
+            for offset in 0..<(end - index) { positions[index + offset] = from + step * Double(offset + 1) }
             index = end
         }
-        // Repeated halving can run out of precision between two neighbours, and a gap
-        // between two items of one position has no room: renumber.
-        return isStrictlyRising(positions, ids) ? positions : ids.indices.map { Double($0 + 1) }
-    }
-
-    private static func isStrictlyRising(_ positions: [Double], _ ids: [String]) -> Bool {
-        let keys = zip(positions, ids).map { ($0, $1) }
-        return zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 } && positions.allSatisfy(\.isFinite)
+        var keys = zip(positions, ids).map { ($0, $1) }
+        if let low { keys.insert(low, at: 0) }
+        if let high { keys.append(high) }
+        return positions.allSatisfy(\.isFinite) && zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 } ? positions : nil
     }
 
     /// The indices of a longest strictly rising subsequence of the known (position, id)

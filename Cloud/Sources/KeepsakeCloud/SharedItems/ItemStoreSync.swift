@@ -19,8 +19,11 @@ public import KeyedArchive
 /// What was last agreed with the database is kept in `directory`
 /// (`shared-items.agreement` and its journal, `AgreementLog`), a change at a time, so
 /// that after a restart the changes made while the database was away are pushed, and
-/// merged, as changes from it. The first round after a start, and after a change of
-/// every item (`ItemStore.replaceAll(with:)`), compares every item instead.
+/// merged, as changes from it. With it goes the cursor: where in the item store's
+/// journal the last change pushed sits. A start pushes the changes the journal holds
+/// after it (`ItemStore.changes(after:)`). When the journal no longer shows them one
+/// by one (the store wrote its archive since), and after a change of every item
+/// (`ItemStore.replaceAll(with:)`), the engine compares every item instead.
 ///
 /// ```swift
 /// let sync = try ItemStoreSync(store: itemStore, backend: backend, directory: container.directory(.applicationSupport))
@@ -42,7 +45,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// Where pushing stands, for a settings page or a status command.
     public struct Status: Sendable, Equatable {
         /// Items changed here and not yet in the database; `nil` while every item must
-        /// be compared (the first round, or after `ItemStore.replaceAll(with:)`).
+        /// be compared (a start the cursor cannot serve, or after `ItemStore.replaceAll(with:)`).
         public var pendingItems: Int?
         public var lastPush: Date?
         /// Why the last round failed; `nil` once one succeeds.
@@ -65,12 +68,21 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     private var interruptedMerge: [AgreementLog.MergedItem]
     /// Why what was last agreed could not be read, told to ``log`` when the engine runs.
     private var unreadAgreement: String?
+    /// Why the agreement could not be written whole when the engine was made, told to
+    /// ``log`` when it runs.
+    private var unwrittenAgreement: String?
     /// The items changed here since the last push, by id: each as its last durable
     /// change left it, or removed.
     private var pending: [String: PendingItem] = [:]
-    /// Whether the next push compares every item: after a start, or a change of them all.
+    /// Whether the next push compares every item: after a start the cursor cannot
+    /// serve, or a change of them all.
     private var pushesEveryItem = true
     private var toldCount = 0
+    /// Where the store's journal stands after the last change told, and after the last
+    /// change pushed, as kept in the agreement: the cursor.
+    private var toldThrough: JournalPosition?
+    private var keptCursor: JournalPosition?
+    private var started = false
     private let (wakeups, wake) = AsyncStream<Void>.makeStream(bufferingPolicy: .bufferingNewest(1))
 
     private struct PendingItem {
@@ -85,7 +97,10 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
 
     /// Opens what was last agreed, kept in `directory` under `name`. What cannot be
     /// read is dropped, and told to ``log``: the changes made here are then pushed as
-    /// changes from nothing, merged with what the database holds.
+    /// changes from nothing, merged with what the database holds. Make the engine when
+    /// the app starts, before it changes the store: it takes over the changes the
+    /// store's journal recovered. When the agreement's journal outgrew it, it is written
+    /// whole here, holding the caller as the read of it did.
     /// - Throws: `SandboxError` when the files cannot be read or another process keeps
     ///   them open.
     public init(
@@ -110,12 +125,29 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         }
         interruptedMerge = contents.merge
         unreadAgreement = contents.problem
+        // From now on, so that no change made before the engine runs goes untold.
+        store.onDurableChanges = { [weak self] changes, through in self?.note(changes, through: through) }
+        if let cursor = contents.cursor, let recovered = store.changes(after: cursor) {
+            (keptCursor, toldThrough, pushesEveryItem) = (cursor, cursor, false)
+            note(recovered.changes, through: recovered.through)
+        } else {
+            // The first push compares every item, made durable up to here at least.
+            toldThrough = store.journalPosition
+        }
+        // Written whole now, before the app serves anything, when there is none (it
+        // names the store it is with), it could not be read, or its journal outgrew it.
+        // Left to a round, it would never be written by a process stopped more often
+        // than a checkpoint of a large store lasts, and its journal would grow forever.
+        guard contents.agreement == nil || contents.problem != nil || agreement.wantsCheckpoint else { return }
+        do {
+            try agreement.checkpointBlocking(try backend.agreement(), merge: interruptedMerge, cursor: keptCursor)
+        } catch {
+            unwrittenAgreement = "\(error)"
+        }
     }
 
     /// Keeps the store in step with the database until the task is cancelled.
     public func run() async {
-        store.onDurableChanges = { [weak self] changes in self?.note(changes) }
-        defer { store.onDurableChanges = nil }
         let (backend, wake) = (backend, wake)
         let watching = Task.detached { await backend.watch { wake.yield() } }
         defer { watching.cancel() }
@@ -134,10 +166,8 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// - Throws: the database's error, or the store's. Nothing is lost: what was not
     ///   pushed is pushed by the next call, or by the next process's first.
     public func synchronize() async throws {
-        if store.onDurableChanges == nil {
-            store.onDurableChanges = { [weak self] changes in self?.note(changes) }
-            await start()
-        }
+        await start()
+        guard interruptedMerge.isEmpty else { throw unfinishedMerge }
         repeat {
             try await push()
             try await eachRound?()
@@ -147,23 +177,24 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     }
 
     /// What a start does before the first round: tells of an agreement it could not
-    /// read (writing a fresh one), and finishes the merge the last stop interrupted.
+    /// read or write whole, and finishes the merge the last stop interrupted.
     private func start() async {
+        guard !started else { return }
+        started = true
         if let unreadAgreement {
             log("What was last agreed with the database cannot be read, starting afresh: \(unreadAgreement)")
-            self.unreadAgreement = nil
-            // Written over, so that the next start does not meet it again.
-            do {
-                try await agreement.checkpoint(try backend.agreement(), merge: [])
-            } catch {
-                log("Could not write what was agreed with the database afresh: \(error)")
-            }
         }
+        if let unwrittenAgreement {
+            log("Could not write what was agreed with the database whole: \(unwrittenAgreement)")
+        }
+        (unreadAgreement, unwrittenAgreement) = (nil, nil)
         await finishInterruptedMerge()
     }
 
-    /// Notes the items of `changes` for the next push, and wakes it.
-    private func note(_ changes: [ItemStore<Model>.Change]) {
+    /// Notes the items of `changes`, which reach `through` in the store's journal, for
+    /// the next push, and wakes it.
+    private func note(_ changes: [ItemStore<Model>.Change], through: JournalPosition?) {
+        if let through { toldThrough = through }
         for change in changes {
             toldCount += 1
             guard let item = change.item else {
@@ -180,7 +211,11 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     }
 
     private func round() async {
+        await finishInterruptedMerge()
         do {
+            // Until the store has it, memory holds versions older than what was agreed,
+            // which a push would take for changes made here.
+            guard interruptedMerge.isEmpty else { throw unfinishedMerge }
             try await push()
             try await eachRound?()
             try await takeChangesMadeElsewhere()
@@ -203,9 +238,14 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
 
     /// Pushes the items changed here since the last push, keeping the agreement before
     /// the save (naming its changes: a stop between the commit and the agreement after
-    /// it must not leave the rows it wrote unknown) and after it.
+    /// it must not leave the rows it wrote unknown) and after it, with the cursor.
     private func push() async throws {
-        guard pushesEveryItem || !pending.isEmpty else { return }
+        let through = toldThrough
+        guard pushesEveryItem || !pending.isEmpty else {
+            // A save of the store moved the journal on: nothing to push up to there.
+            if through != keptCursor { try await keepAgreement(cursor: through) }
+            return
+        }
         let (taken, everyItem) = (pending, pushesEveryItem)
         (pending, pushesEveryItem) = ([:], false)
         do {
@@ -221,8 +261,8 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
                 try await keepAgreement()
                 try await backend.save(save)
                 status.lastPush = Date()
-                try await keepAgreement()
             }
+            try await keepAgreement(cursor: through)
         } catch {
             // Pushed again with what changed since.
             pending.merge(taken) { later, _ in later }
@@ -252,9 +292,19 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         return try backend.scope(of: items, changed: changed, deleted: deleted)
     }
 
-    /// Every item, once all of them are durable: the store is saved first, and read
-    /// with no change made since. `nil` when changes kept coming meanwhile.
+    /// Every item, once all of them are durable; `nil` when changes kept coming
+    /// meanwhile. Value items are taken as they are now, then the store is flushed:
+    /// changes made meanwhile are told later, and pushed by the next round. With a
+    /// journal, that writes no archive, which would end the journal a change not yet
+    /// pushed is found in after the cursor by the next start. Class items may have
+    /// changed in place, which only a save makes durable: the store is saved, and read
+    /// with no change made since.
     private func everyDurableItem() async throws -> SaveScope? {
+        guard Model.self is AnyObject.Type else {
+            let items = store.allItems
+            try await store.flush()
+            return .every(try backend.snapshot(of: items))
+        }
         for _ in 0..<5 {
             try await store.saveInBackground()
             if !store.isDirty { return .every(try backend.snapshot(of: store.allItems)) }
@@ -276,14 +326,27 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         return nil
     }
 
-    /// Keeps what changed in the agreement since it was last kept, with `merge` when given.
-    private func keepAgreement(merge: [AgreementLog.MergedItem]? = nil) async throws {
+    /// Keeps what changed in the agreement since it was last kept, with `merge` and
+    /// `cursor` when given: every change up to `cursor` is in the database.
+    private func keepAgreement(merge: [AgreementLog.MergedItem]? = nil, cursor: JournalPosition? = nil) async throws {
         let (whole, change) = try backend.takeAgreementChange()
-        if let whole {
-            try await agreement.checkpoint(whole, merge: merge ?? [])
-        } else {
-            try await agreement.keep(change: change, merge: merge)
+        let moved = cursor != keptCursor ? cursor : nil
+        do {
+            if let whole {
+                try await agreement.checkpoint(whole, merge: merge ?? interruptedMerge, cursor: moved ?? keptCursor)
+            } else {
+                try await agreement.keep(change: change, merge: merge, cursor: moved)
+            }
+        } catch {
+            backend.agreementNotKept()
+            throw error
         }
+        if let moved { keptCursor = moved }
+    }
+
+    private var unfinishedMerge: StoreError {
+        StoreError(
+            .writeFailed, "the merge the last stop interrupted is not in the store yet; nothing is pushed until it is")
     }
 
     /// Writes the whole agreement again once its journal has outgrown it.
@@ -291,7 +354,7 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
         guard agreement.wantsCheckpoint else { return }
         let backend = backend
         let whole = try await Task.detached { try backend.agreement() }.value
-        try await agreement.checkpoint(whole, merge: [])
+        try await agreement.checkpoint(whole, merge: interruptedMerge, cursor: keptCursor)
     }
 
     // MARK: Receiving
@@ -339,15 +402,16 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
             merge.append(AgreementLog.MergedItem(key: row.id, before: before, after: row.archive))
         }
         let positions = Dictionary(uniqueKeysWithValues: rows.map { ($0.id, $0.position) })
+        let read = backend.read(rows)
         // Not kept, it is not taken: the rows stay to be taken in the next round.
-        let previous = backend.accept(rows.map(\.id))
+        let previous = backend.accept(rows, read: read)
         do {
             try await keepAgreement(merge: merge)
         } catch {
             backend.unaccept(previous)
             throw error
         }
-        try await apply(merge, positions: positions)
+        try await apply(merge, positions: positions, read: read)
         return true
     }
 
@@ -363,6 +427,8 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
                 log("Finished writing the merge with the database that the last stop interrupted")
             }
         } catch {
+            // Tried again before the next round, and kept by any checkpoint meanwhile.
+            interruptedMerge = merge
             log("Could not finish the merge the last stop interrupted: \(error)")
         }
     }
@@ -371,9 +437,13 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
     /// `positions` among the agreed ones (an item with none keeps its place, or goes
     /// last): a removal, an edit, a move or an insert each. An item changed here
     /// meanwhile keeps the change, which the next push merges. Then notes that the
-    /// store has the merge. Returns whether anything changed.
+    /// store has the merge. `read` has the items of `merge` already decoded, with their
+    /// archives as this model writes them. Returns whether anything changed.
     @discardableResult
-    private func apply(_ merge: [AgreementLog.MergedItem], positions: [String: Double]) async throws -> Bool {
+    private func apply(
+        _ merge: [AgreementLog.MergedItem], positions: [String: Double],
+        read: [String: (item: Model, archive: Data)] = [:]
+    ) async throws -> Bool {
         var changed = false
         // Where each item was when the merge began: an item not there is not looked
         // for, so that a first sync of many items costs each one insert.
@@ -397,15 +467,19 @@ public final class ItemStoreSync<Model: KeyedArchivable & Identifiable> {
                 changed = changed || found != nil
                 continue
             }
-            guard let item = try KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: after) else {
-                continue
-            }
+            guard
+                let item = try read[merged.key]?.item
+                    ?? KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: after)
+            else { continue }
             var target = positions[merged.key].map { insertionIndex(for: merged.key, at: $0) } ?? found ?? store.count
             if let found {
                 if target > found { target -= 1 }
                 // A row that adds only fields this model does not know changes nothing here.
                 var edited = current != after
-                if edited { edited = try KeyedArchiver.archivedData(withRootObject: item) != current }
+                if edited {
+                    edited =
+                        try read[merged.key]?.archive ?? KeyedArchiver.archivedData(withRootObject: item) != current
+                }
                 if edited { store.replace(at: found, with: item) }
                 if target != found { store.move(from: found, to: target) }
                 changed = changed || edited || target != found

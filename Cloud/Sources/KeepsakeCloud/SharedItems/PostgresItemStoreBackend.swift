@@ -83,10 +83,16 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
 
     /// `archive` as this model reads it: its item decoded and archived again.
     private static func readHere(_ archive: Data) -> Data? {
-        guard let item = try? KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive) else {
-            return nil
-        }
-        return try? KeyedArchiver.archivedData(withRootObject: item)
+        readItem(archive)?.archive
+    }
+
+    /// The item `archive` holds, and its archive as this model writes it; `nil` when
+    /// it holds no item of the model.
+    private static func readItem(_ archive: Data) -> (item: Model, archive: Data)? {
+        guard let item = try? KeyedUnarchiver.unarchivedStoredObject(ofClass: Model.self, from: archive),
+            let held = try? KeyedArchiver.archivedData(withRootObject: item)
+        else { return nil }
+        return (item, held)
     }
 
     /// Why `archive`, the row of item `id`, holds no item of the store: it does not
@@ -210,17 +216,27 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
         }
     }
 
+    /// What ``takeAgreementChange()`` returned was not kept: the next take is the whole
+    /// agreement.
+    func agreementNotKept() { replica.agreementNotKept() }
+
     /// ``restoreAgreement(_:)`` of `data`, with the changes ``takeAgreementChange()``
     /// returned after it applied in order.
     /// - Throws: ``StoreError`` `.corruptArchive` for bytes that are not one; nothing changes.
     func restoreAgreement(_ data: Data?, changes: [Data]) throws(StoreError) {
+        let agreement: SharedItemReplica.Agreement?
+        let decoded: [SharedItemReplica.AgreementChange]
         do {
-            let agreement = try data.map { try JSONDecoder().decode(SharedItemReplica.Agreement.self, from: $0) }
-            let changes = try changes.map { try JSONDecoder().decode(SharedItemReplica.AgreementChange.self, from: $0) }
-            replica.restore(agreement ?? SharedItemReplica.Agreement(base: [], edits: []), changes: changes)
+            agreement = try data.map { try JSONDecoder().decode(SharedItemReplica.Agreement.self, from: $0) }
+            decoded = try changes.map { try JSONDecoder().decode(SharedItemReplica.AgreementChange.self, from: $0) }
         } catch {
             throw StoreError(.corruptArchive, "not what was agreed with \(store)", underlyingError: error)
         }
+        // Its change tags and rows are another store's: none of them holds here.
+        if let other = agreement?.store, other != store {
+            throw StoreError(.corruptArchive, "what was agreed is with the shared store \(other), not \(store)")
+        }
+        replica.restore(agreement ?? SharedItemReplica.Agreement(base: [], edits: []), changes: decoded)
     }
 
     /// The scope of a save of the `changed` items (by ascending index in `items`, each
@@ -250,9 +266,10 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     }
 
     /// Positions for `ids`, in order, between the agreed positions of `left` and
-    /// `right`: their own agreed ones when those are still in order there, else new
-    /// ones spread evenly between. `nil` when a neighbour has no agreed position or
-    /// there is no room.
+    /// `right`: their own agreed ones where those are still in order there (an item
+    /// that only stands beside a new one, or that was taken in from elsewhere, does
+    /// not move), new ones spread between for the rest. `nil` when a neighbour has no
+    /// agreed position or there is no room.
     private func place(_ ids: [String], after left: String?, before right: String?) -> [Double]? {
         let agreed = replica.agreedPositions(of: ids + [left, right].compactMap { $0 })
         var low: (Double, String)?
@@ -265,20 +282,7 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
             guard let position = agreed[right] else { return nil }
             high = (position, right)
         }
-        func rises(_ positions: [Double]) -> Bool {
-            var keys = zip(positions, ids).map { ($0, $1) }
-            if let low { keys.insert(low, at: 0) }
-            if let high { keys.append(high) }
-            return positions.allSatisfy(\.isFinite) && zip(keys, keys.dropFirst()).allSatisfy { $0 < $1 }
-        }
-        let own = ids.compactMap { agreed[$0] }
-        if own.count == ids.count, rises(own) { return own }
-        let count = Double(ids.count)
-        let from = low?.0 ?? (high.map { $0.0 - count - 1 } ?? 0)
-        let to = high?.0 ?? from + count + 1
-        let step = (to - from) / (count + 1)
-        let spread = ids.indices.map { from + step * Double($0 + 1) }
-        return rises(spread) ? spread : nil
+        return ItemPositions.place(ids, previous: agreed, after: low, before: high)
     }
 
     /// The item's id as the table has it, and its archive.
@@ -292,14 +296,27 @@ public final class PostgresItemStoreBackend<Model: KeyedArchivable & Identifiabl
     }
 
     /// The rows changed elsewhere (or merged here) that the items in memory do not
-    /// hold yet, ordered by position; ``accept(_:)`` says memory took them.
+    /// hold yet, ordered by position; ``accept(_:read:)`` says memory took them.
     func rowsNotInMemory() -> [SharedItemRecord] { replica.staleRecords() }
 
-    /// The items in memory now hold the rows of `ids`; returns what was agreed for
-    /// them before, for ``unaccept(_:)``.
-    func accept(_ ids: [String]) -> [String: SharedItemRecord?] { replica.accept(ids) }
+    /// The items in memory now hold `rows`, read as `read` has them (``read(_:)``);
+    /// returns what was agreed for them before, for ``unaccept(_:)``.
+    func accept(_ rows: [SharedItemRecord], read: [String: (item: Model, archive: Data)]) -> [String: SharedItemRecord?]
+    {
+        replica.accept(rows.map(\.id), held: read.mapValues(\.archive))
+    }
 
-    /// Takes back an ``accept(_:)`` whose items did not reach memory.
+    /// The item each of `rows` holds, and its archive as this model writes it: what the
+    /// store gets, decoded once. A row that holds no item of the model is left out.
+    func read(_ rows: [SharedItemRecord]) -> [String: (item: Model, archive: Data)] {
+        var read: [String: (item: Model, archive: Data)] = [:]
+        for row in rows {
+            if let archive = row.archive, let item = Self.readItem(archive) { read[row.id] = item }
+        }
+        return read
+    }
+
+    /// Takes back an ``accept(_:read:)`` whose items did not reach memory.
     func unaccept(_ previous: [String: SharedItemRecord?]) { replica.unaccept(previous) }
 
     /// Where the agreed row of item `id` sorts; `nil` for an item never agreed, or deleted.

@@ -124,12 +124,16 @@ enum RecordMerge {
         ancestor: SharedItemRecord?, local: Data?, position: Double, server: SharedItemRecord,
         stamp: HybridTimestamp
     ) throws -> RecordResolution {
-        // A deletion on either side is a change of the whole record at its time; a
-        // move alone is no edit, and does not bring back an item deleted elsewhere.
+        // A deletion on either side is a change of the whole record at its time, which
+        // an edit made later undoes. A move alone is no edit: it neither brings back an
+        // item deleted elsewhere nor keeps one deleted here, however late it came (a
+        // replica places the rows it takes in, and a deletion offered while the database
+        // was away keeps that earlier time).
         guard let local, server.archive != nil else {
             if local == nil && server.isDeleted { return .keepServer }
             if server.isDeleted, let ancestor, local == ancestor.archive { return .keepServer }
-            return stamp > server.stamps.latest
+            let rival = local == nil ? server.stamps.latestEdit : server.stamps.latest
+            return stamp > rival
                 ? .write(archive: local, position: position, stamps: FieldStamps(record: stamp)) : .keepServer
         }
         // A field changed on both sides goes to the later change.

@@ -34,6 +34,11 @@ struct FieldStamps: Sendable, Equatable, Codable {
     /// The latest write to any part of the record.
     var latest: HybridTimestamp { fields.values.reduce(record, max) }
 
+    /// The latest write to the item itself: a move alone is not one.
+    var latestEdit: HybridTimestamp {
+        fields.reduce(record) { latest, field in field.key == Self.positionField ? latest : max(latest, field.value) }
+    }
+
     /// ``fields`` as stored in the table: `nil` when there are none, as for most rows,
     /// which then need no parsing.
     func encodedFields() -> String? {

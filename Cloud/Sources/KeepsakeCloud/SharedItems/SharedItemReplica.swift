@@ -37,9 +37,15 @@ final class SharedItemReplica: Sendable {
     private let state = Locked(State())
 
     struct State {
-        /// The table's rows of the store, as of change tag `readThrough`.
+        /// The table's rows of the store, as of change tag `readThrough`. After a restart
+        /// from an agreement, only those read since (``mirrorIsPartial``): a row not in
+        /// it is then as memory holds it (``State/base``), and read by id when a save
+        /// needs it.
         var server: [String: SharedItemRecord] = [:]
         var readThrough: Int64 = 0
+        var mirrorIsPartial = false
+        /// Whether a read since the start or the restore reached the table's last rows.
+        var hasRead = false
         /// Each item as the store's items in memory have it, with the change tag of the
         /// row this process last knew to be consistent with it: as loaded, or as
         /// saved from here. A row with another tag was written by someone else since.
@@ -65,6 +71,37 @@ final class SharedItemReplica: Sendable {
         /// missing from a read of the whole store): the deletion stands against any
         /// change made here, as their photos are gone with it.
         var forgotten: Set<String> = []
+
+        /// Items agreed as this model reads their rows, which hold more (fields it does
+        /// not know), with their rows' change tags: a restart reads them again, since
+        /// another version of the app may read more of them.
+        var trimmed: [String: Int64] = [:]
+
+        /// The change tag through which memory holds every row (``base``) as any model
+        /// would: the rows read, but those memory has yet to take and those it holds
+        /// trimmed. What a restart may read on from.
+        var agreedThrough: Int64 {
+            let stale = staleIDs.lazy.map { (self.server[$0]?.changeTag ?? 1) - 1 }.min() ?? readThrough
+            return min(readThrough, stale, (trimmed.values.min() ?? Int64.max) - 1)
+        }
+
+        /// Those of `ids` the mirror lacks, when it holds only the rows read since a
+        /// restart: rows memory holds as agreed, to read by id (``mirror(_:)``).
+        func unmirrored(_ ids: some Sequence<String>) -> [String] {
+            mirrorIsPartial ? ids.filter { server[$0] == nil } : []
+        }
+
+        /// Takes rows read by id into the mirror, unless a later read put them there.
+        mutating func mirror(_ records: [SharedItemRecord]) {
+            for record in records where server[record.id] == nil { server[record.id] = record }
+        }
+
+        /// Memory holds `row` as `held` (the row as this model reads it, or a version
+        /// of its own that the row holds).
+        mutating func agree(_ row: SharedItemRecord, held: SharedItemRecord) {
+            base[row.id] = held
+            trimmed[row.id] = held.archive == row.archive ? nil : row.changeTag
+        }
     }
 
     init(
@@ -83,7 +120,8 @@ final class SharedItemReplica: Sendable {
     /// The store's items in memory are now `records`.
     func loaded(_ records: [SharedItemRecord]) {
         state.withLock { state in
-            state.base = Dictionary(uniqueKeysWithValues: records.map { ($0.id, heldInMemory($0)) })
+            (state.base, state.trimmed) = ([:], [:])
+            for record in records { state.agree(record, held: heldInMemory(record)) }
             state.staleIDs = []
             state.editStamps = [:]
             state.offersUnconfirmed = false
@@ -93,7 +131,8 @@ final class SharedItemReplica: Sendable {
 
     /// The rows that hold versions memory does not (added, changed or deleted
     /// elsewhere, or merged here), ordered by position. After a restart, the first
-    /// read is of the whole store, and finds every row that differs from what was agreed.
+    /// read is of the rows written since what was agreed (``State/agreedThrough``), or
+    /// of the whole store without an agreement, and finds every row memory lacks.
     func staleRecords() -> [SharedItemRecord] {
         state.withLock { state in
             state.staleIDs.compactMap { state.server[$0] }.sorted { ($0.position, $0.id) < ($1.position, $1.id) }
@@ -101,14 +140,17 @@ final class SharedItemReplica: Sendable {
     }
 
     /// Memory now holds the rows of `ids` as the mirror has them: they are agreed.
-    /// Returns what was agreed for them before.
-    func accept(_ ids: [String]) -> [String: SharedItemRecord?] {
+    /// `held` has the archives of those already read as this model reads them
+    /// (``readHere``), which is not done again. Returns what was agreed for them before.
+    func accept(_ ids: [String], held: [String: Data] = [:]) -> [String: SharedItemRecord?] {
         state.withLock { state in
             var previous: [String: SharedItemRecord?] = [:]
             for id in ids {
                 guard let row = state.server[id] else { continue }
                 previous[id] = state.base[id]
-                state.base[id] = heldInMemory(row)
+                let archive = held[id]
+                state.agree(
+                    row, held: archive.map { archive in modified(row) { $0.archive = archive } } ?? heldInMemory(row))
                 state.staleIDs.remove(id)
                 state.agreementChanges.insert(id)
             }
@@ -116,7 +158,7 @@ final class SharedItemReplica: Sendable {
         }
     }
 
-    /// Memory did not take the rows an ``accept(_:)`` named after all: they are agreed
+    /// Memory did not take the rows an ``accept(_:held:)`` named after all: they are agreed
     /// as they were, and stale.
     func unaccept(_ previous: [String: SharedItemRecord?]) {
         state.withLock { state in
@@ -149,15 +191,21 @@ final class SharedItemReplica: Sendable {
         }
         var base: [SharedItemRecord]
         var edits: [Edit]
+        /// ``State/agreedThrough``; `nil` in agreements kept before it was: a restart
+        /// then reads the whole store.
+        var readThrough: Int64?
+        /// The store it was agreed with; `nil` in agreements kept before it was named.
+        var store: String?
     }
 
-    var agreement: Agreement { state.withLock { Self.agreement(of: $0) } }
+    var agreement: Agreement { state.withLock { agreement(of: $0) } }
 
-    private static func agreement(of state: State) -> Agreement {
+    private func agreement(of state: State) -> Agreement {
         Agreement(
             base: state.base.values.sorted { $0.id < $1.id },
             edits: state.editStamps.map { Agreement.Edit(id: $0.key, archive: $0.value.archive, stamp: $0.value.stamp) }
-                .sorted { $0.id < $1.id })
+                .sorted { $0.id < $1.id },
+            readThrough: state.agreedThrough, store: table.store)
     }
 
     func restore(_ agreement: Agreement, changes: [AgreementChange] = []) {
@@ -166,11 +214,17 @@ final class SharedItemReplica: Sendable {
         state.withLock { state in
             state.base = Dictionary(agreement.base.map { ($0.id, $0) }) { first, _ in first }
             state.editStamps = Dictionary(agreement.edits.map { ($0.id, ($0.archive, $0.stamp)) }) { first, _ in first }
+            var readThrough = agreement.readThrough
             for change in changes {
                 for record in change.base { state.base[record.id] = record }
                 for id in change.withdrawnEdits { state.editStamps[id] = nil }
                 for edit in change.edits { state.editStamps[edit.id] = (edit.archive, edit.stamp) }
+                readThrough = change.readThrough ?? readThrough
             }
+            // Read on from there: the rows before it are as memory holds them.
+            (state.server, state.staleIDs) = ([:], [])
+            (state.readThrough, state.mirrorIsPartial) = (readThrough ?? 0, readThrough != nil)
+            state.hasRead = false
             state.offersUnconfirmed = !state.editStamps.isEmpty
             state.agreementChanges = []
             state.agreementIsNew = false
@@ -184,7 +238,15 @@ final class SharedItemReplica: Sendable {
         var base: [SharedItemRecord] = []
         var edits: [Agreement.Edit] = []
         var withdrawnEdits: [String] = []
+        /// ``State/agreedThrough`` now; kept with the changes, never alone.
+        var readThrough: Int64?
         var isEmpty: Bool { base.isEmpty && edits.isEmpty && withdrawnEdits.isEmpty }
+    }
+
+    /// What ``takeAgreementChange()`` took was not kept: the next take is the whole
+    /// agreement, which holds it.
+    func agreementNotKept() {
+        state.withLock { $0.agreementIsNew = true }
     }
 
     /// The agreement whole when it was loaded anew since last taken, else what changed
@@ -195,8 +257,8 @@ final class SharedItemReplica: Sendable {
                 state.agreementIsNew = false
                 state.agreementChanges = []
             }
-            if state.agreementIsNew { return (Self.agreement(of: state), AgreementChange()) }
-            var change = AgreementChange()
+            if state.agreementIsNew { return (agreement(of: state), AgreementChange()) }
+            var change = AgreementChange(readThrough: state.agreedThrough)
             for id in state.agreementChanges.sorted() {
                 if let row = state.base[id] { change.base.append(row) }
                 if let edit = state.editStamps[id] {
@@ -244,7 +306,7 @@ final class SharedItemReplica: Sendable {
                     let server = state.server[conflict.recordID],
                     server.changeTag == tag
                 else { continue }
-                state.base[conflict.recordID] = heldInMemory(server)
+                state.agree(server, held: heldInMemory(server))
                 state.editStamps[conflict.recordID] = nil
                 state.staleIDs.remove(conflict.recordID)
                 state.agreementChanges.insert(conflict.recordID)
@@ -259,8 +321,13 @@ final class SharedItemReplica: Sendable {
         return state.withLock { $0.memoryIsStale }
     }
 
-    /// Every row of the mirror, after reading those written since the last read.
+    /// Every row of the mirror, after reading those written since the last read (the
+    /// whole store, when the mirror holds only those read since a restart).
     func readAllRows() async throws -> [SharedItemRecord] {
+        state.withLock { state in
+            guard state.mirrorIsPartial else { return }
+            (state.readThrough, state.mirrorIsPartial) = (0, false)
+        }
         try await readNewRows()
         return state.withLock { Array($0.server.values) }
     }
@@ -291,7 +358,10 @@ final class SharedItemReplica: Sendable {
             continuing = true
         }
         await table.quarantine(fresh.rejected)
-        state.withLock { state in absorb(fresh, into: &state) }
+        state.withLock { state in
+            absorb(fresh, into: &state)
+            state.hasRead = true
+        }
         return queries
     }
 
@@ -345,9 +415,10 @@ final class SharedItemReplica: Sendable {
     /// changed since they were loaded, settling conflicts by ``mergePolicy``.
     func commit(_ scope: SaveScope, stamp: HybridTimestamp) async throws {
         if state.withLock({ $0.offersUnconfirmed }) { try await confirmOffers() }
-        // The first save after a start reads the store a page at a time first: the
-        // save's transaction then reads only what was written meanwhile.
-        if state.withLock({ $0.readThrough == 0 }) { try await readNewRows() }
+        // The first save after a start reads what was written since the agreement (the
+        // whole store, without one) a page at a time first: the save's transaction then
+        // reads only what was written meanwhile.
+        if state.withLock({ !$0.hasRead }) { try await readNewRows() }
         let changes = state.withLock { state in self.changes(in: scope, stamp: stamp, state: &state) }
         guard !changes.isEmpty else { return }
         try await table.prepare()
@@ -380,7 +451,7 @@ final class SharedItemReplica: Sendable {
                 guard let current = state.server[change.id] else { continue }
                 if plan.dropped.contains(change.id) {
                     // Memory still has the item: it is out of date until loaded again.
-                    state.base[change.id] = heldInMemory(current)
+                    state.agree(current, held: heldInMemory(current))
                     state.staleIDs.insert(change.id)
                     continue
                 }
@@ -391,9 +462,8 @@ final class SharedItemReplica: Sendable {
                 } else {
                     state.staleIDs.insert(change.id)
                 }
-                state.base[change.id] = modified(current) {
-                    ($0.archive, $0.position) = (change.archive, change.position)
-                }
+                state.agree(
+                    current, held: modified(current) { ($0.archive, $0.position) = (change.archive, change.position) })
             }
         }
         for conflict in plan.conflicts { onConflict(conflict) }
@@ -409,20 +479,27 @@ final class SharedItemReplica: Sendable {
             try await self.table.lock(on: connection)
             let after = self.state.withLock { $0.readThrough }
             let fresh = try await self.table.records(after: after, on: connection)
-            let (server, base) = self.state.withLock { state in
+            let unread = self.state.withLock { state in
                 self.absorb(fresh, into: &state)
+                return state.unmirrored(changes.map(\.id))
+            }
+            // Rows not written since what memory holds was agreed: read for the merge,
+            // which keeps their fields this model does not know.
+            let agreed = try await self.table.records(ids: unread, on: connection)
+            let (server, base) = self.state.withLock { state in
+                state.mirror(agreed.records)
                 return (state.server, state.base)
             }
             let plan = try self.plan(changes, base: base, server: server)
             // Refused whole: the transaction wrote nothing.
             if !plan.conflicts.isEmpty && self.mergePolicy == .reportConflicts {
-                return (plan, nil, fresh.rejected)
+                return (plan, nil, fresh.rejected + agreed.rejected)
             }
             let tags = try await self.table.write(plan.writes, on: connection)
             try await self.table.compact(
                 deletedBefore: HybridLogicalClock.wallClock() - self.tombstoneRetention.wholeMilliseconds,
                 on: connection)
-            return (plan, tags, fresh.rejected)
+            return (plan, tags, fresh.rejected + agreed.rejected)
         }
     }
 
@@ -433,13 +510,22 @@ final class SharedItemReplica: Sendable {
     /// an edit is no conflict).
     private func confirmOffers() async throws {
         try await readNewRows()
+        // A save whose commit was not recorded may have written at a tag the agreement
+        // kept after it reads on from: read its rows by id.
+        let unread = state.withLock { $0.unmirrored($0.editStamps.keys) }
+        if !unread.isEmpty {
+            let read = try await table.database.withConnection { connection in
+                try await self.table.records(ids: unread, on: connection)
+            }
+            state.withLock { $0.mirror(read.records) }
+        }
         state.withLock { state in
             for (id, offer) in state.editStamps {
                 guard let row = state.server[id],
                     row.archive == offer.archive || row.stamps.fields.values.contains(offer.stamp)
                         || row.stamps.record == offer.stamp
                 else { continue }
-                state.base[id] = heldInMemory(row)
+                state.agree(row, held: heldInMemory(row))
                 state.editStamps[id] = nil
                 state.agreementChanges.insert(id)
             }

@@ -88,6 +88,28 @@ final class SharedItemTable: Sendable {
             LIMIT \(limit ?? Int.max)
             """, logger: logger)
         var read = Read(lastTag: tag, horizon: horizon, isWholeStore: from == 0, pageEnd: from)
+        let count = try await take(rows, into: &read)
+        read.isPartial = limit.map { count >= $0 } ?? false
+        return read
+    }
+
+    /// The rows of the items `ids`, checked (``RowCheck``), whatever their change tags.
+    func records(ids: [String], on connection: PostgresConnection) async throws -> Read {
+        var read = Read()
+        guard !ids.isEmpty else { return read }
+        let rows = try await connection.query(
+            """
+            SELECT record_id, change_tag, position, archive, stamp_milliseconds, stamp_counter, stamp_replica,
+                field_stamps
+            FROM keepsake_items WHERE store = \(store) AND record_id = ANY(\(ids)::text[])
+            """, logger: logger)
+        try await take(rows, into: &read)
+        return read
+    }
+
+    /// Checks each of `rows` into `read`, taken or refused; returns how many there were.
+    @discardableResult
+    private func take(_ rows: PostgresRowSequence, into read: inout Read) async throws -> Int {
         var count = 0
         let check = RowCheck()
         for try await (id, changeTag, position, archive, milliseconds, counter, replica, fields) in rows.decode(
@@ -110,8 +132,7 @@ final class SharedItemTable: Sendable {
             read.pageEnd = changeTag
             count += 1
         }
-        read.isPartial = limit.map { count >= $0 } ?? false
-        return read
+        return count
     }
 
     /// Forgets the deletions stamped before `cutoff` (milliseconds since 1970), with the
