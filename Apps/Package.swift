@@ -52,6 +52,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
+        .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.34.1"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
     ],
     targets: [
@@ -65,6 +67,8 @@ let package = Package(
                     .product(name: "Hummingbird", package: "hummingbird"),
                     .product(name: "HummingbirdCore", package: "hummingbird"),
                     .product(name: "Logging", package: "swift-log"),
+                    .product(name: "NIOCore", package: "swift-nio"),
+                    .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
                     .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 ]
         ),

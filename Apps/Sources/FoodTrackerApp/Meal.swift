@@ -11,27 +11,27 @@ import KeyedArchive
 /// kept as image bytes (the lesson's `UIImage`). Archived as `FoodTracker.Meal`.
 /// Unlike the lesson's, each meal has an identity, so that a list shared through a
 /// database can tell an edit of a meal from another meal.
-public struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
-    public static var supportsSecureCoding: Bool { true }
-    public struct PropertyKey {
-        public static let name = "name"
-        public static let photo = "photo"
-        public static let rating = "rating"
-        public static let id = "id"
+package struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
+    package static var supportsSecureCoding: Bool { true }
+    package struct PropertyKey {
+        package static let name = "name"
+        package static let photo = "photo"
+        package static let rating = "rating"
+        package static let id = "id"
     }
 
-    public static let ratingRange = 0...5
+    package static let ratingRange = 0...5
 
-    public var name: String
-    public var photo: Data?
-    public var rating: Int
+    package var name: String
+    package var photo: Data?
+    package var rating: Int
     /// Empty for a meal saved before meals had one, until ``MealList`` gives it one.
-    public var id: String
+    package var id: String
 
-    public static var archiveClassName: String { "FoodTracker.Meal" }
+    package static var archiveClassName: String { "FoodTracker.Meal" }
 
     /// Fails when `name` is empty or `rating` is outside 0…5, as the lesson's does.
-    public init?(name: String, photo: Data?, rating: Int, id: String = UUID().uuidString) {
+    package init?(name: String, photo: Data?, rating: Int, id: String = UUID().uuidString) {
         guard !name.isEmpty, Self.ratingRange.contains(rating) else { return nil }
         self.name = name
         self.photo = photo
@@ -39,7 +39,7 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
         self.id = id
     }
 
-    public func encode(with aCoder: KeyedEncoder) {
+    package func encode(with aCoder: KeyedEncoder) {
         aCoder.encode(name, forKey: PropertyKey.name)
         aCoder.encode(photo, forKey: PropertyKey.photo)
         aCoder.encode(rating, forKey: PropertyKey.rating)
@@ -48,7 +48,7 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
 
     /// - Throws: ``MealDecodingError`` where the lesson logged "Unable to decode the
     ///   name for a Meal object." and returned `nil`.
-    public init(coder aDecoder: KeyedDecoder) throws {
+    package init(coder aDecoder: KeyedDecoder) throws {
         guard let name = aDecoder.decodeObject(of: String.self, forKey: PropertyKey.name) else {
             throw MealDecodingError(message: "Unable to decode the name for a Meal object.")
         }
@@ -64,7 +64,7 @@ public struct Meal: KeyedSecureCoding, Sendable, Hashable, Identifiable {
 }
 
 /// Why a saved meal could not be read.
-public struct MealDecodingError: Error, CustomStringConvertible, Sendable {
-    public var message: String
-    public var description: String { message }
+package struct MealDecodingError: Error, CustomStringConvertible, Sendable {
+    package var message: String
+    package var description: String { message }
 }

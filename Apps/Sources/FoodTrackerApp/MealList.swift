@@ -17,27 +17,27 @@ import KeyedArchive
 /// try list.add(Meal(name: "Soup", photo: nil, rating: 4)!)
 /// ```
 @MainActor
-public final class MealList {
+package final class MealList {
     /// The lesson's bundle identifier, naming the container.
-    public nonisolated static let identifier = "com.example.apple-samplecode.FoodTracker"
+    package nonisolated static let identifier = "com.example.apple-samplecode.FoodTracker"
 
-    public let container: AppContainer
+    package let container: AppContainer
     /// The meals and their archive.
-    public let store: ItemStore<Meal>
+    package let store: ItemStore<Meal>
     /// Whether the meals came from `sampleMeals()` because nothing was saved yet.
-    public let startedWithSamples: Bool
+    package let startedWithSamples: Bool
 
-    public var meals: [Meal] { store.allItems }
+    package var meals: [Meal] { store.allItems }
 
     /// Corresponds to the lesson's `Meal.ArchiveURL`.
-    public var archiveURL: URL { container.documentsDirectory.appendingPathComponent("meals") }
+    package var archiveURL: URL { container.documentsDirectory.appendingPathComponent("meals") }
 
     /// Loads the saved meals, or the samples when none were ever saved (an empty
     /// saved list stays empty) and `withSamples`. Meals saved before meals had an
     /// identity are given one, saved at once.
     /// - Throws: `StoreError` `.corruptArchive` when the saved file is not an archive
     ///   of meals; the file is then left as it is.
-    public init(container: AppContainer, withSamples: Bool = true) throws {
+    package init(container: AppContainer, withSamples: Bool = true) throws {
         self.container = container
         try container.createDirectories()
         let backend = ArchiveFileBackend<Meal>(container: container, fileName: "meals")
@@ -48,7 +48,7 @@ public final class MealList {
     }
 
     /// The lesson's three sample meals.
-    public static func sampleMeals() -> [Meal] {
+    package static func sampleMeals() -> [Meal] {
         [
             Meal(name: "Caprese Salad", photo: SamplePhotos.meal1, rating: 4, id: "sample-1")!,
             Meal(name: "Chicken and Potatoes", photo: SamplePhotos.meal2, rating: 5, id: "sample-2")!,
@@ -58,14 +58,14 @@ public final class MealList {
 
     /// Adds `meal` at the end and saves.
     /// - Throws: the save's error; the meal is then not added.
-    public func add(_ meal: Meal) throws {
+    package func add(_ meal: Meal) throws {
         try change { store.add(meal) }
     }
 
     /// Changes the meal at `index` and saves.
     /// - Throws: ``MealListError`` `.noSuchMeal`, `.invalidMeal`, or the save's error;
     ///   nothing changes then.
-    public func update(at index: Int, _ body: (inout Meal) throws -> Void) throws {
+    package func update(at index: Int, _ body: (inout Meal) throws -> Void) throws {
         guard var meal = store.item(at: index) else { throw MealListError.noSuchMeal(index) }
         try body(&meal)
         guard Meal(name: meal.name, photo: meal.photo, rating: meal.rating) != nil else {
@@ -77,14 +77,14 @@ public final class MealList {
     /// Removes the meal at `index` and saves.
     /// - Throws: ``MealListError`` `.noSuchMeal`, or the save's error (nothing changes).
     @discardableResult
-    public func remove(at index: Int) throws -> Meal {
+    package func remove(at index: Int) throws -> Meal {
         guard let meal = store.item(at: index) else { throw MealListError.noSuchMeal(index) }
         try change { _ = store.remove(at: index) }
         return meal
     }
 
     /// Corresponds to the lesson's `saveMeals()`: archives every meal, durably.
-    public func saveMeals() throws { try store.save() }
+    package func saveMeals() throws { try store.save() }
 
     /// Applies `body` and saves; on a failed save, puts the meals back as they were.
     private func change(_ body: () -> Void) throws {
@@ -99,11 +99,11 @@ public final class MealList {
     }
 }
 
-public enum MealListError: Error, CustomStringConvertible, Equatable {
+package enum MealListError: Error, CustomStringConvertible, Equatable {
     case noSuchMeal(Int)
     case invalidMeal
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .noSuchMeal(let index): "there is no meal number \(index + 1)"
         case .invalidMeal: "a meal needs a name and a rating from 0 to 5"

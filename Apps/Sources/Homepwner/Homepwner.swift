@@ -73,8 +73,14 @@ struct Homepwner: AsyncParsableCommand {
 
     @Option(
         name: .long,
+        help: "Seconds a request's line and headers may take to arrive once its first byte has.")
+    var headerTimeout = 10
+
+    @Option(
+        name: .long,
         help: """
-            Most connections open at once; past it, new ones wait to be accepted until one closes. \
+            Most connections open at once. The one taking the last place closes the connection \
+            idle longest; with every one busy, new ones wait to be accepted. \
             Default: the file descriptors allowed, less 256.
             """)
     var maxConnections: Int?
@@ -83,6 +89,9 @@ struct Homepwner: AsyncParsableCommand {
         if let port, !(0...65535).contains(port) { throw ValidationError("--port must be from 0 to 65535") }
         if let maxPhotoBytes, maxPhotoBytes <= 0 { throw ValidationError("--max-photo-bytes must be positive") }
         if !(1...3_600).contains(idleTimeout) { throw ValidationError("--idle-timeout must be from 1 to 3600 seconds") }
+        if !(1...300).contains(headerTimeout) {
+            throw ValidationError("--header-timeout must be from 1 to 300 seconds")
+        }
         if let maxConnections, maxConnections <= 0 { throw ValidationError("--max-connections must be positive") }
         if tombstoneRetention < 0 { throw ValidationError("--tombstone-retention must not be negative") }
     }
@@ -114,7 +123,9 @@ struct Homepwner: AsyncParsableCommand {
         #else
         let source = ""
         #endif
-        let connections = ConnectionLimits(idleTimeout: .seconds(idleTimeout), maximumConnections: maxConnections)
+        let connections = ConnectionLimits(
+            idleTimeout: .seconds(idleTimeout), headerTimeout: .seconds(headerTimeout),
+            maximumConnections: maxConnections)
         try await server.run(host: host, port: port, hostNames: allowedHosts, connections: connections) { bound in
             StandardStream.output.report(
                 "Homepwner is serving http://\(host):\(bound)/ from \(source)\(appContainer.url.path)")

@@ -6,24 +6,24 @@
 /// hosts.allows(authority: "homepwner.local:8080")   // true
 /// hosts.allows(authority: "evil.example:8080")      // false
 /// ```
-public struct AllowedHosts: Sendable {
+package struct AllowedHosts: Sendable {
     /// Lowercased names, without a port.
-    public var names: Set<String>
+    package var names: Set<String>
     /// Whether any IPv4 or IPv6 literal is allowed: a server listening on every address
     /// is reached by whichever one the client used.
-    public var allowsAddressLiterals: Bool
+    package var allowsAddressLiterals: Bool
 
-    public init(names: Set<String>, allowsAddressLiterals: Bool = false) {
+    package init(names: Set<String>, allowsAddressLiterals: Bool = false) {
         self.names = Set(names.map { $0.lowercased() })
         self.allowsAddressLiterals = allowsAddressLiterals
     }
 
     /// The loopback names, `127.0.0.1`, `::1` and `localhost`.
-    public static let loopback = AllowedHosts(names: ["127.0.0.1", "::1", "localhost"])
+    package static let loopback = AllowedHosts(names: ["127.0.0.1", "::1", "localhost"])
 
     /// For a server bound to `host`: the loopback names, `host` itself, and `names`;
     /// any address literal when `host` is a wildcard (`0.0.0.0`, `::`).
-    public init(bindingTo host: String, names: [String] = []) {
+    package init(bindingTo host: String, names: [String] = []) {
         let wildcard = host == "0.0.0.0" || host == "::" || host == "[::]"
         self.init(
             names: Self.loopback.names.union(wildcard ? [] : [Self.bare(host)]).union(names.map(Self.bare)),
@@ -32,7 +32,7 @@ public struct AllowedHosts: Sendable {
 
     /// Whether a `Host` header value (`name`, `name:port`, `[v6]:port`) names an
     /// allowed host.
-    public func allows(authority: String) -> Bool {
+    package func allows(authority: String) -> Bool {
         let host = Self.bare(Self.hostPart(of: authority))
         if names.contains(host) { return true }
         return allowsAddressLiterals && Self.isAddressLiteral(host)

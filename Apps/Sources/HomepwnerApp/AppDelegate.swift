@@ -7,11 +7,11 @@ import Foundation
 ///
 /// Corresponds to the book's `AppDelegate`, whose `applicationDidEnterBackground(_:)`
 /// calls `itemStore.saveChanges()`.
-public final class AppDelegate: ApplicationDelegate {
-    public let inventory: Inventory
-    public let log: LifecycleLog
+package final class AppDelegate: ApplicationDelegate {
+    package let inventory: Inventory
+    package let log: LifecycleLog
 
-    public init(inventory: Inventory, log: LifecycleLog) {
+    package init(inventory: Inventory, log: LifecycleLog) {
         self.inventory = inventory
         self.log = log
     }
@@ -21,33 +21,33 @@ public final class AppDelegate: ApplicationDelegate {
         log.record(function)
     }
 
-    public func applicationDidFinishLaunching(_ application: Application) {
+    package func applicationDidFinishLaunching(_ application: Application) {
         report(#function, application)
     }
 
-    public func applicationWillResignActive(_ application: Application) {
+    package func applicationWillResignActive(_ application: Application) {
         report(#function, application)
     }
 
-    public func applicationDidBecomeActive(_ application: Application) {
+    package func applicationDidBecomeActive(_ application: Application) {
         report(#function, application)
     }
 
-    public func applicationDidEnterBackground(_ application: Application) {
-        report(#function, application)
-        save()
-    }
-
-    public func applicationWillEnterForeground(_ application: Application) {
-        report(#function, application)
-    }
-
-    public func applicationWillTerminate(_ application: Application) {
+    package func applicationDidEnterBackground(_ application: Application) {
         report(#function, application)
         save()
     }
 
-    public func applicationDidReceiveMemoryWarning(_ application: Application) {
+    package func applicationWillEnterForeground(_ application: Application) {
+        report(#function, application)
+    }
+
+    package func applicationWillTerminate(_ application: Application) {
+        report(#function, application)
+        save()
+    }
+
+    package func applicationDidReceiveMemoryWarning(_ application: Application) {
         report(#function, application)
         inventory.imageStore.cache.removeAllObjects()
     }

@@ -4,27 +4,37 @@ import Glibc
 import Darwin
 #endif
 
-/// How many connections the server holds, and how long one may sit idle.
+/// How many connections the server holds, how long one may sit idle, and how long a
+/// request's head may take to arrive.
 ///
 /// Why: a connection costs a file descriptor until it closes, and the stores need
 /// descriptors too (the container's files, journals, database connections). Clients
 /// that open connections and never use them would otherwise take every one, and a
 /// fresh request, or a save, would then fail.
-public struct ConnectionLimits: Sendable {
+package struct ConnectionLimits: Sendable {
     /// A connection with no request in flight is closed after this long; a browser
     /// opens a new one when it needs it.
-    public var idleTimeout: Duration = .seconds(30)
+    package var idleTimeout: Duration = .seconds(30)
+    /// Once a request's first byte arrives, its request line and headers must be whole
+    /// within this, or the connection is closed: a client sending a byte at a time
+    /// (slowloris) cannot hold it.
+    package var headerTimeout: Duration = .seconds(10)
     /// The most connections open at once; `nil`: as many as the process's file
-    /// descriptors allow, less ``reservedDescriptors``. At the cap the server stops
-    /// accepting: a new connection waits in the kernel's listen backlog (256 deep)
-    /// until an open one closes, which an idle one does within ``idleTimeout``.
-    public var maximumConnections: Int?
+    /// descriptors allow, less ``reservedDescriptors``. When a new connection takes the
+    /// last place, the one that has waited longest with no request in flight (idle, or
+    /// sending its head) is closed, so the next client is served at once. Should every
+    /// connection be busy, the server stops accepting: a new connection waits in the
+    /// kernel's listen backlog (256 deep) until one closes.
+    package var maximumConnections: Int?
 
     /// The descriptors kept for everything but connections.
-    public static let reservedDescriptors = 256
+    package static let reservedDescriptors = 256
 
-    public init(idleTimeout: Duration = .seconds(30), maximumConnections: Int? = nil) {
+    package init(
+        idleTimeout: Duration = .seconds(30), headerTimeout: Duration = .seconds(10), maximumConnections: Int? = nil
+    ) {
         self.idleTimeout = idleTimeout
+        self.headerTimeout = headerTimeout
         self.maximumConnections = maximumConnections
     }
 

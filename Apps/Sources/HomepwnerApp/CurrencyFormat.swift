@@ -1,7 +1,7 @@
 import Foundation
 
 /// How values in dollars are shown.
-public enum CurrencyFormat: String, CaseIterable, Sendable {
+package enum CurrencyFormat: String, CaseIterable, Sendable {
     /// `$1,234`
     case dollars
     /// `$1,234.00`
@@ -9,7 +9,7 @@ public enum CurrencyFormat: String, CaseIterable, Sendable {
     /// `1234 USD`
     case code
 
-    public var title: String {
+    package var title: String {
         switch self {
         case .dollars: "$1,234"
         case .cents: "$1,234.00"
@@ -17,7 +17,7 @@ public enum CurrencyFormat: String, CaseIterable, Sendable {
         }
     }
 
-    public func format(_ value: Int) -> String {
+    package func format(_ value: Int) -> String {
         switch self {
         case .dollars: (value < 0 ? "-$" : "$") + Self.grouped(value.magnitude)
         case .cents: (value < 0 ? "-$" : "$") + Self.grouped(value.magnitude) + ".00"

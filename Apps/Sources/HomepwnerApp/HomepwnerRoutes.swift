@@ -25,19 +25,19 @@ import Hummingbird
 /// Form posts answer `303 See Other` to the page to show next; refusals answer with
 /// their status and a one-line plain-text reason. Every request must name an allowed
 /// host, and every change must come from the app's own pages (see `RequestGuard`).
-public struct HomepwnerRoutes: Sendable {
-    public let inventory: Inventory
-    public let lifecycle: LifecycleLog
+package struct HomepwnerRoutes: Sendable {
+    package let inventory: Inventory
+    package let lifecycle: LifecycleLog
     /// Called with each page event; the app turns them into lifecycle triggers.
-    public let onPageEvent: @Sendable (PageEvent) async -> Void
+    package let onPageEvent: @Sendable (PageEvent) async -> Void
     /// The largest form body accepted (photos have their own limit).
-    public var maxFormBytes = 64 << 10
+    package var maxFormBytes = 64 << 10
     /// How many items one page of the list shows.
-    public var pageSize = 100
+    package var pageSize = 100
     /// The names a request's `Host` may give.
-    public var allowedHosts = AllowedHosts.loopback
+    package var allowedHosts = AllowedHosts.loopback
 
-    public init(
+    package init(
         inventory: Inventory, lifecycle: LifecycleLog, onPageEvent: @escaping @Sendable (PageEvent) async -> Void
     ) {
         self.inventory = inventory
@@ -46,7 +46,7 @@ public struct HomepwnerRoutes: Sendable {
     }
 
     /// A router with every route.
-    public func router() -> Router<BasicRequestContext> {
+    package func router() -> Router<BasicRequestContext> {
         let router = Router()
         let routes = self
         router.add(middleware: RequestGuard(allowedHosts: allowedHosts))

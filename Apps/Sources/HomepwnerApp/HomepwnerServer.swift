@@ -19,34 +19,34 @@ import ServiceLifecycle
 /// let server = try HomepwnerServer(container: AppContainer(identifier: HomepwnerServer.identifier))
 /// try await server.run(host: "127.0.0.1", port: 8080)
 /// ```
-public final class HomepwnerServer: Sendable {
+package final class HomepwnerServer: Sendable {
     /// The book's bundle identifier, naming the container.
-    public static let identifier = "com.bignerdranch.Homepwner"
+    package static let identifier = "com.bignerdranch.Homepwner"
 
     /// Whether this build can share through a database: the package's `Database` trait
     /// compiles the PostgreSQL client in.
     #if Database
-    public static let canShareThroughDatabase = true
+    package static let canShareThroughDatabase = true
     #else
-    public static let canShareThroughDatabase = false
+    package static let canShareThroughDatabase = false
     #endif
 
     /// Why a database cannot be used by this build, and how to get one that can.
-    public static let builtWithoutDatabase = HomepwnerError(
+    package static let builtWithoutDatabase = HomepwnerError(
         .databaseUnavailable,
         "this homepwner was built without a database client; build it with the Database trait: "
             + "swift run --package-path Apps --traits Database homepwner --database URL")
 
-    public let inventory: Inventory
-    public let log: LifecycleLog
-    public let delegate: AppDelegate
+    package let inventory: Inventory
+    package let log: LifecycleLog
+    package let delegate: AppDelegate
     /// The app's lifecycle. Corresponds to `UIApplication.shared`.
-    public let application: AppLifecycle.Application
+    package let application: AppLifecycle.Application
     /// Logs the suspension that iOS gives no callback for.
     private let suspensionObserver: ObservationToken
     #if Database
     /// The database shared with other instances, when there is one.
-    public let shared: SharedInventory?
+    package let shared: SharedInventory?
     #endif
 
     /// Opens the stores (nothing is overwritten when what is saved cannot be read), on
@@ -61,7 +61,7 @@ public final class HomepwnerServer: Sendable {
     ///   ``HomepwnerError`` `.databaseUnavailable` for a database in a build without
     ///   the `Database` trait.
     @MainActor
-    public init(
+    package init(
         container: AppContainer, limits: Inventory.Limits = .init(), log: LifecycleLog = LifecycleLog(),
         database: String? = nil, sharedName: String = HomepwnerServer.identifier,
         tombstoneRetention: Duration = .seconds(30 * 86_400),
@@ -88,7 +88,7 @@ public final class HomepwnerServer: Sendable {
     }
 
     /// What each page event does to the app.
-    public static func trigger(for event: PageEvent) -> LifecycleTrigger {
+    package static func trigger(for event: PageEvent) -> LifecycleTrigger {
         switch event {
         case .hidden, .pagehide: .hidden
         case .visible: .visible
@@ -97,7 +97,7 @@ public final class HomepwnerServer: Sendable {
         }
     }
 
-    public var routes: HomepwnerRoutes {
+    package var routes: HomepwnerRoutes {
         HomepwnerRoutes(inventory: inventory, lifecycle: log) { [log, application] event in
             log.record("page event: \(event.rawValue)")
             await application.send(Self.trigger(for: event))
@@ -112,7 +112,7 @@ public final class HomepwnerServer: Sendable {
     ///   - onRunning: called with the bound port (useful with port 0).
     /// - Throws: the HTTP server's error (an address in use…); the app is then
     ///   terminated, which saves.
-    public func run(
+    package func run(
         host: String, port: Int, hostNames: [String] = [], connections: ConnectionLimits = .init(),
         onRunning: @escaping @Sendable (Int) -> Void = { _ in }
     ) async throws {
@@ -121,13 +121,17 @@ public final class HomepwnerServer: Sendable {
         var routes = self.routes
         routes.allowedHosts = AllowedHosts(bindingTo: host, names: hostNames)
         let (seconds, attoseconds) = connections.idleTimeout.components
+        let maximum = connections.resolvedMaximum()
+        let roster = ConnectionRoster(maximum: maximum, headerTimeout: connections.headerTimeout)
         let http = Hummingbird.Application(
             router: routes.router(),
             server: .http1(
-                configuration: .init(idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))),
+                configuration: .init(
+                    additionalChannelHandlers: [roster.handler()],
+                    idleTimeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))),
             configuration: .init(
                 address: .hostname(host, port: port), serverName: "Homepwner",
-                availableConnectionsDelegate: MaximumAvailableConnections(connections.resolvedMaximum())),
+                availableConnectionsDelegate: MaximumAvailableConnections(maximum)),
             onServerRunning: { channel in onRunning(channel.localAddress?.port ?? port) },
             logger: logger)
         // Signals belong to the lifecycle (SignalEventSource); the service group only

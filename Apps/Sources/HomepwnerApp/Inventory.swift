@@ -13,44 +13,44 @@ import Foundation
 /// book's controllers do, so changes that read then write, or touch two stores
 /// (deleting an item and its photo), run one at a time; request handlers hop there.
 @MainActor
-public final class Inventory {
+package final class Inventory {
     /// Limits on what a request may store.
-    public struct Limits: Sendable {
-        public var maxNameLength = 200
-        public var maxSerialNumberLength = 64
-        public var maxValueInDollars = 1_000_000_000
-        public var maxItems = 100_000
+    package struct Limits: Sendable {
+        package var maxNameLength = 200
+        package var maxSerialNumberLength = 64
+        package var maxValueInDollars = 1_000_000_000
+        package var maxItems = 100_000
         /// The largest photo accepted, in bytes.
-        public var maxPhotoBytes = 8 << 20
-        public init() {}
+        package var maxPhotoBytes = 8 << 20
+        package init() {}
     }
 
-    public let container: AppContainer
-    public let limits: Limits
+    package let container: AppContainer
+    package let limits: Limits
     /// The items, archived to `Documents/items.archive`. Corresponds to the book's `ItemStore`.
-    public let itemStore: ItemStore<Item>
+    package let itemStore: ItemStore<Item>
     /// The photos, one file per item key in `Documents/images/`. Corresponds to the
     /// book's `ImageStore`. With shared photos, their local copies.
-    public let imageStore: BlobStore
+    package let imageStore: BlobStore
     /// The photos shared with other instances, in the database.
-    public let sharedPhotos: (any PhotoSharing)?
+    package let sharedPhotos: (any PhotoSharing)?
     /// The settings, in `Library/Preferences/`.
-    public let defaults: Defaults
+    package let defaults: Defaults
     /// Counts the changes to the items and settings, made here or (with a shared
     /// store) elsewhere: a page rendered at one revision is out of date at the next.
-    public private(set) var revision = 0
+    package private(set) var revision = 0
     /// Called with the settings page's choices, saved in ``defaults``, so that a shared
     /// store shares them too.
-    public var onSettingsChange: (@MainActor (SortOrder, CurrencyFormat, _ showSerialNumbers: Bool) -> Void)?
+    package var onSettingsChange: (@MainActor (SortOrder, CurrencyFormat, _ showSerialNumbers: Bool) -> Void)?
     /// What waits to be pushed to the database, with a shared store.
-    public var outbox: (@MainActor () -> Outbox?)?
+    package var outbox: (@MainActor () -> Outbox?)?
 
     /// Opens the stores in `container`: items from `Documents/items.archive` and its
     /// journal, photos from `Documents/images/` (or `sharedPhotos`, shared with other
     /// processes), settings from `Library/Preferences/`; registers the default settings.
     /// - Throws: the stores' errors when what is saved cannot be read; nothing is then
     ///   overwritten.
-    public init(
+    package init(
         container: AppContainer, limits: Limits = Limits(), sharedPhotos: (any PhotoSharing)? = nil
     ) throws {
         self.container = container
@@ -71,18 +71,18 @@ public final class Inventory {
     // MARK: Items
 
     /// Every item, in the store's (manual) order.
-    public var allItems: [Item] { itemStore.allItems }
+    package var allItems: [Item] { itemStore.allItems }
 
-    public func items(sortedBy order: SortOrder) -> [Item] { order.sorted(itemStore.allItems) }
+    package func items(sortedBy order: SortOrder) -> [Item] { order.sorted(itemStore.allItems) }
 
-    public func item(forKey key: String) -> Item? { itemStore.allItems.first { $0.itemKey == key } }
+    package func item(forKey key: String) -> Item? { itemStore.allItems.first { $0.itemKey == key } }
 
     /// Whether there are changes not yet saved.
-    public var hasUnsavedChanges: Bool { itemStore.isDirty }
+    package var hasUnsavedChanges: Bool { itemStore.isDirty }
 
     /// Checks a new or edited item's fields as a form sends them.
     /// - Throws: ``HomepwnerError`` `.badRequest` naming the field.
-    public func validatedFields(name: String?, serialNumber: String?, valueInDollars: String?) throws -> (
+    package func validatedFields(name: String?, serialNumber: String?, valueInDollars: String?) throws -> (
         name: String, serialNumber: String?, valueInDollars: Int
     ) {
         let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -120,10 +120,10 @@ public final class Inventory {
     /// Adds an item, and returns once it is durable. Corresponds to the book's
     /// `createItem()`.
     /// - Throws: ``HomepwnerError`` `.badRequest` when the fields are invalid or the
-    ///   inventory is full, `.storageFailed` when it could not be saved (it is then
-    ///   not added).
+    ///   inventory is full, `.storageFailed` (`.insufficientStorage` on a full disk)
+    ///   when it could not be saved (it is then not added).
     @discardableResult
-    public func createItem(name: String?, serialNumber: String?, valueInDollars: String?) async throws -> Item {
+    package func createItem(name: String?, serialNumber: String?, valueInDollars: String?) async throws -> Item {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
         return try await add(
             Item(name: fields.name, serialNumber: fields.serialNumber, valueInDollars: fields.valueInDollars))
@@ -131,7 +131,7 @@ public final class Inventory {
 
     /// Adds a random item from the book's adjectives and nouns.
     @discardableResult
-    public func createRandomItem() async throws -> Item { try await add(Item.random()) }
+    package func createRandomItem() async throws -> Item { try await add(Item.random()) }
 
     private func add(_ item: Item) async throws -> Item {
         guard itemStore.allItems.count < limits.maxItems else {
@@ -145,9 +145,10 @@ public final class Inventory {
 
     /// Replaces an item's name, serial number and value, and returns once that is
     /// durable.
-    /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`, `.storageFailed`.
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.badRequest`, `.storageFailed`
+    ///   (`.insufficientStorage` on a full disk).
     @discardableResult
-    public func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?)
+    package func updateItem(forKey key: String, name: String?, serialNumber: String?, valueInDollars: String?)
         async throws -> Item
     {
         let fields = try validatedFields(name: name, serialNumber: serialNumber, valueInDollars: valueInDollars)
@@ -171,8 +172,8 @@ public final class Inventory {
     /// after a crash between the two, the item back without its photo. A crash after
     /// the removal leaves the photo, which the next start removes. A shared photo stays
     /// in the database until the item store forgets the deletion (``PhotoSharing``).
-    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
-    public func deleteItem(forKey key: String) async throws {
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed` (`.insufficientStorage` on a full disk).
+    package func deleteItem(forKey key: String) async throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         _ = itemStore.removeAll { $0.itemKey == key }
         changed()
@@ -182,8 +183,8 @@ public final class Inventory {
 
     /// Moves an item to `index` in the manual order (clamped to the list).
     /// Corresponds to the book's `moveItem(from:to:)`.
-    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
-    public func moveItem(forKey key: String, to index: Int) async throws {
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed` (`.insufficientStorage` on a full disk).
+    package func moveItem(forKey key: String, to index: Int) async throws {
         let items = itemStore.allItems
         guard let from = items.firstIndex(where: { $0.itemKey == key }) else { throw Self.noItem(key) }
         let to = min(max(index, 0), items.count - 1)
@@ -204,7 +205,7 @@ public final class Inventory {
             try await itemStore.flush()
         } catch {
             changedElsewhere()
-            throw HomepwnerError(.storageFailed, "the change could not be saved: \(error)")
+            throw HomepwnerError.storage("the change could not be saved", error)
         }
     }
 
@@ -215,14 +216,14 @@ public final class Inventory {
     }
 
     /// Records a change made elsewhere (a shared store reloaded, shared settings).
-    public func changedElsewhere() {
+    package func changedElsewhere() {
         revision += 1
     }
 
     /// Saves the items if anything changed, the settings, and the photos' files (each
     /// store's checkpoint: what they acknowledged is durable already).
     /// - Throws: the first store's error; what was saved before is then intact.
-    public func save() throws {
+    package func save() throws {
         try itemStore.saveIfDirty()
         try defaults.checkpoint()
         // No item is added or removed meanwhile: the items in memory are the saved ones.
@@ -244,14 +245,14 @@ public final class Inventory {
 
     /// ``save()`` reporting success as a `Bool`, as the book's `saveChanges()` does.
     @discardableResult
-    public func saveChanges() -> Bool { (try? save()) != nil }
+    package func saveChanges() -> Bool { (try? save()) != nil }
 
     // MARK: Photos
 
     /// Stores `data` as the item's photo, replacing any previous one.
     /// - Throws: ``HomepwnerError`` `.notFound`, `.contentTooLarge`,
-    ///   `.unsupportedMediaType` (not JPEG or PNG), `.storageFailed`.
-    public func setPhoto(_ data: Data, forKey key: String) async throws {
+    ///   `.unsupportedMediaType` (not JPEG or PNG), `.storageFailed` (`.insufficientStorage` on a full disk).
+    package func setPhoto(_ data: Data, forKey key: String) async throws {
         guard data.count <= limits.maxPhotoBytes else {
             throw HomepwnerError(
                 .contentTooLarge, "the photo is \(data.count) bytes; the limit is \(limits.maxPhotoBytes)")
@@ -268,14 +269,14 @@ public final class Inventory {
                 try await imageStore.set(data, forKey: key)
             }
         } catch {
-            throw HomepwnerError(.storageFailed, "could not store the photo: \(error)")
+            throw HomepwnerError.storage("could not store the photo", error)
         }
         changed()
     }
 
     /// The item's photo and its media type.
     /// - Throws: ``HomepwnerError`` `.notFound` (no such item, or no photo), `.storageFailed`.
-    public func photo(forKey key: String) async throws -> (data: Data, mimeType: String) {
+    package func photo(forKey key: String) async throws -> (data: Data, mimeType: String) {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         let data: Data?
         do {
@@ -291,21 +292,21 @@ public final class Inventory {
         return (data, ImageKind(bytes: data).mimeType)
     }
 
-    public func hasPhoto(forKey key: String) -> Bool {
+    package func hasPhoto(forKey key: String) -> Bool {
         sharedPhotos?.contains(key) ?? imageStore.contains(key: key)
     }
 
     /// Where a page finds the item's photo, `nil` when it has none. A shared photo's
     /// path names its version, so a page updated in place shows a replaced photo.
-    public func photoPath(forKey key: String) -> String? {
+    package func photoPath(forKey key: String) -> String? {
         guard hasPhoto(forKey: key) else { return nil }
         let path = "/items/\(escapePath(key))/photo"
         return sharedPhotos?.version(of: key).map { "\(path)?v=\($0)" } ?? path
     }
 
     /// Removes the item's photo; an item without one is not an error.
-    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed`.
-    public func deletePhoto(forKey key: String) async throws {
+    /// - Throws: ``HomepwnerError`` `.notFound`, `.storageFailed` (`.insufficientStorage` on a full disk).
+    package func deletePhoto(forKey key: String) async throws {
         guard item(forKey: key) != nil else { throw Self.noItem(key) }
         do {
             if let sharedPhotos {
@@ -314,27 +315,28 @@ public final class Inventory {
                 try await imageStore.delete(forKey: key)
             }
         } catch {
-            throw HomepwnerError(.storageFailed, "could not delete the photo: \(error)")
+            throw HomepwnerError.storage("could not delete the photo", error)
         }
         changed()
     }
 
     // MARK: Settings
 
-    public var sortOrder: SortOrder {
+    package var sortOrder: SortOrder {
         defaults.string(forKey: SettingsKey.sortOrder).flatMap(SortOrder.init(rawValue:)) ?? .manual
     }
 
-    public var currencyFormat: CurrencyFormat {
+    package var currencyFormat: CurrencyFormat {
         defaults.string(forKey: SettingsKey.currencyFormat).flatMap(CurrencyFormat.init(rawValue:)) ?? .dollars
     }
 
-    public var showsSerialNumbers: Bool { defaults.bool(forKey: SettingsKey.showSerialNumbers) }
+    package var showsSerialNumbers: Bool { defaults.bool(forKey: SettingsKey.showSerialNumbers) }
 
     /// Stores the settings page's choices, and returns once they are durable.
     /// - Throws: ``HomepwnerError`` `.badRequest` for a value that is not one of the
-    ///   choices, `.storageFailed` when they could not be saved.
-    public func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) async throws {
+    ///   choices, `.storageFailed` (`.insufficientStorage` on a full disk) when they
+    ///   could not be saved.
+    package func updateSettings(sortOrder: String?, currencyFormat: String?, showSerialNumbers: Bool) async throws {
         guard let order = SortOrder(rawValue: sortOrder ?? "") else {
             throw HomepwnerError(
                 .badRequest, "sortOrder must be one of \(SortOrder.allCases.map(\.rawValue).joined(separator: ", "))")
@@ -353,7 +355,7 @@ public final class Inventory {
         do {
             try await BlockingIO.run { () throws(DefaultsError) in try defaults.flush() }
         } catch {
-            throw HomepwnerError(.storageFailed, "the settings could not be saved: \(error)")
+            throw HomepwnerError.storage("the settings could not be saved", error)
         }
     }
 

@@ -13,29 +13,29 @@ import KeyedArchive
 /// let item = Item(name: "Bike", serialNumber: "B1K3", valueInDollars: 300)
 /// let random = Item.random()          // "Rusty Spork", $42, serial "E6R1X"
 /// ```
-public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
-    public static var supportsSecureCoding: Bool { true }
-    public var name: String
-    public var valueInDollars: Int
+package struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
+    package static var supportsSecureCoding: Bool { true }
+    package var name: String
+    package var valueInDollars: Int
     /// Always `nil` under the first model (``model``), which had none.
-    public var serialNumber: String? {
+    package var serialNumber: String? {
         didSet { if Self.model < 2 { serialNumber = nil } }
     }
-    public let dateCreated: Date
+    package let dateCreated: Date
     /// The item's identity, and the key of its photo in the image store.
-    public let itemKey: String
+    package let itemKey: String
     /// The item's identity in a shared store: its key.
-    public var id: String { itemKey }
+    package var id: String { itemKey }
 
-    public static var archiveClassName: String { "Homepwner.Item" }
+    package static var archiveClassName: String { "Homepwner.Item" }
 
     /// Which of the app's item models this process runs: 2, the current one, unless
     /// the environment sets `HOMEPWNER_ITEM_MODEL=1` for the first, which had no serial
     /// numbers. Running the first beside the current rehearses a rolling upgrade of a
     /// shared inventory: an older instance must keep the fields it does not know.
-    public static let model = ProcessInfo.processInfo.environment["HOMEPWNER_ITEM_MODEL"] == "1" ? 1 : 2
+    package static let model = ProcessInfo.processInfo.environment["HOMEPWNER_ITEM_MODEL"] == "1" ? 1 : 2
 
-    public init(
+    package init(
         name: String, serialNumber: String?, valueInDollars: Int, dateCreated: Date = Date(),
         itemKey: String = UUID().uuidString
     ) {
@@ -47,12 +47,12 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
     }
 
     /// The book's adjectives and nouns for random items.
-    public static let adjectives = ["Fluffy", "Rusty", "Shiny"]
-    public static let nouns = ["Bear", "Spork", "Mac"]
+    package static let adjectives = ["Fluffy", "Rusty", "Shiny"]
+    package static let nouns = ["Bear", "Spork", "Mac"]
 
     /// A random item, as the book's `init(random:)` makes one: an adjective and a noun,
     /// a value below 100 dollars, a five-character serial number.
-    public static func random<G: RandomNumberGenerator>(using generator: inout G) -> Item {
+    package static func random<G: RandomNumberGenerator>(using generator: inout G) -> Item {
         let adjective = adjectives.randomElement(using: &generator)!
         let noun = nouns.randomElement(using: &generator)!
         let value = Int.random(in: 0..<100, using: &generator)
@@ -60,12 +60,12 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
         return Item(name: "\(adjective) \(noun)", serialNumber: serial, valueInDollars: value)
     }
 
-    public static func random() -> Item {
+    package static func random() -> Item {
         var generator = SystemRandomNumberGenerator()
         return random(using: &generator)
     }
 
-    public func encode(with aCoder: KeyedEncoder) {
+    package func encode(with aCoder: KeyedEncoder) {
         aCoder.encode(name, forKey: "name")
         aCoder.encode(dateCreated, forKey: "dateCreated")
         aCoder.encode(itemKey, forKey: "itemKey")
@@ -73,7 +73,7 @@ public struct Item: KeyedSecureCoding, Identifiable, Sendable, Hashable {
         aCoder.encode(valueInDollars, forKey: "valueInDollars")
     }
 
-    public init(coder aDecoder: KeyedDecoder) throws {
+    package init(coder aDecoder: KeyedDecoder) throws {
         name = try aDecoder.decode(String.self, forKey: "name")
         dateCreated = try aDecoder.decode(Date.self, forKey: "dateCreated")
         itemKey = try aDecoder.decode(String.self, forKey: "itemKey")

@@ -1,19 +1,19 @@
 /// One page of the item list: a server never renders more than a page, whatever the
 /// inventory's size.
-public struct ItemPage: Sendable {
+package struct ItemPage: Sendable {
     /// The items shown, in list order.
-    public var items: [Item]
+    package var items: [Item]
     /// The list position of the first item shown.
-    public var offset: Int
+    package var offset: Int
     /// The page's number, from 1.
-    public var number: Int
-    public var pageCount: Int
+    package var number: Int
+    package var pageCount: Int
     /// How many items the whole list holds, and their total value.
-    public var totalCount: Int
-    public var totalValue: Int
+    package var totalCount: Int
+    package var totalValue: Int
 
     /// Page `number` (clamped to the pages there are) of `items`, `size` to a page.
-    public init(_ items: [Item], number: Int, size: Int) {
+    package init(_ items: [Item], number: Int, size: Int) {
         precondition(size > 0, "a page holds at least one item")
         totalCount = items.count
         totalValue = items.reduce(0) { $0 &+ $1.valueInDollars }

@@ -4,10 +4,10 @@ import Locking
 
 /// The lifecycle callbacks the app received, newest last, as the book's
 /// `print(#function)` exercise prints them; also printed to standard output.
-public final class LifecycleLog: Sendable {
-    public struct Entry: Sendable {
-        public var date: Date
-        public var message: String
+package final class LifecycleLog: Sendable {
+    package struct Entry: Sendable {
+        package var date: Date
+        package var message: String
     }
 
     private struct State {
@@ -17,16 +17,16 @@ public final class LifecycleLog: Sendable {
 
     private let storage = Locked(State())
     /// How many entries are kept.
-    public let capacity: Int
+    package let capacity: Int
     private let echo: Bool
 
     /// - Parameter echo: whether each entry is also printed to standard output.
-    public init(capacity: Int = 500, echo: Bool = true) {
+    package init(capacity: Int = 500, echo: Bool = true) {
         self.capacity = capacity
         self.echo = echo
     }
 
-    public func record(_ message: String) {
+    package func record(_ message: String) {
         storage.withLock { state in
             state.entries.append(Entry(date: Date(), message: message))
             if state.entries.count > capacity { state.entries.removeFirst(state.entries.count - capacity) }
@@ -34,10 +34,10 @@ public final class LifecycleLog: Sendable {
         if echo { StandardStream.output.report(message) }
     }
 
-    public var entries: [Entry] { storage.withLock { $0.entries } }
+    package var entries: [Entry] { storage.withLock { $0.entries } }
 
     /// The application state last reported, by name (`active`, `background`…).
-    public var state: String {
+    package var state: String {
         get { storage.withLock { $0.state } }
         set { storage.withLock { $0.state = newValue } }
     }

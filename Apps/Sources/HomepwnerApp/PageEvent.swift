@@ -1,5 +1,5 @@
 /// A page lifecycle event as `/app.js` reports it to `POST /lifecycle`.
-public enum PageEvent: String, Sendable, CaseIterable {
+package enum PageEvent: String, Sendable, CaseIterable {
     /// `visibilitychange` to hidden: the app enters the background (and saves).
     case hidden
     /// `visibilitychange` to visible: the app enters the foreground.

@@ -3,8 +3,8 @@ import AppRuntime
 import AppSandbox
 import AppStores
 import Foundation
-public import KeepsakeCloud
-public import ServiceLifecycle
+import KeepsakeCloud
+import ServiceLifecycle
 
 /// Homepwner on a database shared with other instances: the items kept in step by
 /// ``ItemStoreSync``, the engine every shared app uses, the photos beside them
@@ -17,13 +17,13 @@ public import ServiceLifecycle
 /// later change winning (``MergePolicy/fieldLastWriterWins``); every such conflict goes
 /// to the lifecycle log with its three versions.
 @MainActor
-public final class SharedInventory {
+package final class SharedInventory {
     /// The process's one client of the database, which every store below shares; the
     /// server runs it as a service beside the HTTP server.
-    public let database: CloudDatabase
-    public let items: PostgresItemStoreBackend<Item>
-    public let photos: SharedPhotos
-    public let settings: UbiquitousKeyValueStore
+    package let database: CloudDatabase
+    package let items: PostgresItemStoreBackend<Item>
+    package let photos: SharedPhotos
+    package let settings: UbiquitousKeyValueStore
     let settingsService: PostgresKeyValueSync
     let log: LifecycleLog
     private let support: SandboxDirectory
@@ -31,7 +31,7 @@ public final class SharedInventory {
     private var sync: ItemStoreSync<Item>?
 
     /// What waits to be pushed from `inventory`, and how the last push went.
-    public func outbox(of inventory: Inventory) -> Outbox {
+    package func outbox(of inventory: Inventory) -> Outbox {
         let status = sync?.status
         return Outbox(
             pendingItems: status?.pendingItems ?? inventory.allItems.count,
@@ -47,7 +47,7 @@ public final class SharedInventory {
     ///     database (``PostgresItemStoreBackend/tombstoneRetention``).
     /// - Throws: ``CloudDatabaseError`` (`.invalidURL`) for a URL it cannot use; ``UbiquitousStoreError``
     ///   for a settings file it cannot read.
-    public init(
+    package init(
         url: String, name: String = HomepwnerServer.identifier, container: AppContainer, log: LifecycleLog,
         tombstoneRetention: Duration = .seconds(30 * 86_400)
     ) throws {
@@ -74,20 +74,20 @@ public final class SharedInventory {
     /// ``run(_:)`` as a service, for a group that runs it after ``database`` and
     /// before the HTTP server: shut down in reverse, the server stops first, then this,
     /// then the client it used.
-    public struct Sync: Service {
+    package struct Sync: Service {
         let shared: SharedInventory
         let inventory: Inventory
 
-        public func run() async throws {
+        package func run() async throws {
             await cancelWhenGracefulShutdown { await shared.run(inventory) }
         }
     }
 
     /// The service keeping `inventory` in step with the database.
-    public nonisolated func sync(_ inventory: Inventory) -> Sync { Sync(shared: self, inventory: inventory) }
+    package nonisolated func sync(_ inventory: Inventory) -> Sync { Sync(shared: self, inventory: inventory) }
 
     /// Keeps `inventory` in step with the database until the task is cancelled.
-    public func run(_ inventory: Inventory) async {
+    package func run(_ inventory: Inventory) async {
         inventory.onSettingsChange = { [settings] order, format, showSerialNumbers in
             settings.set(order.rawValue, forKey: SettingsKey.sortOrder)
             settings.set(format.rawValue, forKey: SettingsKey.currencyFormat)

@@ -14,10 +14,10 @@ import KeepsakeCloud
 /// the photo with the item's row once the deletion is older than its retention
 /// (``PostgresItemStoreBackend/tombstoneRetention``).
 @MainActor
-public final class SharedPhotos: PhotoSharing {
-    public let blobs: PostgresBlobStore
+package final class SharedPhotos: PhotoSharing {
+    package let blobs: PostgresBlobStore
     /// The copies: a cache, so not backed up, and rebuilt from the database as needed.
-    public let cache: BlobStore
+    package let cache: BlobStore
     /// The version of each photo in the database, as last read.
     private var versions: [String: Int64] = [:]
 
@@ -26,20 +26,20 @@ public final class SharedPhotos: PhotoSharing {
         cache = try BlobStore(container: container, directory: .caches, folder: "shared-images")
     }
 
-    public func contains(_ key: String) -> Bool { versions[key] != nil }
+    package func contains(_ key: String) -> Bool { versions[key] != nil }
 
     /// The photo's version, for URLs that change when it does.
-    public func version(of key: String) -> Int64? { versions[key] }
+    package func version(of key: String) -> Int64? { versions[key] }
 
     private static func copyName(_ key: String, _ version: Int64) -> String { "\(key).v\(version)" }
 
-    public func set(_ data: Data, forKey key: String) async throws {
+    package func set(_ data: Data, forKey key: String) async throws {
         let version = try await blobs.set(data, forKey: key)
         await remember(version, of: key)
         try? await cache.set(data, forKey: Self.copyName(key, version))
     }
 
-    public func data(forKey key: String, maxBytes: Int) async throws -> Data? {
+    package func data(forKey key: String, maxBytes: Int) async throws -> Data? {
         if let version = versions[key], let copy = try? await cache.data(forKey: Self.copyName(key, version)) {
             return copy
         }
@@ -49,7 +49,7 @@ public final class SharedPhotos: PhotoSharing {
         return blob.data
     }
 
-    public func delete(forKey key: String) async throws {
+    package func delete(forKey key: String) async throws {
         try await blobs.delete(forKey: key)
         await remember(nil, of: key)
     }

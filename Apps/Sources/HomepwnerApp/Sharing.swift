@@ -1,12 +1,12 @@
-public import AppStores
-public import Foundation
+import AppStores
+import Foundation
 
 /// What the inventory asks of the photos it shares with other instances. The one
 /// carrier is ``SharedInventory``'s photos on PostgreSQL, built only with the package's
 /// `Database` trait; the inventory sees this instead, so that Homepwner's default build
 /// compiles no database client.
 @MainActor
-public protocol PhotoSharing: AnyObject {
+package protocol PhotoSharing: AnyObject {
     /// The local copies of the shared photos, which pages are served from.
     var cache: BlobStore { get }
     /// Whether the item has a photo, as last read.
@@ -23,23 +23,23 @@ public protocol PhotoSharing: AnyObject {
 
 /// What waits to be pushed to the database, and when a push last succeeded: shown on
 /// the settings page of a shared inventory.
-public struct Outbox: Sendable, Equatable {
+package struct Outbox: Sendable, Equatable {
     /// Items that differ from what the database was last told.
-    public var pendingItems: Int
+    package var pendingItems: Int
     /// Settings changes not yet in the database.
-    public var pendingSettings: Int
-    public var lastPush: Date?
+    package var pendingSettings: Int
+    package var lastPush: Date?
     /// Why the last exchange failed; `nil` once one succeeds.
-    public var lastError: String?
+    package var lastError: String?
     /// Items from the database being taken in (a first sync of a large inventory): how
     /// many are in, of how many; `nil` when none are waiting.
-    public var itemsReceived: (done: Int, total: Int)? {
+    package var itemsReceived: (done: Int, total: Int)? {
         receivedTotal > 0 ? (receivedDone, receivedTotal) : nil
     }
     private var receivedDone = 0
     private var receivedTotal = 0
 
-    public init(
+    package init(
         pendingItems: Int, pendingSettings: Int, lastPush: Date?, lastError: String?,
         itemsReceived: (done: Int, total: Int)? = nil
     ) {

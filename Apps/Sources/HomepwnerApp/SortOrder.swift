@@ -1,7 +1,7 @@
 import Foundation
 
 /// How the item list is ordered.
-public enum SortOrder: String, CaseIterable, Sendable {
+package enum SortOrder: String, CaseIterable, Sendable {
     /// The store's order, changed by moving items.
     case manual
     case name
@@ -10,7 +10,7 @@ public enum SortOrder: String, CaseIterable, Sendable {
     /// Newest first.
     case date
 
-    public var title: String {
+    package var title: String {
         switch self {
         case .manual: "Manual (move items)"
         case .name: "Name"

@@ -1,5 +1,5 @@
 import AppLifecycle
-import AppRuntime
+@_spi(Testing) import AppRuntime
 import AppSandbox
 import AppStores
 import Foundation

@@ -30,16 +30,19 @@ enum TestDatabase {
 
     /// `body` with the database taken away by `command` (`pause`, `crash`, `freeze`),
     /// then given back by `restore` (`resume`, `thaw`) whether `body` threw or not, so
-    /// that a failing test leaves the database up for the tests after it.
+    /// that a failing test leaves the database up for the tests after it. During a turn
+    /// of its own, so that no test of another target meets the database away.
     static func whileAway(
         _ command: String, restoredBy restore: String, isolation: isolated (any Actor)? = #isolation,
         _ body: () async throws -> Void
     ) async throws {
-        try control(command)
-        let outcome: Result<Void, any Error>
-        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-        try control(restore)
-        try outcome.get()
+        try await TestDatabaseTurns.during {
+            try control(command)
+            let outcome: Result<Void, any Error>
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            try control(restore)
+            try outcome.get()
+        }
     }
 
     /// Runs `statements` in the test database as its owner, as anyone with the

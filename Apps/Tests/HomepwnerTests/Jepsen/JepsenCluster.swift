@@ -120,21 +120,24 @@ final class Nemesis: Sendable {
             let fault = round.removeLast()
             let began = ContinuousClock.now
             do {
-                try cause(fault, &random)
-                history.fault(fault.rawValue, began: began)
+                let replica = try cause(fault, &random)
+                history.fault(fault.rawValue, on: replica, began: began)
             } catch {
                 history.failed("nemesis \(fault.rawValue)", "\(error)")
             }
         }
     }
 
-    private func cause(_ fault: Fault, _ random: inout SplitMix64) throws {
+    /// Causes `fault`; returns the replica it hit, or nil when it hit the database.
+    private func cause(_ fault: Fault, _ random: inout SplitMix64) throws -> Int? {
         let replica = Int(random.next() % UInt64(cluster.count))
         switch fault {
         case .killAndRestart:
             try cluster.killAndRestart(replica)
+            return replica
         case .freeze:
             cluster.freeze(replica, for: .milliseconds(500 + Int(random.next() % 1_500)))
+            return replica
         case .databaseCrash:
             try TestDatabase.control("crash")
             Thread.sleep(forTimeInterval: 0.5 + Double(random.next() % 1_500) / 1_000)
@@ -159,5 +162,6 @@ final class Nemesis: Sendable {
                 SELECT pg_notify('keepsake_kv', '\(name)'), pg_notify('keepsake_items', '\(name)');
                 """)
         }
+        return nil
     }
 }

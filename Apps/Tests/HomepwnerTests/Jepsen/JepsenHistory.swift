@@ -40,9 +40,12 @@ final class JepsenHistory: Sendable {
         var operations: [String: Int] = [:]
         var faults: [String: Int] = [:]
         var notes: [String] = []
-        /// Each fault with when it began and when it was healed: an operation between
-        /// the two may have met it.
-        var faultLog: [(kind: String, began: ContinuousClock.Instant, healed: ContinuousClock.Instant)] = []
+        /// Each fault with what it hit (a replica, or nil for the database), when it
+        /// began and when it was healed: an operation between the two may have met it.
+        typealias FaultRecord = (
+            kind: String, replica: Int?, began: ContinuousClock.Instant, healed: ContinuousClock.Instant
+        )
+        var faultLog: [FaultRecord] = []
         /// The serial numbers a replica of the current model set on the old-model
         /// replica's items, by item name (``SerialTags``).
         var serials: [String: SerialTags] = [:]
@@ -145,12 +148,13 @@ final class JepsenHistory: Sendable {
 
     func observed(_ observation: Observation) { state.withLock { $0.observations.append(observation) } }
 
-    /// Records a fault that began at `began` and is healed now.
-    func fault(_ kind: String, began: ContinuousClock.Instant) {
+    /// Records a fault on `replica` (nil: the database) that began at `began` and is
+    /// healed now.
+    func fault(_ kind: String, on replica: Int?, began: ContinuousClock.Instant) {
         let now = ContinuousClock.now
         state.withLock {
             $0.faults[kind, default: 0] += 1
-            $0.faultLog.append((kind, began, now))
+            $0.faultLog.append((kind, replica, began, now))
         }
     }
 

@@ -129,7 +129,7 @@ extension OnTheTestDatabase {
             -> String
         {
             let faults = history.faultLog.map {
-                "\($0.kind) from \(start.duration(to: $0.began)) to \(start.duration(to: $0.healed))"
+                "\($0.kind)\($0.replica.map { " on replica \($0)" } ?? "") from \(start.duration(to: $0.began)) to \(start.duration(to: $0.healed))"
             }
             guard
                 let name = violation.split(separator: " ").map({ $0.trimmingCharacters(in: .punctuationCharacters) })

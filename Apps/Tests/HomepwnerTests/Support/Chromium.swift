@@ -21,11 +21,14 @@ final class Chromium {
     private var buffer: [UInt8] = []
     private var nextID = 1
     private var sessionID: String?
+    private let scratch: TemporaryDirectory
+    /// Not made beforehand: Chromium makes its profile folder itself.
     let profile: URL
 
     init(width: Int = 1100, height: Int = 800) throws {
         guard let path = Self.path else { throw Failure(description: "chromium is not installed") }
-        profile = FileManager.default.temporaryDirectory.appendingPathComponent("chromium-profile-\(UUID().uuidString)")
+        scratch = TemporaryDirectory("chromium-profile")
+        profile = scratch.file("profile")
         var toChild: [Int32] = [0, 0]
         var fromChild: [Int32] = [0, 0]
         guard pipe(&toChild) == 0, pipe(&fromChild) == 0 else { throw Failure(description: "pipe failed") }
@@ -190,6 +193,6 @@ final class Chromium {
         _ = try? browser.waitForExit(within: .seconds(10))
         Glibc.close(commands)
         Glibc.close(replies)
-        try? FileManager.default.removeItem(at: profile)
+        scratch.remove()
     }
 }
