@@ -7,7 +7,10 @@ creates and reports: the server's CPU per create (utime + stime from /proc), the
 acknowledgement's p50 and p99, its RSS and its container's size. Shared, a second
 instance is started on the filled store: its first sync time (until it lists every
 item) and until it is idle, then the p99 of the lag from each acknowledgement on the
-first instance to the second's revision changing. Prints a Markdown table.
+first instance to the second's revision changing. Last, the first instance is killed
+with SIGKILL and started again: the lag of one create it acknowledges once it serves
+again (a start that compared every item before its first push would show here).
+Prints a Markdown table.
 
     scripts/sharing-benchmark.py BINARY --database URL [--sizes 1000,10000,99800]
 
@@ -167,6 +170,18 @@ def measure(binary, size, database, scratch):
             "rss_second": rss_megabytes(second.pid) if second else None,
             "container": megabytes(os.path.join(scratch, f"a-{size}-{shared}")),
         }
+        if shared:
+            first.kill()
+            first.wait(30)
+            first, port = start(binary, os.path.join(scratch, f"a-{size}-{shared}"), database, extra)
+            revision = get(second_port, "/api/revision")
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=120)
+            create(connection, port, "after-restart")
+            acknowledged = time.monotonic()
+            while get(second_port, "/api/revision") == revision and time.monotonic() - acknowledged < 120:
+                time.sleep(0.002)
+            row["restart_lag"] = (time.monotonic() - acknowledged) * 1000
+            connection.close()
         if second:
             second.terminate()
             second.wait(30)
@@ -204,8 +219,10 @@ def main():
     parser.add_argument("--database", required=True)
     parser.add_argument("--sizes", default="1000,10000,99800")
     options = parser.parse_args()
-    print("| items | mode | CPU per create | ack p50 | ack p99 | lag p99 | first sync | RSS | RSS, second | container |")
-    print("|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|")
+    print(
+        "| items | mode | CPU per create | ack p50 | ack p99 | lag p99 | first sync | RSS | RSS, second | container "
+        "| lag after kill -9 |")
+    print("|--:|:--|--:|--:|--:|--:|--:|--:|--:|--:|--:|")
     scratch = tempfile.mkdtemp(prefix="keepsake-sharing-")
     print(f"(servers' output in {scratch}, removed after a run that succeeds)", file=sys.stderr)
     for size in [int(text) for text in options.sizes.split(",")]:
@@ -216,7 +233,7 @@ def main():
             print(
                 f"| {row['items']:,} | {row['mode']} | {milliseconds(row['cpu'])} | {milliseconds(row['p50'])} "
                 f"| {milliseconds(row['p99'])} | {milliseconds(row['lag'])} | {first_sync} | {row['rss']:.0f} MB "
-                f"| {second} | {row['container']:.1f} MB |",
+                f"| {second} | {row['container']:.1f} MB | {milliseconds(row.get('restart_lag'))} |",
                 flush=True,
             )
     shutil.rmtree(scratch, ignore_errors=True)

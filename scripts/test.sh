@@ -3,8 +3,8 @@
 # with its Database trait, Tools/, Cloud/).
 #
 # First it starts a throwaway PostgreSQL on 127.0.0.1 when PostgreSQL is installed and
-# KEEPSAKE_TEST_DATABASE_URL is not set (scripts/test-database.sh; stopped at the end),
-# and checks that a package built from the README's dependency lines resolves no
+# KEEPSAKE_TEST_DATABASE_URL is not set (scripts/with-test-database.sh; stopped at the
+# end), and checks that a package built from the README's dependency lines resolves no
 # networking package. Then it builds each package (the CLI and app tests run the built
 # binaries) and runs every suite. Tests that need a peer (python3, plistutil, chromium,
 # PostgreSQL) skip with their reason; the skips are counted at the end, with each
@@ -12,15 +12,13 @@
 # Arguments go to each `swift test`, e.g. --filter (which skips the dependency check).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# Once, under a database of its own (or the one KEEPSAKE_TEST_DATABASE_URL names).
+[ -n "${KEEPSAKE_TEST_DATABASE_CHOSEN:-}" ] || exec scripts/with-test-database.sh scripts/test.sh "$@"
 started=$SECONDS
 scratch=$(mktemp -d)
 log=$scratch/test.log
 steps=()
-cleanup() {
-    [ -z "${stop_database:-}" ] || scripts/test-database.sh stop
-    rm -rf "$scratch"
-}
-trap cleanup EXIT
+trap 'rm -rf "$scratch"' EXIT
 
 # Runs "$@" as one step, its output kept in the log for the skip count.
 step() {
@@ -29,38 +27,6 @@ step() {
     "$@" 2>&1 | tee -a "$log"
     steps+=("$(printf '%5ss  %s' $((SECONDS - begun)) "$name")")
 }
-
-# The database tests need a server. KEEPSAKE_REQUIRE_DATABASE=1 (CI sets it) makes its
-# absence a failure rather than a skip.
-no_database() {
-    if [ "${KEEPSAKE_REQUIRE_DATABASE:-}" = 1 ]; then
-        echo "test: FAIL: $1, and KEEPSAKE_REQUIRE_DATABASE=1"
-        exit 1
-    fi
-    echo "test: $1: the database tests will skip"
-}
-if [ -n "${KEEPSAKE_TEST_DATABASE_URL:-}" ]; then
-    echo "test: PostgreSQL tests use KEEPSAKE_TEST_DATABASE_URL"
-elif ! scripts/test-database.sh installed; then
-    no_database "PostgreSQL is not installed (apt-get install postgresql)"
-else
-    # A cluster of this run's own, in its scratch folder on a free port, so that two
-    # runs on one machine never stop each other's.
-    # Beside, not inside, the scratch folder: as root, the server runs as keepsake-pg,
-    # which may not enter a folder private to root.
-    KEEPSAKE_TEST_DATABASE_DIR=$(mktemp -d /tmp/keepsake-test-database.XXXXXX)
-    export KEEPSAKE_TEST_DATABASE_DIR
-    KEEPSAKE_TEST_DATABASE_PORT=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-    export KEEPSAKE_TEST_DATABASE_PORT
-    if KEEPSAKE_TEST_DATABASE_URL=$(scripts/test-database.sh start 2>"$scratch/database.log"); then
-        export KEEPSAKE_TEST_DATABASE_URL KEEPSAKE_TEST_DATABASE_SCRIPT=$PWD/scripts/test-database.sh
-        stop_database=1
-        echo "test: a throwaway PostgreSQL for the database tests at $KEEPSAKE_TEST_DATABASE_URL"
-    else
-        sed 's/^/    /' "$scratch/database.log"
-        no_database "PostgreSQL is installed but did not start"
-    fi
-fi
 
 # There are no XCTest tests: without this, each run prints "Executed 0 tests".
 options=(--disable-xctest)
@@ -83,7 +49,10 @@ step "test Apps under load" swift test --package-path Apps --traits Database --s
 step "build Tools" swift build --package-path Tools --build-tests
 step "test Tools" swift test --package-path Tools --skip-build "${options[@]}" "$@"
 step "build Cloud" swift build --package-path Cloud --build-tests
-step "test Cloud" swift test --package-path Cloud --skip-build "${options[@]}" "$@"
+step "test Cloud" swift test --package-path Cloud --skip-build "${options[@]}" --skip serverRestartLosesNothing "$@"
+# Stops and starts PostgreSQL: alone, so that no other suite meets the database away.
+step "test Cloud with PostgreSQL restarted" swift test --package-path Cloud --skip-build "${options[@]}" \
+    --filter serverRestartLosesNothing "$@"
 
 echo
 echo "test: every step passed in $((SECONDS - started)) s:"
