@@ -40,14 +40,27 @@ import Glibc
     }
 
     /// Reads its date with a list of its own (or, with `list` nil, the enclosing one).
+    /// Reads its date with the list `[NSDate.self]`.
     final class Listing: KeyedSecureCoding {
         static var supportsSecureCoding: Bool { true }
-        nonisolated(unsafe) static var list: [Any.Type]? = [NSDate.self]
         var date: Date?
         init(date: Date) { self.date = date }
         func encode(with coder: KeyedEncoder) { coder.encode(date, forKey: "date") }
         init?(coder: KeyedDecoder) {
-            date = coder.decodeObject(of: Self.list, forKey: "date") as? Date
+            date = coder.decodeObject(of: [NSDate.self], forKey: "date") as? Date
+        }
+    }
+
+    /// Reads its date with no list (`of: nil`). A type of its own rather than a list
+    /// the tests set: tests run at once, and one test's list would be another's.
+    final class UnlistedListing: KeyedSecureCoding {
+        static var supportsSecureCoding: Bool { true }
+        var date: Date?
+        init(date: Date) { self.date = date }
+        func encode(with coder: KeyedEncoder) { coder.encode(date, forKey: "date") }
+        init?(coder: KeyedDecoder) {
+            let noList: [Any.Type]? = nil
+            date = coder.decodeObject(of: noList, forKey: "date") as? Date
         }
     }
 
@@ -139,7 +152,6 @@ import Glibc
     // [Foundation] a nested decodeObject(of:forKey:) replaces the set rather than
     // intersecting with it, so it can widen it (GNUstep saves and restores it the same way).
     @Test func nestedListReplacesTheSetInsteadOfNarrowingIt() throws {
-        Listing.list = [NSDate.self]
         let data = try KeyedArchiver.archivedData(withRootObject: Listing(date: Date(timeIntervalSince1970: 9)))
         let listing = try KeyedUnarchiver.unarchivedObject(ofClasses: [Listing.self], from: data) as? Listing
         #expect(listing?.date == Date(timeIntervalSince1970: 9))
@@ -148,11 +160,12 @@ import Glibc
     // [Foundation] decodeObject(of: nil, forKey:) is decodeObject(forKey:): the enclosing
     // set stays in force.
     @Test func nilClassListKeepsTheEnclosingSet() throws {
-        Listing.list = nil
-        defer { Listing.list = [NSDate.self] }
-        let data = try KeyedArchiver.archivedData(withRootObject: Listing(date: Date()))
-        #expect(try Self.refusal(Listing(date: Date()), allowing: [Listing.self])?.className == "NSDate")
-        #expect(try KeyedUnarchiver.unarchivedObject(ofClasses: [Listing.self, NSDate.self], from: data) is Listing)
+        let data = try KeyedArchiver.archivedData(withRootObject: UnlistedListing(date: Date()))
+        #expect(
+            try Self.refusal(UnlistedListing(date: Date()), allowing: [UnlistedListing.self])?.className == "NSDate")
+        #expect(
+            try KeyedUnarchiver.unarchivedObject(ofClasses: [UnlistedListing.self, NSDate.self], from: data)
+                is UnlistedListing)
     }
 
     // [Foundation] with no set at all, every object with a class is refused; the message
