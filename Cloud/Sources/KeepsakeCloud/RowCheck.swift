@@ -43,6 +43,8 @@ struct RowCheck {
             return .failure(
                 RowProblem("the record id has \(id.utf8.count) bytes, not 1 to \(Self.maximumRecordIDBytes)"))
         }
+        // The tags' sequence starts at 1; a replica subtracts one from a tag it holds.
+        guard changeTag > 0 else { return .failure(RowProblem("the change tag \(changeTag) is not one a save gives")) }
         guard position.isFinite else { return .failure(RowProblem("the position \(position) is not a finite number")) }
         if let problem = stamp.problem(readAt: now) { return .failure(RowProblem(problem)) }
         let stamps: FieldStamps

@@ -3,6 +3,7 @@ import Foundation
 import KeyedArchive
 import Locking
 import Logging
+import PostgresNIO
 import Testing
 
 @testable import KeepsakeCloud
@@ -283,6 +284,29 @@ struct SharedItemStoreTests {
         let rows = try await reader.readAllRows()
         #expect(rows.first { $0.id == "g0" }?.isDeleted == true, "the forgotten deletion is found across pages")
         #expect(rows.filter { !$0.isDeleted }.count == 25)
+    }
+
+    @Test(
+        "Rows whose change tags no save gives (0, -2^63) are refused when read by id, as a save's check of its offers reads them"
+    )
+    func aChangeTagNoSaveGivesIsRefused() async throws {
+        let database = try #require(TestDatabase.shared)
+        let writer = PostgresItemStoreBackend<Gadget>(database: database, store: storeName, replica: "writer")
+        try await writer.save([Gadget("Bike", value: 1, id: "bike"), Gadget("Lamp", value: 2, id: "lamp")])
+        let client = DatabaseClient(database, timeout: .seconds(10))
+        let (logger, store) = (Logger(label: "test"), storeName)
+        let read = try await client.withConnection { connection in
+            for (id, tag) in [("bike", Int64.min), ("lamp", 0)] {
+                try await connection.query(
+                    "UPDATE keepsake_items SET change_tag = \(tag) WHERE store = \(store) AND record_id = \(id)",
+                    logger: logger)
+            }
+            let table = SharedItemTable(database: client, store: store, logger: logger, itemProblem: { _, _ in nil })
+            return try await table.records(ids: ["bike", "lamp"], on: connection)
+        }
+        #expect(read.records.isEmpty, "a replica would subtract one from -2^63")
+        #expect(read.rejected.map(\.key).sorted() == ["bike", "lamp"])
+        #expect(read.rejected.allSatisfy { $0.reason.contains("change tag") }, "\(read.rejected.map(\.reason))")
     }
 
     /// Two stores that both loaded one saved item, "Bike" at 300.
