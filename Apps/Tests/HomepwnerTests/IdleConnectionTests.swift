@@ -39,14 +39,17 @@ struct IdleConnectionTests: ContainersOfItsOwn {
         return read == 0 || (read < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 
+    /// Homepwner on a port of its own, in this suite's containers, with `flags`.
+    func startServer(_ flags: [String]) throws -> ServerProcess {
+        try ServerProcess(containers: containers, arguments: ["--port", "0", "--container", containers.path] + flags)
+    }
+
     @Test(
         "1,000 idle connections: a fresh GET answers within 1 s, and the server closes at least 95% of them within its timeout"
     )
     func idleConnectionsAreClosed() async throws {
         let timeout = 5
-        let server = try ServerProcess(
-            containers: containers,
-            arguments: ["--port", "0", "--container", containers.path, "--idle-timeout", String(timeout)])
+        let server = try startServer(["--idle-timeout", String(timeout)])
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
         for _ in 0..<1_000 { sockets.append(try Self.connect(to: server.port)) }
@@ -71,11 +74,7 @@ struct IdleConnectionTests: ContainersOfItsOwn {
 
     @Test("At the cap, the connection idle longest is closed for a new one, which is answered at once")
     func theCapShedsTheIdle() async throws {
-        let server = try ServerProcess(
-            containers: containers,
-            arguments: [
-                "--port", "0", "--container", containers.path, "--idle-timeout", "30", "--max-connections", "20",
-            ])
+        let server = try startServer(["--idle-timeout", "30", "--max-connections", "20"])
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
         for _ in 0..<20 { sockets.append(try Self.connect(to: server.port)) }
@@ -101,11 +100,7 @@ struct IdleConnectionTests: ContainersOfItsOwn {
         "80 clients sending their heads a byte a second (slowloris) at a cap of 50: a fresh GET is answered at once, and each is closed at the header deadline, or before for a new one"
     )
     func slowHeadsAreCut() async throws {
-        let server = try ServerProcess(
-            containers: containers,
-            arguments: [
-                "--port", "0", "--container", containers.path, "--header-timeout", "2", "--max-connections", "50",
-            ])
+        let server = try startServer(["--header-timeout", "2", "--max-connections", "50"])
         var sockets: [Int32] = []
         defer { for socket in sockets { close(socket) } }
         for _ in 0..<80 {
